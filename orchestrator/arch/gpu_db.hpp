@@ -1,0 +1,39 @@
+#pragma once
+// Product name -> compute capability, for every GPU in cuda-compat.md 1.1.
+// Lookups ignore case, spaces, hyphens, vendor prefixes ("NVIDIA", "GeForce",
+// "Tesla") and memory/form-factor suffixes ("80GB", "HBM3", "SXM4", "PCIe"),
+// so "RTX 4090", "GeForce RTX 4090", "rtx4090" and nvidia-smi's
+// "NVIDIA H100 80GB HBM3" all resolve.
+#include <expected>
+#include <span>
+#include <string>
+#include <string_view>
+
+#include "orchestrator/arch/compute_capability.hpp"
+
+namespace orc::arch {
+
+enum class Segment { datacenter, geforce, workstation, jetson };
+
+struct Gpu {
+  std::string_view name;          // canonical product name: "GeForce RTX 4090"
+  ComputeCapability cc;           // 8.9
+  Segment segment;                // Segment::geforce
+  std::string_view architecture;  // "Ada Lovelace"
+};
+
+struct GpuLookupError {
+  std::string message;     // "unknown GPU 'RTX 4909'"
+  std::string suggestion;  // canonical name of the closest match, or empty
+};
+
+std::span<const Gpu> gpu_table();
+std::expected<Gpu, GpuLookupError> find_gpu(std::string_view name);
+// The key lookups compare: lower case, separators and vendor/memory words
+// removed ("nvidia h100 80gb hbm3" -> "h100").
+std::string normalize_gpu_name(std::string_view name);
+// "Ampere" for 8.0, "Hopper" for 9.0; empty for a CC no table row has.
+std::string_view architecture_of(ComputeCapability cc);
+std::string_view segment_name(Segment s);
+
+}  // namespace orc::arch

@@ -1,0 +1,49 @@
+#pragma once
+// The CUDA toolkit table, 8.0 to 13.x (cuda-compat.md sections 2 and 3): what
+// each nvcc accepts, deprecates and removed, its default arch, the oldest
+// driver it needs and the newest host compilers it takes. Facts the reference
+// marks UNCONFIRMED stay marked here, per field.
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/util/version.hpp"
+
+namespace orc::compat {
+
+struct Toolkit {
+  util::Version version;                        // 13.0
+  std::vector<arch::ComputeCapability> archs;   // every sm_ target nvcc accepts, a/f included, ascending
+  std::vector<arch::ComputeCapability> deprecated;  // accepted with nvcc's deprecation warning
+  std::vector<arch::ComputeCapability> removed;     // accepted by the previous release, rejected by this one
+  arch::ComputeCapability default_arch;         // what a bare `nvcc x.cu` embeds
+  util::Version min_driver;                     // Linux x86_64, GA release
+  int max_gcc = 0;                              // newest GCC major host_config.h accepts
+  int max_clang = 0;                            // newest clang major
+  util::Version ptx_isa;                        // PTX ISA version nvcc emits (empty = unknown)
+  bool released = true;                         // false for 12.7, which never shipped
+  // Names of fields whose values the reference marks UNCONFIRMED ("archs",
+  // "deprecated", "default_arch", "max_gcc", ...).
+  std::vector<std::string_view> unconfirmed;
+  std::string_view source;                      // where the row comes from
+
+  bool accepts(arch::ComputeCapability cc) const;  // can nvcc compile SASS/PTX for cc
+  bool is_deprecated(arch::ComputeCapability cc) const;
+  bool is_unconfirmed(std::string_view field) const;
+};
+
+// Every row, ascending by version (unreleased rows included, flagged).
+std::span<const Toolkit> toolkit_table();
+const Toolkit* find_toolkit(const util::Version& version);  // by major.minor
+
+// The toolkits that compile SASS for `cc`: first and last, or nullptr pair
+// when none does.
+struct ToolkitWindow {
+  const Toolkit* first = nullptr;
+  const Toolkit* last = nullptr;
+};
+ToolkitWindow toolkit_window(arch::ComputeCapability cc);
+
+}  // namespace orc::compat

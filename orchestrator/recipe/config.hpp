@@ -1,0 +1,120 @@
+#pragma once
+// orchestrate.yaml: tiers of GPUs and the recipes built for them.
+//
+//   toolkits: ["11.8", "12.4", "13.0"]    # optional: the toolkits builds may use
+//   tiers:
+//     tier-new:
+//       gpus: ["H100", "RTX 4090", "8.6"] # product names or compute capabilities
+//       ptx: highest                      # none | highest | all (default highest)
+//       driver: "550.54"                  # optional: oldest driver on the tier's nodes
+//   include: ["recipes/*.yaml"]           # optional: one recipe per file
+//   recipes:
+//     - name: vision
+//       framework: pytorch                # pytorch|tensorflow|caffe|caffe-cmake|cmake|nvcc
+//       source: {path: ../src/vision}     # or {git: URL, ref: v1.2}
+//       requires: {cuda: ">=12.1", cudnn: ">=9", pytorch: ">=2.4"}
+//       tiers: [tier-new]
+//       build: [["python", "setup.py", "bdist_wheel"]]   # argv lists, or {script: build.sh}
+//       artifacts: ["dist/*.whl"]
+//
+// Relative paths resolve against the directory of the file that names them.
+// Every problem is reported with FILE:LINE:COL; nothing is returned unless the
+// whole configuration is valid.
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/version.hpp"
+
+namespace orc::recipe {
+
+enum class PtxPolicy { none, highest, all };
+enum class Framework { pytorch, tensorflow, caffe, caffe_cmake, cmake, nvcc };
+
+std::string_view framework_name(Framework f);  // "caffe-cmake"
+std::string_view ptx_policy_name(PtxPolicy p);  // "highest"
+// Frameworks that link cuDNN, so their plans choose a cuDNN release.
+bool framework_uses_cudnn(Framework f);
+
+struct TierGpu {
+  std::string name;              // canonical product name, or the CC as written ("8.6") when given as a CC
+  arch::ComputeCapability cc;
+  bool given_as_cc = false;
+  util::SourceLocation where;
+};
+
+struct Tier {
+  std::string name;
+  std::vector<TierGpu> gpus;
+  PtxPolicy ptx = PtxPolicy::highest;
+  std::optional<util::Version> driver;
+  util::SourceLocation where;
+};
+
+struct Source {
+  enum class Kind { path, git };
+  Kind kind = Kind::path;
+  std::filesystem::path path;  // absolute, for Kind::path
+  std::string url;             // for Kind::git
+  std::string ref;             // for Kind::git
+  util::SourceLocation where;
+};
+
+// A version range with where it was written, so the resolver's reasons can
+// point back at it.
+struct Requirement {
+  util::VersionRange range;
+  util::SourceLocation where;
+};
+
+struct Requirements {
+  std::optional<Requirement> cuda;
+  std::optional<Requirement> cudnn;
+  std::optional<Requirement> gcc;
+  std::optional<Requirement> framework;  // the key named after the recipe's framework ("pytorch: >=2.4")
+};
+
+struct BuildStep {
+  std::vector<std::string> argv;  // run directly, never through a shell
+  std::filesystem::path script;   // or: a script file, absolute, mounted read-only
+  util::SourceLocation where;
+};
+
+struct Recipe {
+  std::string name;
+  Framework framework = Framework::cmake;
+  Source source;
+  Requirements requires_;
+  std::vector<std::string> tiers;
+  std::vector<BuildStep> build;
+  std::vector<std::string> artifacts;  // globs relative to the build tree
+  std::filesystem::path file;          // the file it was read from
+  util::SourceLocation where;
+};
+
+struct Config {
+  std::filesystem::path file;
+  std::vector<util::Version> toolkits;  // empty = every released toolkit in the table
+  std::vector<Tier> tiers;              // in declaration order
+  std::vector<Recipe> recipes;          // in declaration order, included files after inline ones
+  std::vector<util::Diagnostic> warnings;
+
+  const Tier* find_tier(std::string_view name) const;
+  const Recipe* find_recipe(std::string_view name) const;
+};
+
+// Reads and validates a configuration file (and the files it includes).
+// On failure returns every error found, each with FILE:LINE:COL.
+std::expected<Config, std::vector<util::Diagnostic>> load_config(const std::filesystem::path& file);
+
+// The same from text in memory; `file` names it in diagnostics and its parent
+// directory anchors relative paths. Never throws, whatever the input (the
+// fuzz target calls this).
+std::expected<Config, std::vector<util::Diagnostic>> parse_config(std::string_view text, const std::filesystem::path& file);
+
+}  // namespace orc::recipe

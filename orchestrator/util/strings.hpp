@@ -1,0 +1,25 @@
+#pragma once
+// Small string helpers shared by every parser.
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace orc::util {
+
+std::string to_lower(std::string_view s);
+std::string_view trim(std::string_view s);
+// Splits on any of the separator characters; empty pieces are dropped.
+std::vector<std::string> split_any(std::string_view s, std::string_view separators);
+std::string join(std::span<const std::string> parts, std::string_view separator);
+bool starts_with_ci(std::string_view s, std::string_view prefix);
+
+// Optimal string alignment distance (Levenshtein plus adjacent transposition).
+std::size_t edit_distance(std::string_view a, std::string_view b);
+
+// The candidate closest to `word`, or empty when none is close enough to be a
+// plausible typo (distance at most a third of the word's length, min 1).
+std::string did_you_mean(std::string_view word, std::span<const std::string_view> candidates);
+std::string did_you_mean(std::string_view word, std::span<const std::string> candidates);
+
+}  // namespace orc::util
