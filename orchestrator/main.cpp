@@ -1,1 +1,7 @@
-int main() { return 0; }
+// orchestrate: see README.md. Everything happens in cli::run; main only binds
+// the standard streams.
+#include <iostream>
+
+#include "orchestrator/cli/cli.hpp"
+
+int main(int argc, char** argv) { return orc::cli::run(argc, argv, std::cout, std::cerr); }

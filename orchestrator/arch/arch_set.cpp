@@ -20,4 +20,21 @@ std::vector<std::string> ArchSet::ptx_names() const {
   return out;
 }
 
+ArchSet select_archs(std::span<const ComputeCapability> devices, PtxPolicy policy) {
+  ArchSet out;
+  for (const auto& cc : devices) out.sass.insert(cc.base());
+  if (out.sass.empty()) return out;
+  switch (policy) {
+    case PtxPolicy::none:
+      break;
+    case PtxPolicy::highest:
+      out.ptx.insert(*out.sass.rbegin());
+      break;
+    case PtxPolicy::all:
+      out.ptx = out.sass;
+      break;
+  }
+  return out;
+}
+
 }  // namespace orc::arch

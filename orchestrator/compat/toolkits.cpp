@@ -1,1 +1,266 @@
-// placeholder until implemented
+#include "orchestrator/compat/toolkits.hpp"
+
+#include <algorithm>
+#include <array>
+#include <string>
+
+#include "orchestrator/util/diagnostic.hpp"
+
+namespace orc::compat {
+
+namespace {
+
+// One toolkit as written in the table below. Lists are space-separated CCs in
+// nvcc's digit notation ("90a", "100f"); versions are dotted; `unconfirmed`
+// names the fields the reference marks UNCONFIRMED, inferred or disputed.
+// `removed` is not written: it is derived from the previous released row, so
+// it cannot drift from `archs`.
+struct Row {
+  std::string_view version;
+  bool released;
+  std::string_view archs;
+  std::string_view deprecated;
+  std::string_view default_arch;
+  std::string_view min_driver;
+  int max_gcc;
+  int max_clang;
+  std::string_view ptx_isa;
+  std::string_view unconfirmed;
+  std::string_view source;
+};
+
+constexpr bool k_shipped = true;
+constexpr bool k_never_shipped = false;
+
+// cuda-compat.md 2.1 (archs, deprecated, default), 2.2 (min_driver: the
+// Linux x86_64 value of the x.y GA release), 3 (compilers: the GA release's
+// host_config.h, so the value holds for every update of that minor).
+//
+// sm_72: clang says nvcc 9.1 added it, CMake and Spack say 9.0. We take 9.1
+// and mark 9.0/9.1 "archs" unconfirmed: claiming a target nvcc rejects breaks
+// a build, while missing one only makes the resolver pick a newer toolkit.
+//
+// 9.1 min_driver: NVIDIA's current table says 390.46, the runfile and an older
+// copy of the table say 387.26; we keep NVIDIA's (the stricter) and mark it.
+//
+// 10.1, 11.4: compilers are those of the GA (10.1.105: clang 7; 11.4.0: gcc
+// 10, clang 11 per Spack's conflicts), not of later updates (clang 8; gcc 11,
+// clang 12). The 11.4 clang value departs from the reference's table cell (12),
+// hence the mark.
+//
+// 12.3 max_gcc: Spack says 12, PyTorch says 13; we take 12 (the stricter).
+// 12.8/12.9 max_gcc: Spack, an nvcc 12.9 error text and one PyTorch revision
+// say 14, an older PyTorch revision says 13; we take 14, marked.
+//
+// 13.3/13.4 name only a driver branch (R610, R615); 13.4 compilers are assumed
+// equal to 13.1-13.3.
+constexpr std::array k_rows = {
+    Row{"8.0", k_shipped, "20 21 30 32 35 37 50 52 53 60 61 62", "20 21", "20", "367.48", 5, 3, "", "",
+        "[SRC-cmake-all] 60-62 at 8.0; nvcc 8.0 deprecation warning [3P]; RN table (8.0.44)"},
+    Row{"9.0", k_shipped, "30 32 35 37 50 52 53 60 61 62 70", "", "30", "384.81", 6, 3, "", "archs deprecated",
+        "[SRC-clang] (Fermi max 8.0, sm_72 min 9.1); [SRC-pytorch-cppext] default; [SRC-spack]"},
+    Row{"9.1", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72", "", "30", "390.46", 6, 4, "",
+        "archs min_driver", "[SRC-clang] SM_72 min 9.1 (CMake/Spack: 9.0); RN table vs runfile 387.26"},
+    Row{"9.2", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72", "", "30", "396.26", 7, 5, "", "",
+        "[SRC-clang]; [SRC-spack]; RN table"},
+    Row{"10.0", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72 75", "", "30", "410.48", 7, 6, "", "deprecated",
+        "[SRC-clang] SM_75 min 10.0; [SRC-spack]; RN table"},
+    Row{"10.1", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72 75", "", "30", "418.39", 8, 7, "", "deprecated",
+        "[SRC-clang]; [SRC-spack] (10.1.105 clang 7); RN table"},
+    Row{"10.2", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72 75", "", "30", "440.33", 8, 8, "", "deprecated",
+        "nvcc 10.2 --help [3P cmake#23293]; [SRC-clang] last for sm_30/32; [SRC-spack]"},
+    Row{"11.0", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80", "35 37 50", "52", "450.51.05", 9, 9, "",
+        "deprecated default_arch", "cuFFT 11.0 notes; deprecations and default inferred from [FH-deb-11.2]"},
+    Row{"11.1", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "455.23", 10, 10, "", "",
+        "[SRC-clang] SM_86 min 11.1; [SRC-pytorch-cppext]"},
+    Row{"11.2", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "460.27.03", 10, 11, "", "",
+        "[FH-deb-11.2] nvcc 11.2.152 --list-gpu-arch; [SRC-pytorch-cppext]"},
+    Row{"11.3", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "465.19.01", 10, 11, "",
+        "archs deprecated default_arch", "inferred from [FH-deb-11.2] and [FH-deb-11.8]"},
+    Row{"11.4", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37 50", "52", "470.42.01", 10, 11, "",
+        "max_clang", "[SRC-clang] SM_87 min 11.4; [SRC-spack] 11.4.0 compilers"},
+    Row{"11.5", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37 50", "52", "495.29.05", 11, 12, "",
+        "max_gcc", "[SRC-spack] gcc < 11.2 vs [SRC-pytorch-cppext] gcc 11"},
+    Row{"11.6", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37", "52", "510.39.01", 11, 13, "", "",
+        "sm_50 undeprecated in 11.6 [3P cmake!8031]; [SRC-pytorch-cppext]"},
+    Row{"11.7", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37", "52", "515.43.04", 11, 13, "", "",
+        "[SRC-pytorch-cppext]; [SRC-spack]"},
+    Row{"11.8", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87 89 90", "35 37", "52", "520.61.05", 11, 14, "",
+        "", "[FH-deb-11.8] nvcc 11.8.89 --list-gpu-arch, host_config.h"},
+    Row{"12.0", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "525.60.13", 12, 14, "",
+        "default_arch", "cuFFT 12.0 notes; [SRC-cmake-all]; [SRC-clang] SM_90a min 12.0"},
+    Row{"12.1", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "530.30.02", 12, 15, "",
+        "archs deprecated default_arch", "inferred from 12.0 and [FH-deb-12.4]; [SRC-spack]"},
+    Row{"12.2", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "535.54.03", 12, 16, "",
+        "archs deprecated default_arch", "inferred from 12.0 and [FH-deb-12.4]; [SRC-spack]"},
+    Row{"12.3", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "545.23.06", 12, 16, "",
+        "archs deprecated default_arch max_gcc", "inferred from 12.0 and [FH-deb-12.4]; [SRC-spack] vs PyTorch gcc"},
+    Row{"12.4", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "550.54.14", 13, 17, "", "",
+        "[FH-deb-12.4] nvcc 12.4.131 --list-gpu-arch, host_config.h"},
+    Row{"12.5", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "555.42.02", 13, 17, "", "",
+        "[FH-deb-12.5] nvcc 12.5.40 --list-gpu-arch; Debian Depends"},
+    Row{"12.6", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "560.28.03", 13, 18, "",
+        "deprecated max_gcc", "[SRC-spack]; gcc 13.3 rejection claim [3P]"},
+    // Absent from NVIDIA's toolkit/driver table; kept so "12.7" in a recipe is
+    // recognised and refused with a reason rather than called unknown.
+    Row{"12.7", k_never_shipped, "", "", "", "", 0, 0, "", "", "never released [NV-RN-13.2U2]"},
+    Row{"12.8", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a 100 100a 101 101a 120 120a",
+        "50 52 53 60 61 62 70 72", "52", "570.26", 14, 19, "", "max_gcc",
+        "[SRC-cmake-all]; '< 75' warning [3P yaksa#260]; RN table (570.26)"},
+    Row{"12.9", k_shipped,
+        "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a 100 100a 100f 101 101a 101f 103 103a 103f "
+        "120 120a 120f 121 121a 121f",
+        "50 52 53 60 61 62 70 72", "52", "575.51.03", 14, 19, "8.8", "default_arch max_gcc",
+        "[NV-blog] family targets; [SRC-cmake-all]; default from [3P papi#610]"},
+    Row{"13.0", k_shipped,
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
+        "75", "580.65.06", 15, 20, "9.0", "", "[FH-13.0] nvcc V13.0.88 --list-gpu-arch, host_config.h; RN 13.x"},
+    Row{"13.1", k_shipped,
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
+        "75", "590.44.01", 15, 21, "", "archs deprecated removed default_arch",
+        "assumed as 13.0 (no first-hand nvcc); [SRC-spack] compilers; RN table"},
+    Row{"13.2", k_shipped,
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
+        "75", "595.45.04", 15, 21, "9.2", "archs deprecated removed default_arch",
+        "assumed as 13.0 (no first-hand nvcc); [SRC-spack] compilers; [NV-RN-13.2U2]"},
+    Row{"13.3", k_shipped,
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
+        "75", "610.0", 15, 21, "", "archs deprecated removed default_arch min_driver",
+        "assumed as 13.0 (no first-hand nvcc); driver branch R610 [NV-RN-13.4U1]"},
+    Row{"13.4", k_shipped,
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 107 107a 107f 110 110a 110f "
+        "120 120a 120f 121 121a 121f",
+        "", "75", "615.0", 15, 21, "9.4", "archs default_arch min_driver max_gcc max_clang",
+        "[NV-RN-13.4U1] Rubin 10.7, branch R615; [3P] pytorch#190654, llvm#211677"},
+};
+
+constexpr std::array<std::string_view, 7> k_fields = {"archs",      "deprecated", "removed", "default_arch",
+                                                      "min_driver", "max_gcc",    "max_clang"};
+
+// The table is compiled in, so a literal that does not parse is a bug in this
+// file: fail loudly (the first test that reads the table fails) instead of
+// dropping the entry.
+[[noreturn]] void bad_row(std::string_view version, const std::string& what) {
+  throw util::Failure(util::ExitCode::check_failed,
+                      "toolkit table, row " + std::string(version) + ": " + what);
+}
+
+std::vector<std::string_view> words(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const auto start = text.find_first_not_of(' ');
+    if (start == std::string_view::npos) return out;
+    text.remove_prefix(start);
+    const auto end = std::min(text.find(' '), text.size());
+    out.push_back(text.substr(0, end));
+    text.remove_prefix(end);
+  }
+}
+
+arch::ComputeCapability parse_cc(const Row& row, std::string_view text) {
+  auto cc = arch::ComputeCapability::parse(text);
+  if (!cc) bad_row(row.version, cc.error());
+  return *cc;
+}
+
+// Ascending and unique, so accepts() can binary-search and the list reads
+// like nvcc's --list-gpu-arch.
+std::vector<arch::ComputeCapability> parse_ccs(const Row& row, std::string_view text) {
+  std::vector<arch::ComputeCapability> out;
+  for (std::string_view word : words(text)) {
+    const auto cc = parse_cc(row, word);
+    if (!out.empty() && !(out.back() < cc)) bad_row(row.version, "'" + std::string(word) + "' out of order");
+    out.push_back(cc);
+  }
+  return out;
+}
+
+util::Version parse_version(const Row& row, std::string_view text) {
+  if (text.empty()) return {};
+  auto v = util::Version::parse(text);
+  if (!v) bad_row(row.version, v.error());
+  return *v;
+}
+
+bool contains(const std::vector<arch::ComputeCapability>& sorted, arch::ComputeCapability cc) {
+  return std::ranges::binary_search(sorted, cc);
+}
+
+Toolkit build(const Row& row, const Toolkit* previous_released) {
+  Toolkit t;
+  t.version = parse_version(row, row.version);
+  t.released = row.released;
+  t.archs = parse_ccs(row, row.archs);
+  t.deprecated = parse_ccs(row, row.deprecated);
+  for (const auto& cc : t.deprecated)
+    if (!contains(t.archs, cc)) bad_row(row.version, "deprecated " + cc.sm() + " is not in archs");
+  if (!row.default_arch.empty()) {
+    t.default_arch = parse_cc(row, row.default_arch);
+    if (!contains(t.archs, t.default_arch)) bad_row(row.version, "default arch is not in archs");
+  }
+  if (t.released && previous_released) {
+    for (const auto& cc : previous_released->archs)
+      if (!contains(t.archs, cc)) t.removed.push_back(cc);
+  }
+  t.min_driver = parse_version(row, row.min_driver);
+  t.max_gcc = row.max_gcc;
+  t.max_clang = row.max_clang;
+  t.ptx_isa = parse_version(row, row.ptx_isa);
+  for (std::string_view field : words(row.unconfirmed)) {
+    if (std::ranges::find(k_fields, field) == k_fields.end())
+      bad_row(row.version, "unknown field '" + std::string(field) + "' in unconfirmed");
+    t.unconfirmed.push_back(field);
+  }
+  t.source = row.source;
+  if (t.released && (t.archs.empty() || t.min_driver.empty() || t.max_gcc == 0))
+    bad_row(row.version, "a released toolkit needs archs, a driver and a gcc");
+  return t;
+}
+
+std::vector<Toolkit> build_table() {
+  std::vector<Toolkit> table;
+  table.reserve(k_rows.size());
+  const Toolkit* previous_released = nullptr;
+  for (const Row& row : k_rows) {
+    Toolkit t = build(row, previous_released);
+    if (!table.empty() && !(table.back().version < t.version)) bad_row(row.version, "versions out of order");
+    table.push_back(std::move(t));
+    // reserve() above keeps this pointer valid while the table grows.
+    if (table.back().released) previous_released = &table.back();
+  }
+  return table;
+}
+
+}  // namespace
+
+bool Toolkit::accepts(arch::ComputeCapability cc) const { return contains(archs, cc); }
+
+bool Toolkit::is_deprecated(arch::ComputeCapability cc) const { return contains(deprecated, cc); }
+
+bool Toolkit::is_unconfirmed(std::string_view field) const {
+  return std::ranges::find(unconfirmed, field) != unconfirmed.end();
+}
+
+std::span<const Toolkit> toolkit_table() {
+  static const std::vector<Toolkit> k_table = build_table();
+  return k_table;
+}
+
+const Toolkit* find_toolkit(const util::Version& version) {
+  const util::Version wanted = version.truncated(2);
+  for (const Toolkit& t : toolkit_table())
+    if (t.version == wanted) return &t;
+  return nullptr;
+}
+
+ToolkitWindow toolkit_window(arch::ComputeCapability cc) {
+  ToolkitWindow window;
+  for (const Toolkit& t : toolkit_table()) {
+    if (!t.released || !t.accepts(cc)) continue;
+    if (!window.first) window.first = &t;
+    window.last = &t;
+  }
+  return window;
+}
+
+}  // namespace orc::compat

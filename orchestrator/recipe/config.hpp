@@ -27,13 +27,14 @@
 #include <string_view>
 #include <vector>
 
+#include "orchestrator/arch/arch_set.hpp"
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
 
 namespace orc::recipe {
 
-enum class PtxPolicy { none, highest, all };
+using PtxPolicy = arch::PtxPolicy;  // none | highest | all
 enum class Framework { pytorch, tensorflow, caffe, caffe_cmake, cmake, nvcc };
 
 std::string_view framework_name(Framework f);  // "caffe-cmake"

@@ -24,10 +24,13 @@ std::expected<Version, std::string> Version::parse(std::string_view text) {
     start = dot + 1;
   }
   if (parts.size() > 4) return std::unexpected("'" + std::string(text) + "' has more than four components");
-  return Version(std::move(parts));
+  Version v(std::move(parts));
+  v.m_text = std::string(text);
+  return v;
 }
 
 std::string Version::str() const {
+  if (!m_text.empty()) return m_text;
   std::string out;
   for (std::size_t i = 0; i < m_parts.size(); ++i) {
     if (i) out += '.';
@@ -68,7 +71,16 @@ void VersionRange::add_upper(Bound b) {
 std::expected<VersionRange, std::string> VersionRange::parse(std::string_view text) {
   VersionRange range;
   range.m_text = std::string(trim(text));
-  for (const auto& raw : split_any(text, ", ")) {
+  // Clauses are separated by commas or spaces; an operator may stand apart
+  // from its version (">= 12.1, < 13").
+  std::vector<std::string> clauses;
+  for (auto& token : split_any(text, ", \t")) {
+    if (!clauses.empty() && clauses.back().find_first_not_of("<>=!~") == std::string::npos)
+      clauses.back() += token;
+    else
+      clauses.push_back(std::move(token));
+  }
+  for (const auto& raw : clauses) {
     std::string_view clause = raw;
     if (clause == "*") continue;
     std::string_view op;

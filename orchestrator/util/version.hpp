@@ -24,7 +24,8 @@ class Version {
   int component(std::size_t i) const { return i < m_parts.size() ? m_parts[i] : 0; }
   std::size_t size() const { return m_parts.size(); }
   bool empty() const { return m_parts.empty(); }
-  // "12.4" for {12,4}; every stored component is printed.
+  // The text it was parsed from ("580.65.06" keeps its zero), else the
+  // components joined with dots.
   std::string str() const;
   // The first `n` components ("12.4" from 12.4.1).
   Version truncated(std::size_t n) const;
@@ -37,6 +38,7 @@ class Version {
 
  private:
   std::vector<int> m_parts;
+  std::string m_text;
 };
 
 // A conjunction of bounds. Empty text or "*" means any version.

@@ -1,0 +1,173 @@
+#include "orchestrator/app/plan.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/compat/resolver.hpp"
+#include "orchestrator/recipe/config.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace {
+
+using util::Diagnostic;
+using util::ExitCode;
+
+recipe::Config load_or_fail(const std::filesystem::path& file) {
+  auto config = recipe::load_config(file);
+  if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
+  return std::move(*config);
+}
+
+template <typename T, typename NameOf>
+void check_names(const std::vector<std::string>& wanted, const std::vector<T>& have, NameOf name_of, std::string_view what,
+                 const std::filesystem::path& file) {
+  std::vector<std::string> names;
+  for (const auto& item : have) names.emplace_back(name_of(item));
+  std::vector<Diagnostic> errors;
+  for (const auto& w : wanted) {
+    if (std::ranges::find(names, w) != names.end()) continue;
+    errors.push_back(Diagnostic{.message = std::string("no ") + std::string(what) + " '" + w + "' in " + file.string(),
+                                .suggestion = util::did_you_mean(w, names)});
+  }
+  if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
+}
+
+compat::ResolveRequest request_for(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier) {
+  compat::ResolveRequest request;
+  for (const auto& g : tier.gpus) request.gpus.push_back({g.name, g.cc});
+  request.ptx = tier.ptx;
+  const auto constraint = [](const std::optional<recipe::Requirement>& req, std::string origin) -> std::optional<compat::RangeConstraint> {
+    if (!req) return std::nullopt;
+    return compat::RangeConstraint{req->range, std::move(origin)};
+  };
+  request.cuda = constraint(r.requires_.cuda, "recipe requires cuda");
+  request.cudnn = constraint(r.requires_.cudnn, "recipe requires cudnn");
+  request.gcc = constraint(r.requires_.gcc, "recipe requires gcc");
+  request.needs_cudnn = recipe::framework_uses_cudnn(r.framework);
+  request.driver = tier.driver;
+  request.candidates = config.toolkits;
+  return request;
+}
+
+PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier) {
+  PlanEntry e;
+  e.recipe = r.name;
+  e.framework = std::string(recipe::framework_name(r.framework));
+  e.tier = tier.name;
+  e.ptx_policy = std::string(recipe::ptx_policy_name(tier.ptx));
+  for (const auto& g : tier.gpus) e.gpus.push_back({g.name, g.cc.dotted()});
+
+  const auto outcome = compat::resolve(request_for(config, r, tier));
+  if (const auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
+    e.reasons = u->reasons;
+    if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
+    e.split = u->split;
+    return e;
+  }
+  const auto& res = std::get<compat::Resolution>(outcome);
+  e.ok = true;
+  e.toolkit = res.toolkit->version.str();
+  if (res.cudnn) e.cudnn = res.cudnn->version.str();
+  e.sass = res.archs.sass_names();
+  e.ptx = res.archs.ptx_names();
+  e.nvcc_flags = flags::nvcc_gencode(res.archs);
+  e.reasons = res.reasons;
+  e.warnings = res.warnings;
+
+  flags::EmitContext context{.cuda = res.toolkit->version, .cudnn = std::nullopt, .framework = std::nullopt};
+  if (res.cudnn) context.cudnn = res.cudnn->version;
+  if (r.requires_.framework && r.requires_.framework->range.lower())
+    context.framework = r.requires_.framework->range.lower()->version;
+  const flags::Emitter* emitter = flags::find_emitter(recipe::framework_name(r.framework));
+  if (!emitter) throw util::Failure(ExitCode::bad_input, "no arch emitter for framework " + e.framework);
+  auto emitted = emitter->emit(res.archs, context);
+  e.env = std::move(emitted.env);
+  e.warnings.insert(e.warnings.end(), emitted.warnings.begin(), emitted.warnings.end());
+  return e;
+}
+
+}  // namespace
+
+bool PlanReport::all_ok() const {
+  return std::ranges::all_of(plans, [](const PlanEntry& e) { return e.ok; });
+}
+
+PlanReport plan(const PlanRequest& request) {
+  const recipe::Config config = load_or_fail(request.config);
+  check_names(request.tiers, config.tiers, [](const recipe::Tier& t) { return t.name; }, "tier", request.config);
+  check_names(request.recipes, config.recipes, [](const recipe::Recipe& r) { return r.name; }, "recipe", request.config);
+
+  PlanReport report;
+  report.config_warnings = config.warnings;
+  // Tier order as declared, recipes in declaration order within each tier.
+  for (const auto& tier : config.tiers) {
+    if (!request.tiers.empty() && std::ranges::find(request.tiers, tier.name) == request.tiers.end()) continue;
+    for (const auto& r : config.recipes) {
+      if (!request.recipes.empty() && std::ranges::find(request.recipes, r.name) == request.recipes.end()) continue;
+      if (std::ranges::find(r.tiers, tier.name) == r.tiers.end()) continue;
+      report.plans.push_back(plan_one(config, r, tier));
+    }
+  }
+  return report;
+}
+
+std::string render_plan_json(const PlanReport& report) {
+  nlohmann::ordered_json plans = nlohmann::ordered_json::array();
+  for (const auto& e : report.plans) {
+    nlohmann::ordered_json j;
+    j["recipe"] = e.recipe;
+    j["framework"] = e.framework;
+    j["tier"] = e.tier;
+    j["status"] = e.ok ? "ok" : "unsatisfiable";
+    j["gpus"] = nlohmann::ordered_json::array();
+    for (const auto& g : e.gpus) j["gpus"].push_back({{"name", g.name}, {"cc", g.cc}});
+    j["ptx_policy"] = e.ptx_policy;
+    j["toolkit"] = e.toolkit ? nlohmann::ordered_json(*e.toolkit) : nlohmann::ordered_json(nullptr);
+    j["cudnn"] = e.cudnn ? nlohmann::ordered_json(*e.cudnn) : nlohmann::ordered_json(nullptr);
+    j["image"] = e.image ? nlohmann::ordered_json(*e.image) : nlohmann::ordered_json(nullptr);
+    j["sass"] = e.sass;
+    j["ptx"] = e.ptx;
+    j["env"] = nlohmann::ordered_json::object();
+    for (const auto& v : e.env) j["env"][v.name] = v.value;
+    j["nvcc_flags"] = e.nvcc_flags;
+    j["reasons"] = e.reasons;
+    j["warnings"] = e.warnings;
+    if (!e.ok) j["split"] = e.split;
+    plans.push_back(std::move(j));
+  }
+  nlohmann::ordered_json root;
+  root["plans"] = std::move(plans);
+  return root.dump(2) + "\n";
+}
+
+std::string render_plan_text(const PlanReport& report) {
+  std::string out;
+  std::string current_tier;
+  for (const auto& e : report.plans) {
+    if (e.tier != current_tier) {
+      current_tier = e.tier;
+      std::vector<std::string> gpus;
+      for (const auto& g : e.gpus) gpus.push_back(g.name == g.cc ? "CC " + g.cc : g.name + " " + g.cc);
+      if (!out.empty()) out += '\n';
+      out += "tier " + e.tier + ": " + util::join(gpus, ", ") + " (ptx: " + e.ptx_policy + ")\n";
+    }
+    out += "  " + e.recipe + " [" + e.framework + "]: ";
+    if (!e.ok) {
+      out += "UNSATISFIABLE\n";
+      for (const auto& r : e.reasons) out += "      - " + r + '\n';
+      continue;
+    }
+    out += "CUDA " + *e.toolkit;
+    if (e.cudnn) out += ", cuDNN " + *e.cudnn;
+    out += "; SASS " + util::join(e.sass, " ");
+    out += "; PTX " + (e.ptx.empty() ? std::string("none") : util::join(e.ptx, " ")) + '\n';
+    for (const auto& v : e.env) out += "      " + v.name + "=" + v.value + '\n';
+    for (const auto& w : e.warnings) out += "      warning: " + w + '\n';
+  }
+  if (report.plans.empty()) out += "no recipe x tier to plan\n";
+  return out;
+}
+
+}  // namespace orc::app

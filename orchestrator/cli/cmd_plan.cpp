@@ -1,0 +1,47 @@
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "orchestrator/app/plan.hpp"
+#include "orchestrator/cli/commands.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+// -f, else $ORCHESTRATE_CONFIG, else ./orchestrate.yaml, else the example in
+// ./recipes/ (so `orchestrate plan` works from the repository root).
+std::filesystem::path find_config(const std::string& given) {
+  if (!given.empty()) return given;
+  if (const char* env = std::getenv("ORCHESTRATE_CONFIG"); env && *env) return env;
+  if (std::filesystem::exists("orchestrate.yaml")) return "orchestrate.yaml";
+  return "recipes/orchestrate.yaml";
+}
+
+}  // namespace
+
+void attach_plan(CLI::App& sub, Io& io) {
+  struct Options {
+    std::vector<std::string> tiers;
+    std::vector<std::string> recipes;
+    std::string file;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  sub.add_option("tiers", opt->tiers, "Tiers to plan (default: every tier)");
+  sub.add_option("-f,--file", opt->file, "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  sub.add_option("-r,--recipe", opt->recipes, "Only these recipes");
+  sub.add_flag("--json", opt->json, "Print {\"plans\": [...]} as JSON on stdout, nothing else");
+  sub.callback([opt, &io] {
+    const app::PlanReport report =
+        app::plan(app::PlanRequest{.config = find_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
+    for (const auto& w : report.config_warnings) io.err << w.render();
+    io.out << (opt->json ? app::render_plan_json(report) : app::render_plan_text(report));
+    // An unsatisfiable recipe x tier is a failed check: the cluster cannot be served as declared.
+    io.exit_code = report.all_ok() ? 0 : 1;
+  });
+}
+
+}  // namespace orc::cli

@@ -1,0 +1,36 @@
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <optional>
+#include <ostream>
+
+#include "orchestrator/app/tables.hpp"
+#include "orchestrator/cli/commands.hpp"
+
+namespace orc::cli {
+
+void attach_gpus(CLI::App& sub, Io& io) {
+  struct Options {
+    std::string name;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  sub.add_option("name", opt->name, "A product name (\"RTX 4090\", \"NVIDIA H100 80GB HBM3\")");
+  sub.add_flag("--json", opt->json, "Print JSON on stdout, nothing else");
+  sub.callback([opt, &io] {
+    io.out << app::list_gpus(opt->name.empty() ? std::nullopt : std::optional(opt->name),
+                             opt->json ? app::Format::json : app::Format::text);
+  });
+}
+
+void attach_toolkits(CLI::App& sub, Io& io) {
+  struct Options {
+    bool cudnn = false;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  sub.add_flag("--cudnn", opt->cudnn, "List cuDNN releases instead of toolkits");
+  sub.add_flag("--json", opt->json, "Print a JSON list on stdout, nothing else");
+  sub.callback([opt, &io] { io.out << app::list_toolkits(opt->cudnn, opt->json ? app::Format::json : app::Format::text); });
+}
+
+}  // namespace orc::cli

@@ -1,0 +1,35 @@
+#pragma once
+// The subcommand table. Each subcommand lives in its own cmd_*.cpp: it turns
+// options into a request, calls app/, and writes the result; no logic here.
+#include <functional>
+#include <iosfwd>
+#include <span>
+#include <string_view>
+
+namespace CLI {
+class App;
+}
+
+namespace orc::cli {
+
+struct Io {
+  std::ostream& out;
+  std::ostream& err;
+  int exit_code = 0;  // set by the command that ran
+};
+
+struct Command {
+  std::string_view name;
+  std::string_view summary;
+  // Adds the subcommand's options to `sub` and sets its callback.
+  void (*attach)(CLI::App& sub, Io& io);
+};
+
+std::span<const Command> command_table();
+
+void attach_plan(CLI::App& sub, Io& io);
+void attach_gpus(CLI::App& sub, Io& io);
+void attach_toolkits(CLI::App& sub, Io& io);
+
+
+}  // namespace orc::cli

@@ -1,0 +1,205 @@
+// orchestrate.yaml from text to Config: the top-level mapping, included
+// recipe files, cross-checks between recipes and tiers, and the promise that
+// no input, however broken, throws or crashes.
+#include "orchestrator/recipe/config.hpp"
+
+#include <algorithm>
+
+#include "orchestrator/recipe/parse.hpp"
+#include "orchestrator/recipe/schema.hpp"
+
+namespace orc::recipe {
+
+std::string_view framework_name(Framework f) {
+  switch (f) {
+    case Framework::pytorch:
+      return "pytorch";
+    case Framework::tensorflow:
+      return "tensorflow";
+    case Framework::caffe:
+      return "caffe";
+    case Framework::caffe_cmake:
+      return "caffe-cmake";
+    case Framework::cmake:
+      return "cmake";
+    case Framework::nvcc:
+      return "nvcc";
+  }
+  return "cmake";
+}
+
+std::string_view ptx_policy_name(PtxPolicy p) {
+  switch (p) {
+    case PtxPolicy::none:
+      return "none";
+    case PtxPolicy::highest:
+      return "highest";
+    case PtxPolicy::all:
+      return "all";
+  }
+  return "highest";
+}
+
+bool framework_uses_cudnn(Framework f) {
+  switch (f) {
+    case Framework::pytorch:
+    case Framework::tensorflow:
+    case Framework::caffe:
+    case Framework::caffe_cmake:
+      return true;
+    case Framework::cmake:
+    case Framework::nvcc:
+      return false;
+  }
+  return false;
+}
+
+const Tier* Config::find_tier(std::string_view name) const {
+  const auto it = std::ranges::find(tiers, name, &Tier::name);
+  return it == tiers.end() ? nullptr : &*it;
+}
+
+const Recipe* Config::find_recipe(std::string_view name) const {
+  const auto it = std::ranges::find(recipes, name, &Recipe::name);
+  return it == recipes.end() ? nullptr : &*it;
+}
+
+namespace {
+
+using detail::Diagnostics;
+using detail::Reader;
+using detail::SourceFile;
+
+// Each included file holds one recipe mapping. Included files may not include
+// (the recipe schema has no 'include'), so there are no cycles to guard.
+void read_included(Reader& including, const YAML::Node& pattern_node, const std::filesystem::path& main_file,
+                   const std::vector<Tier>* tiers, std::vector<Recipe>& recipes,
+                   std::vector<std::filesystem::path>& included, Diagnostics& out) {
+  const auto pattern = including.string(pattern_node, "in 'include'");
+  if (!pattern) return;
+  auto files = detail::expand_include(including.file(), *pattern);
+  if (!files) {
+    including.error(pattern_node, files.error());
+    return;
+  }
+  std::error_code ec;
+  // A pattern like "*.yaml" beside orchestrate.yaml matches the file itself.
+  std::erase_if(*files, [&](const std::filesystem::path& p) { return std::filesystem::equivalent(p, main_file, ec); });
+  if (files->empty()) {
+    including.error(pattern_node, "include '" + *pattern + "' matches no file");
+    return;
+  }
+  for (const auto& path : *files) {
+    // Patterns may overlap ("recipes/*.yaml" and "recipes/gpu.yaml"); a file
+    // is read once, where it first matched.
+    if (std::ranges::find(included, path) != included.end()) continue;
+    included.push_back(path);
+    if (included.size() > detail::k_max_included_files) {
+      including.error(pattern_node, "more than " + std::to_string(detail::k_max_included_files) + " included files");
+      return;
+    }
+    auto text = detail::read_file(path);
+    if (!text) {
+      including.error(pattern_node, "cannot read " + path.string() + ": " + text.error());
+      continue;
+    }
+    const SourceFile file(path.string(), *text, path.parent_path());
+    out.file_rank(file.name());
+    Reader reader(file, out);
+    const auto root = detail::load_document(file, out);
+    if (!root) continue;
+    if (auto recipe = detail::parse_recipe(reader, *root, tiers)) recipes.push_back(std::move(*recipe));
+  }
+}
+
+void check_unique_names(const std::vector<Recipe>& recipes, Diagnostics& out) {
+  for (std::size_t i = 0; i < recipes.size(); ++i) {
+    if (recipes[i].name.empty()) continue;
+    for (std::size_t j = 0; j < i; ++j) {
+      if (recipes[j].name != recipes[i].name) continue;
+      const auto& first = recipes[j].where;
+      out.errors.push_back(util::Diagnostic{
+          .where = recipes[i].where,
+          .message = "duplicate recipe name '" + recipes[i].name + "' (first defined at " + first.file + ":" +
+                     std::to_string(first.line) + ":" + std::to_string(first.col) + ")"});
+      break;
+    }
+  }
+}
+
+void warn_unused_tiers(const Config& config, const SourceFile& file, Diagnostics& out) {
+  for (const Tier& tier : config.tiers) {
+    const bool used = std::ranges::any_of(
+        config.recipes, [&](const Recipe& r) { return std::ranges::find(r.tiers, tier.name) != r.tiers.end(); });
+    if (used) continue;
+    out.warnings.push_back(util::Diagnostic{.severity = util::Severity::warning,
+                                            .where = tier.where,
+                                            .message = "tier '" + tier.name + "' is not used by any recipe",
+                                            .source_line = file.line_text(tier.where.line)});
+  }
+}
+
+void parse_main(std::string_view text, const std::filesystem::path& path, Config& config, Diagnostics& out) {
+  const SourceFile file(path.string(), text, path.parent_path());
+  out.file_rank(file.name());
+  Reader reader(file, out);
+  const auto root = detail::load_document(file, out);
+  if (!root) return;
+  if (root->IsNull()) {
+    out.errors.push_back(util::Diagnostic{.where = {.file = file.name()},
+                                          .message = "empty configuration: expected a mapping with 'tiers'"});
+    return;
+  }
+  if (!reader.expect_mapping(*root, "at the top level (with 'tiers')")) return;
+  const auto fields = reader.fields(*root, detail::k_top_keys);
+  reader.require(fields, *root, detail::k_top_required);
+
+  // Tiers first, whatever the order in the file, since recipes refer to them.
+  bool tiers_usable = false;
+  if (const auto* f = fields.find("tiers"); f && reader.expect_mapping(f->value, "of tier names for 'tiers'")) {
+    config.tiers = detail::parse_tiers(reader, f->value);
+    tiers_usable = true;
+  }
+  const std::vector<Tier>* tiers = tiers_usable ? &config.tiers : nullptr;
+  if (const auto* f = fields.find("toolkits")) config.toolkits = detail::parse_toolkits(reader, f->value);
+  if (const auto* f = fields.find("recipes"); f && reader.expect_list(f->value, "of recipes for 'recipes'")) {
+    for (const auto& item : f->value)
+      if (auto recipe = detail::parse_recipe(reader, item, tiers)) config.recipes.push_back(std::move(*recipe));
+  }
+  if (const auto* f = fields.find("include"); f && reader.expect_list(f->value, "of paths for 'include'")) {
+    std::vector<std::filesystem::path> included;
+    for (const auto& item : f->value) read_included(reader, item, path, tiers, config.recipes, included, out);
+  }
+  check_unique_names(config.recipes, out);
+  if (out.errors.empty()) warn_unused_tiers(config, file, out);
+}
+
+}  // namespace
+
+std::expected<Config, std::vector<util::Diagnostic>> parse_config(std::string_view text,
+                                                                  const std::filesystem::path& file) {
+  Diagnostics out;
+  Config config;
+  config.file = file;
+  try {
+    parse_main(text, file, config, out);
+  } catch (const std::exception& e) {
+    // Every yaml-cpp call above is guarded by the type checks before it, so
+    // this is a bug of ours; the user still gets a diagnostic, not a crash.
+    out.errors.push_back(
+        util::Diagnostic{.where = {.file = file.string()}, .message = std::string("internal error: ") + e.what()});
+  } catch (...) {
+    out.errors.push_back(util::Diagnostic{.where = {.file = file.string()}, .message = "internal error"});
+  }
+  if (!out.errors.empty()) return std::unexpected(out.sorted_errors());
+  config.warnings = std::move(out.warnings);
+  return config;
+}
+
+std::expected<Config, std::vector<util::Diagnostic>> load_config(const std::filesystem::path& file) {
+  auto text = detail::read_file(file);
+  if (!text) return std::unexpected(std::vector{util::Diagnostic{.message = "cannot read " + file.string() + ": " + text.error()}});
+  return parse_config(*text, file);
+}
+
+}  // namespace orc::recipe

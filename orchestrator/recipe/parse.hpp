@@ -1,0 +1,52 @@
+#pragma once
+// Private to orchestrator/recipe: the parts of the configuration parser, one
+// per file, that config.cpp strings together.
+#include <yaml-cpp/yaml.h>
+
+#include <expected>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/recipe/config.hpp"
+#include "orchestrator/recipe/reader.hpp"
+
+namespace orc::recipe::detail {
+
+// document.cpp: the one YAML document of a file, or nothing after reporting a
+// syntax error, nesting deeper than k_max_nesting, or a second document. An
+// empty file gives a null node.
+std::optional<YAML::Node> load_document(const SourceFile& file, Diagnostics& out);
+
+// files.cpp: a whole file, at most k_max_file_bytes, without ever blocking
+// (an include pattern may name a FIFO or a device); the error is strerror's
+// text or a sentence saying what the file is instead.
+std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
+// `*` and `?` match within one path component; a leading dot must be matched
+// literally, as in the shell.
+bool glob_match(std::string_view pattern, std::string_view name);
+// The files an include entry names, sorted, as paths relative to where the
+// including file was opened (so diagnostics print them the way users wrote
+// them). Wildcards are allowed in the last component only.
+std::expected<std::vector<std::filesystem::path>, std::string> expand_include(const SourceFile& including,
+                                                                              const std::string& pattern);
+
+// tiers.cpp: every tier that has a usable name, even one with errors inside,
+// so recipes naming it do not report it unknown as well.
+std::vector<Tier> parse_tiers(Reader& reader, const YAML::Node& tiers);
+std::vector<util::Version> parse_toolkits(Reader& reader, const YAML::Node& toolkits);
+
+// recipe_parse.cpp: one recipe mapping. `tiers` is null when the tiers
+// section was itself unusable, and tier names are then not checked.
+std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const std::vector<Tier>* tiers);
+
+// build_steps.cpp
+// Splits a command line into argv on blanks, honouring '...' and "..."
+// (no escapes, no variables, no globbing: nothing else a shell would do).
+std::expected<std::vector<std::string>, std::string> split_command(std::string_view line);
+std::optional<BuildStep> parse_build_step(Reader& reader, const YAML::Node& node);
+
+}  // namespace orc::recipe::detail

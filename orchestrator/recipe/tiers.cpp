@@ -1,0 +1,129 @@
+// The `tiers` and `toolkits` sections: groups of devices, and the toolkits
+// builds may choose from.
+#include <algorithm>
+#include <cctype>
+
+#include "orchestrator/arch/gpu_db.hpp"
+#include "orchestrator/recipe/parse.hpp"
+#include "orchestrator/recipe/schema.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::recipe::detail {
+
+namespace {
+
+// Tier names are identifiers on command lines and in cache indexes.
+bool valid_tier_name(std::string_view name) {
+  if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front()))) return false;
+  return std::ranges::all_of(name, [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
+  });
+}
+
+bool looks_like_cc(std::string_view text) {
+  text = util::trim(text);
+  return !text.empty() && (std::isdigit(static_cast<unsigned char>(text.front())) ||
+                           util::starts_with_ci(text, "sm_") || util::starts_with_ci(text, "compute_"));
+}
+
+// A tier lists devices, and a device is a product or a plain compute
+// capability; `a`/`f` variants are compilation targets, which the planner
+// chooses, not the user.
+std::optional<TierGpu> parse_gpu(Reader& reader, const YAML::Node& node) {
+  const auto text = reader.string(node, "in 'gpus'");
+  if (!text) return std::nullopt;
+  const auto where = reader.where(node);
+  const auto gpu = arch::find_gpu(*text);
+  if (gpu) return TierGpu{.name = std::string(gpu->name), .cc = gpu->cc, .given_as_cc = false, .where = where};
+  const auto cc = arch::ComputeCapability::parse(*text);
+  if (!cc) {
+    if (looks_like_cc(*text))
+      reader.error(node, cc.error());
+    else
+      reader.error(node, "unknown GPU '" + *text + "'", gpu.error().suggestion);
+    return std::nullopt;
+  }
+  if (cc->variant() != arch::Variant::none) {
+    reader.error(node, "'" + *text + "' is a compilation target, not a device: a tier lists GPUs", cc->base().dotted());
+    return std::nullopt;
+  }
+  return TierGpu{.name = *text, .cc = *cc, .given_as_cc = true, .where = where};
+}
+
+std::optional<PtxPolicy> parse_ptx(Reader& reader, const YAML::Node& node) {
+  const auto text = reader.string(node, "for 'ptx'");
+  if (!text) return std::nullopt;
+  for (PtxPolicy p : {PtxPolicy::none, PtxPolicy::highest, PtxPolicy::all})
+    if (ptx_policy_name(p) == *text) return p;
+  std::string suggestion = util::did_you_mean(*text, k_ptx_names);
+  reader.error(node, "unknown ptx policy '" + *text + "'" + (suggestion.empty() ? " (expected none, highest or all)" : ""),
+               std::move(suggestion));
+  return std::nullopt;
+}
+
+Tier parse_tier(Reader& reader, std::string name, const YAML::Node& key, const YAML::Node& value) {
+  Tier tier{.name = std::move(name), .where = reader.where(key)};
+  if (!reader.expect_mapping(value, "for tier '" + tier.name + "' (with 'gpus')")) return tier;
+  const Fields fields = reader.fields(value, k_tier_keys);
+  reader.require(fields, value, k_tier_required);
+  if (const Field* gpus = fields.find("gpus"); gpus && reader.expect_list(gpus->value, "for 'gpus'")) {
+    if (gpus->value.size() == 0) reader.error(gpus->value, "tier '" + tier.name + "' lists no GPUs");
+    for (const auto& item : gpus->value)
+      if (auto gpu = parse_gpu(reader, item)) tier.gpus.push_back(std::move(*gpu));
+  }
+  if (const Field* ptx = fields.find("ptx"))
+    if (auto policy = parse_ptx(reader, ptx->value)) tier.ptx = *policy;
+  if (const Field* driver = fields.find("driver")) {
+    if (const auto text = reader.string(driver->value, "for 'driver'")) {
+      if (auto version = util::Version::parse(*text))
+        tier.driver = std::move(*version);
+      else
+        reader.error(driver->value, "invalid driver version: " + version.error());
+    }
+  }
+  return tier;
+}
+
+}  // namespace
+
+std::vector<Tier> parse_tiers(Reader& reader, const YAML::Node& tiers) {
+  std::vector<Tier> out;
+  for (auto it = tiers.begin(); it != tiers.end(); ++it) {
+    const YAML::Node key = it->first;
+    const auto name = reader.string(key, "as a tier name");
+    if (!name) continue;
+    if (!valid_tier_name(*name)) {
+      reader.error(key, "invalid tier name '" + *name + "': use letters, digits, '.', '_' and '-', starting with a letter or digit");
+      continue;
+    }
+    if (const auto first = std::ranges::find(out, *name, &Tier::name); first != out.end()) {
+      reader.error(key, "duplicate tier '" + *name + "' (first declared at line " + std::to_string(first->where.line) + ")");
+      continue;
+    }
+    out.push_back(parse_tier(reader, *name, key, it->second));
+  }
+  if (out.empty() && tiers.size() == 0) reader.error(tiers, "no tiers declared");
+  return out;
+}
+
+std::vector<util::Version> parse_toolkits(Reader& reader, const YAML::Node& toolkits) {
+  std::vector<util::Version> out;
+  if (!reader.expect_list(toolkits, "for 'toolkits'")) return out;
+  for (const auto& item : toolkits) {
+    const auto text = reader.string(item, "in 'toolkits'");
+    if (!text) continue;
+    auto version = util::Version::parse(*text);
+    if (!version) {
+      reader.error(item, "invalid toolkit version: " + version.error());
+    } else if (version->size() != 2) {
+      // "12" would silently mean 12.0, and "12.4.1" is an update the
+      // toolkit table does not track: toolkits are named major.minor.
+      reader.error(item, "toolkit '" + *text + "' must be written major.minor, like 12.4");
+    } else if (std::ranges::find(out, *version) == out.end()) {
+      out.push_back(std::move(*version));
+    }
+  }
+  return out;
+}
+
+}  // namespace orc::recipe::detail
