@@ -19,11 +19,19 @@ std::vector<util::Diagnostic> Diagnostics::sorted_errors() const {
     const auto it = std::ranges::find(files, name);
     return it == files.end() ? static_cast<long>(files.size()) : static_cast<long>(it - files.begin());
   };
-  std::vector<util::Diagnostic> out = errors;
-  std::ranges::stable_sort(out, [&](const util::Diagnostic& a, const util::Diagnostic& b) {
-    return std::tuple(rank(a.where.file), a.where.line, a.where.col) <
-           std::tuple(rank(b.where.file), b.where.line, b.where.col);
-  });
+  // Sorting indices with the index as the last key keeps discovery order for
+  // equal positions without std::stable_sort (whose libstdc++ 12 buffer
+  // helper is deprecated under clang's C++23).
+  std::vector<std::size_t> order(errors.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  const auto key = [&](std::size_t i) {
+    const auto& w = errors[i].where;
+    return std::tuple(rank(w.file), w.line, w.col, i);
+  };
+  std::ranges::sort(order, [&](std::size_t a, std::size_t b) { return key(a) < key(b); });
+  std::vector<util::Diagnostic> out;
+  out.reserve(errors.size());
+  for (std::size_t i : order) out.push_back(errors[i]);
   return out;
 }
 

@@ -26,10 +26,9 @@ std::optional<Framework> parse_framework(Reader& reader, const YAML::Node& node)
                       Framework::cmake, Framework::nvcc})
     if (framework_name(f) == *text) return f;
   std::string suggestion = util::did_you_mean(*text, k_framework_names);
-  reader.error(node,
-               "unknown framework '" + *text + "'" +
-                   (suggestion.empty() ? " (expected pytorch, tensorflow, caffe, caffe-cmake, cmake or nvcc)" : ""),
-               std::move(suggestion));
+  std::string message = "unknown framework '" + *text + "'";
+  if (suggestion.empty()) message += " (expected pytorch, tensorflow, caffe, caffe-cmake, cmake or nvcc)";
+  reader.error(node, std::move(message), std::move(suggestion));
   return std::nullopt;
 }
 

@@ -56,8 +56,9 @@ std::optional<PtxPolicy> parse_ptx(Reader& reader, const YAML::Node& node) {
   for (PtxPolicy p : {PtxPolicy::none, PtxPolicy::highest, PtxPolicy::all})
     if (ptx_policy_name(p) == *text) return p;
   std::string suggestion = util::did_you_mean(*text, k_ptx_names);
-  reader.error(node, "unknown ptx policy '" + *text + "'" + (suggestion.empty() ? " (expected none, highest or all)" : ""),
-               std::move(suggestion));
+  std::string message = "unknown ptx policy '" + *text + "'";
+  if (suggestion.empty()) message += " (expected none, highest or all)";
+  reader.error(node, std::move(message), std::move(suggestion));
   return std::nullopt;
 }
 
