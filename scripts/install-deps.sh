@@ -1,14 +1,22 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Orchestrate builds and tests with. Idempotent:
 # packages already present are skipped, so a second run costs one dpkg query.
+#   --fuzz   also clang 19 and its libFuzzer runtime (clang 14 cannot compile
+#            libstdc++ 12's std::expected, see tests/fuzz/CMakeLists.txt)
 set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
   libcurl4-openssl-dev libarchive-dev libssl-dev nlohmann-json3-dev
   libyaml-cpp-dev libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev
-  clang libclang-rt-14-dev
+  python3
 )
+for arg in "$@"; do
+  case "$arg" in
+    --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
+    *) echo "install-deps: unknown option '$arg' (known: --fuzz)" >&2; exit 2 ;;
+  esac
+done
 
 missing=()
 for p in "${packages[@]}"; do

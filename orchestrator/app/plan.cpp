@@ -142,7 +142,7 @@ std::string render_plan_json(const PlanReport& report) {
   return root.dump(2) + "\n";
 }
 
-std::string render_plan_text(const PlanReport& report) {
+std::string render_plan_text(const PlanReport& report, bool explain) {
   std::string out;
   std::string current_tier;
   for (const auto& e : report.plans) {
@@ -164,6 +164,8 @@ std::string render_plan_text(const PlanReport& report) {
     out += "; SASS " + util::join(e.sass, " ");
     out += "; PTX " + (e.ptx.empty() ? std::string("none") : util::join(e.ptx, " ")) + '\n';
     for (const auto& v : e.env) out += "      " + v.name + "=" + v.value + '\n';
+    if (explain)
+      for (const auto& r : e.reasons) out += "      because: " + r + '\n';
     for (const auto& w : e.warnings) out += "      warning: " + w + '\n';
   }
   if (report.plans.empty()) out += "no recipe x tier to plan\n";

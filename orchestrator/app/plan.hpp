@@ -53,6 +53,8 @@ struct PlanReport {
 PlanReport plan(const PlanRequest& request);
 
 std::string render_plan_json(const PlanReport& report);
-std::string render_plan_text(const PlanReport& report);
+// With `explain`, each plan also lists its reasons (why this toolkit, why
+// not the newer ones).
+std::string render_plan_text(const PlanReport& report, bool explain = false);
 
 }  // namespace orc::app

@@ -28,17 +28,19 @@ void attach_plan(CLI::App& sub, Io& io) {
     std::vector<std::string> recipes;
     std::string file;
     bool json = false;
+    bool explain = false;
   };
   auto opt = std::make_shared<Options>();
   sub.add_option("tiers", opt->tiers, "Tiers to plan (default: every tier)");
   sub.add_option("-f,--file", opt->file, "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   sub.add_option("-r,--recipe", opt->recipes, "Only these recipes");
+  sub.add_flag("-e,--explain", opt->explain, "Also print why each toolkit was chosen and why newer ones were not");
   sub.add_flag("--json", opt->json, "Print {\"plans\": [...]} as JSON on stdout, nothing else");
   sub.callback([opt, &io] {
     const app::PlanReport report =
         app::plan(app::PlanRequest{.config = find_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
     for (const auto& w : report.config_warnings) io.err << w.render();
-    io.out << (opt->json ? app::render_plan_json(report) : app::render_plan_text(report));
+    io.out << (opt->json ? app::render_plan_json(report) : app::render_plan_text(report, opt->explain));
     // An unsatisfiable recipe x tier is a failed check: the cluster cannot be served as declared.
     io.exit_code = report.all_ok() ? 0 : 1;
   });

@@ -274,7 +274,7 @@ Outcome resolve_unsplit(const ResolveRequest& request, bool want_split) {
     for (const auto& g : request.gpus) ccs.push_back(g.cc);
     r.archs = arch::select_archs(ccs, request.ptx);
     r.reasons.push_back("CUDA " + t->version.str() + " is the newest available toolkit that compiles " +
-                        util::join(r.archs.sass_names(), ", ") + (request.cuda ? " within " + request.cuda->describe() : ""));
+                        util::join(r.archs.sass_names(), ", ") + (request.cuda ? " (" + request.cuda->describe() + ")" : ""));
     r.reasons.insert(r.reasons.end(), skipped.begin(), skipped.end());
     if (cudnn) r.reasons.push_back("cuDNN " + cudnn->version.str() + " is the newest release for CUDA " + t->version.str() +
                                    " that runs on CC " + r.archs.sass.begin()->dotted());

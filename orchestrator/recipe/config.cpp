@@ -70,6 +70,22 @@ using detail::Diagnostics;
 using detail::Reader;
 using detail::SourceFile;
 
+// Adds a parsed recipe, reporting a name already taken where the second one
+// is written (with its source line, which only the reader of that file has).
+void add_recipe(Reader& reader, const YAML::Node& node, std::optional<Recipe> recipe, std::vector<Recipe>& recipes) {
+  if (!recipe) return;
+  if (!recipe->name.empty()) {
+    const auto first = std::ranges::find(recipes, recipe->name, &Recipe::name);
+    if (first != recipes.end()) {
+      const auto& w = first->where;
+      reader.error(node, "duplicate recipe name '" + recipe->name + "' (first defined at " + w.file + ":" +
+                             std::to_string(w.line) + ":" + std::to_string(w.col) + ")");
+      return;
+    }
+  }
+  recipes.push_back(std::move(*recipe));
+}
+
 // Each included file holds one recipe mapping. Included files may not include
 // (the recipe schema has no 'include'), so there are no cycles to guard.
 void read_included(Reader& including, const YAML::Node& pattern_node, const std::filesystem::path& main_file,
@@ -108,22 +124,7 @@ void read_included(Reader& including, const YAML::Node& pattern_node, const std:
     Reader reader(file, out);
     const auto root = detail::load_document(file, out);
     if (!root) continue;
-    if (auto recipe = detail::parse_recipe(reader, *root, tiers)) recipes.push_back(std::move(*recipe));
-  }
-}
-
-void check_unique_names(const std::vector<Recipe>& recipes, Diagnostics& out) {
-  for (std::size_t i = 0; i < recipes.size(); ++i) {
-    if (recipes[i].name.empty()) continue;
-    for (std::size_t j = 0; j < i; ++j) {
-      if (recipes[j].name != recipes[i].name) continue;
-      const auto& first = recipes[j].where;
-      out.errors.push_back(util::Diagnostic{
-          .where = recipes[i].where,
-          .message = "duplicate recipe name '" + recipes[i].name + "' (first defined at " + first.file + ":" +
-                     std::to_string(first.line) + ":" + std::to_string(first.col) + ")"});
-      break;
-    }
+    add_recipe(reader, *root, detail::parse_recipe(reader, *root, tiers), recipes);
   }
 }
 
@@ -146,8 +147,8 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
   const auto root = detail::load_document(file, out);
   if (!root) return;
   if (root->IsNull()) {
-    out.errors.push_back(util::Diagnostic{.where = {.file = file.name()},
-                                          .message = "empty configuration: expected a mapping with 'tiers'"});
+    out.add_error(util::Diagnostic{.where = {.file = file.name()},
+                                   .message = "empty configuration: expected a mapping with 'tiers'"});
     return;
   }
   if (!reader.expect_mapping(*root, "at the top level (with 'tiers')")) return;
@@ -164,13 +165,12 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
   if (const auto* f = fields.find("toolkits")) config.toolkits = detail::parse_toolkits(reader, f->value);
   if (const auto* f = fields.find("recipes"); f && reader.expect_list(f->value, "of recipes for 'recipes'")) {
     for (const auto& item : f->value)
-      if (auto recipe = detail::parse_recipe(reader, item, tiers)) config.recipes.push_back(std::move(*recipe));
+      add_recipe(reader, item, detail::parse_recipe(reader, item, tiers), config.recipes);
   }
   if (const auto* f = fields.find("include"); f && reader.expect_list(f->value, "of paths for 'include'")) {
     std::vector<std::filesystem::path> included;
     for (const auto& item : f->value) read_included(reader, item, path, tiers, config.recipes, included, out);
   }
-  check_unique_names(config.recipes, out);
   if (out.errors.empty()) warn_unused_tiers(config, file, out);
 }
 
@@ -181,8 +181,11 @@ std::expected<Config, std::vector<util::Diagnostic>> parse_config(std::string_vi
   Diagnostics out;
   Config config;
   config.file = file;
+  bool stopped = false;
   try {
     parse_main(text, file, config, out);
+  } catch (const detail::TooManyErrors&) {
+    stopped = true;
   } catch (const std::exception& e) {
     // Every yaml-cpp call above is guarded by the type checks before it, so
     // this is a bug of ours; the user still gets a diagnostic, not a crash.
@@ -191,14 +194,23 @@ std::expected<Config, std::vector<util::Diagnostic>> parse_config(std::string_vi
   } catch (...) {
     out.errors.push_back(util::Diagnostic{.where = {.file = file.string()}, .message = "internal error"});
   }
-  if (!out.errors.empty()) return std::unexpected(out.sorted_errors());
+  if (!out.errors.empty()) {
+    auto errors = out.sorted_errors();
+    if (stopped)
+      errors.push_back(util::Diagnostic{
+          .where = {.file = file.string()},
+          .message = "too many errors; stopped after the first " + std::to_string(detail::k_max_errors)});
+    return std::unexpected(std::move(errors));
+  }
   config.warnings = std::move(out.warnings);
   return config;
 }
 
 std::expected<Config, std::vector<util::Diagnostic>> load_config(const std::filesystem::path& file) {
   auto text = detail::read_file(file);
-  if (!text) return std::unexpected(std::vector{util::Diagnostic{.message = "cannot read " + file.string() + ": " + text.error()}});
+  if (!text)
+    return std::unexpected(
+        std::vector{util::Diagnostic{.message = "cannot read " + file.string() + ": " + text.error()}});
   return parse_config(*text, file);
 }
 

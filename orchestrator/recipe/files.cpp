@@ -39,7 +39,7 @@ std::expected<std::string, std::string> read_file(const std::filesystem::path& p
   // files (/proc/kmsg) that look regular would otherwise block on read.
   Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY));
   if (fd.get() < 0) return std::unexpected(std::strerror(errno));
-  struct stat st{};
+  struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return std::unexpected(std::strerror(errno));
   if (S_ISDIR(st.st_mode)) return std::unexpected("it is a directory");
   if (!S_ISREG(st.st_mode)) return std::unexpected("not a regular file");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include "orchestrator/recipe/schema.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::recipe::detail {
@@ -12,6 +13,11 @@ int Diagnostics::file_rank(const std::string& name) {
   if (it != files.end()) return static_cast<int>(it - files.begin());
   files.push_back(name);
   return static_cast<int>(files.size() - 1);
+}
+
+void Diagnostics::add_error(util::Diagnostic d) {
+  errors.push_back(std::move(d));
+  if (errors.size() >= k_max_errors) throw TooManyErrors{};
 }
 
 std::vector<util::Diagnostic> Diagnostics::sorted_errors() const {
@@ -98,13 +104,14 @@ std::string_view kind_name(const YAML::Node& node) {
 util::SourceLocation Reader::where(const YAML::Node& node) const { return m_file.location(node.Mark()); }
 
 util::Diagnostic Reader::diagnostic(const YAML::Mark& mark, std::string message, std::string suggestion) const {
-  util::Diagnostic d{.where = m_file.location(mark), .message = std::move(message), .suggestion = std::move(suggestion)};
+  util::Diagnostic d{
+      .where = m_file.location(mark), .message = std::move(message), .suggestion = std::move(suggestion)};
   d.source_line = m_file.line_text(d.where.line);
   return d;
 }
 
 void Reader::error(const YAML::Mark& at, std::string message, std::string suggestion) {
-  m_out.errors.push_back(diagnostic(at, std::move(message), std::move(suggestion)));
+  m_out.add_error(diagnostic(at, std::move(message), std::move(suggestion)));
 }
 
 void Reader::error(const YAML::Node& at, std::string message, std::string suggestion) {

@@ -18,6 +18,11 @@ namespace orc::recipe::detail {
 
 // Every diagnostic of one load_config/parse_config call, errors and warnings
 // apart, because a Config carries warnings but only errors decide failure.
+// Thrown by Diagnostics::add_error at k_max_errors: past that many, more
+// errors help nobody (they are mostly one mistake repeated), and each can cost
+// a did-you-mean search, so parse_config stops there and says so.
+struct TooManyErrors {};
+
 struct Diagnostics {
   std::vector<util::Diagnostic> errors;
   std::vector<util::Diagnostic> warnings;
@@ -26,6 +31,8 @@ struct Diagnostics {
   std::vector<std::string> files;
 
   int file_rank(const std::string& name);
+  // Records an error; throws TooManyErrors when the limit is reached.
+  void add_error(util::Diagnostic d);
   // Errors ordered by file, line and column; the same line keeps discovery order.
   std::vector<util::Diagnostic> sorted_errors() const;
 };

@@ -72,8 +72,7 @@ std::optional<Source> parse_source(Reader& reader, const YAML::Node& node) {
     source.ref = std::move(*rev);
     return source;
   }
-  if (!fields.suggested("path") && !fields.suggested("git"))
-    reader.error(node, "missing required key 'path' or 'git'");
+  if (!fields.suggested("path") && !fields.suggested("git")) reader.error(node, "missing required key 'path' or 'git'");
   return std::nullopt;
 }
 
@@ -201,8 +200,9 @@ std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const
       if (valid_recipe_name(*name))
         recipe.name = std::move(*name);
       else
-        reader.error(f->value, "invalid recipe name '" + *name +
-                                   "': use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit");
+        reader.error(f->value,
+                     "invalid recipe name '" + *name +
+                         "': use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit");
     }
   }
   std::optional<Framework> framework;

@@ -3,6 +3,7 @@
 // checking, "did you mean" and the missing-key check all read (recipes/schema.md
 // documents the same keys for people).
 #include <array>
+#include <cstddef>
 #include <string_view>
 
 namespace orc::recipe::detail {
@@ -13,8 +14,8 @@ inline constexpr std::array<std::string_view, 1> k_top_required = {"tiers"};
 inline constexpr std::array<std::string_view, 3> k_tier_keys = {"gpus", "ptx", "driver"};
 inline constexpr std::array<std::string_view, 1> k_tier_required = {"gpus"};
 
-inline constexpr std::array<std::string_view, 7> k_recipe_keys = {"name",     "framework", "source",   "requires",
-                                                                  "tiers",    "build",     "artifacts"};
+inline constexpr std::array<std::string_view, 7> k_recipe_keys = {"name",  "framework", "source",   "requires",
+                                                                  "tiers", "build",     "artifacts"};
 inline constexpr std::array<std::string_view, 4> k_recipe_required = {"name", "framework", "source", "tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_source_keys = {"path", "git", "ref"};
@@ -24,8 +25,8 @@ inline constexpr std::array<std::string_view, 1> k_step_keys = {"script"};
 // ("pytorch") is added per recipe.
 inline constexpr std::array<std::string_view, 3> k_requirement_keys = {"cuda", "cudnn", "gcc"};
 
-inline constexpr std::array<std::string_view, 6> k_framework_names = {"pytorch", "tensorflow", "caffe",
-                                                                      "caffe-cmake", "cmake", "nvcc"};
+inline constexpr std::array<std::string_view, 6> k_framework_names = {"pytorch",     "tensorflow", "caffe",
+                                                                      "caffe-cmake", "cmake",      "nvcc"};
 inline constexpr std::array<std::string_view, 3> k_ptx_names = {"none", "highest", "all"};
 
 // Nesting deeper than this is refused before yaml-cpp builds nodes: no valid
@@ -36,5 +37,8 @@ inline constexpr int k_max_nesting = 64;
 // whole disk.
 inline constexpr std::size_t k_max_file_bytes = 4u << 20;
 inline constexpr std::size_t k_max_included_files = 256;
+// Errors reported before parsing stops (compilers stop early for the same
+// reason: the rest is mostly the first mistake repeated).
+inline constexpr std::size_t k_max_errors = 50;
 
 }  // namespace orc::recipe::detail

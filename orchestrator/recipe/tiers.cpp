@@ -15,9 +15,8 @@ namespace {
 // Tier names are identifiers on command lines and in cache indexes.
 bool valid_tier_name(std::string_view name) {
   if (name.empty() || !std::isalnum(static_cast<unsigned char>(name.front()))) return false;
-  return std::ranges::all_of(name, [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-';
-  });
+  return std::ranges::all_of(
+      name, [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '_' || c == '-'; });
 }
 
 bool looks_like_cc(std::string_view text) {
@@ -94,11 +93,13 @@ std::vector<Tier> parse_tiers(Reader& reader, const YAML::Node& tiers) {
     const auto name = reader.string(key, "as a tier name");
     if (!name) continue;
     if (!valid_tier_name(*name)) {
-      reader.error(key, "invalid tier name '" + *name + "': use letters, digits, '.', '_' and '-', starting with a letter or digit");
+      reader.error(key, "invalid tier name '" + *name +
+                            "': use letters, digits, '.', '_' and '-', starting with a letter or digit");
       continue;
     }
     if (const auto first = std::ranges::find(out, *name, &Tier::name); first != out.end()) {
-      reader.error(key, "duplicate tier '" + *name + "' (first declared at line " + std::to_string(first->where.line) + ")");
+      reader.error(key,
+                   "duplicate tier '" + *name + "' (first declared at line " + std::to_string(first->where.line) + ")");
       continue;
     }
     out.push_back(parse_tier(reader, *name, key, it->second));

@@ -6,6 +6,8 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
@@ -96,6 +98,23 @@ TEST_F(CliTest, PlanJsonContract) {
   EXPECT_EQ(tf["env"]["TF_CUDA_COMPUTE_CAPABILITIES"], "sm_80,sm_86,sm_89,compute_90");
   EXPECT_EQ(tf["env"]["TF_CUDA_VERSION"], "13.0");
   EXPECT_EQ(tf["env"]["HERMETIC_CUDA_COMPUTE_CAPABILITIES"], "sm_80,sm_86,sm_89,compute_90");
+}
+
+// The README's main job: the example configuration plans cleanly, and each
+// tier's driver picks its toolkit.
+TEST_F(CliTest, ExampleConfigurationPlansEveryRecipe) {
+  const auto r = run_cli({"plan", "-f", ORC_SOURCE_DIR "/recipes/orchestrate.yaml", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err << r.out;
+  const auto j = nlohmann::json::parse(r.out);
+  std::map<std::string, std::set<std::string>> toolkits;
+  for (const auto& p : j["plans"]) {
+    EXPECT_EQ(p["status"], "ok") << p.dump();
+    toolkits[p["tier"]].insert(p["toolkit"].get<std::string>());
+  }
+  EXPECT_EQ(toolkits["tier-old"], std::set<std::string>{"11.8"});   // V100/P100: not 13.x; driver 535: not 12.4
+  EXPECT_EQ(toolkits["tier-new"], std::set<std::string>{"12.4"});   // driver 550.54.15: not 12.8 or 13.0
+  EXPECT_EQ(toolkits["tier-next"], std::set<std::string>{"13.0"});  // GB10 needs >= 12.9
+  EXPECT_EQ(j["plans"].size(), 13u);
 }
 
 TEST_F(CliTest, UnsatisfiablePlanExitsOneWithReasons) {

@@ -1,0 +1,268 @@
+// The errors users see, pinned byte for byte: position, wording, and the
+// did-you-mean that makes a typo a one-second fix.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "tests/unit/recipe/test_support.hpp"
+
+namespace orc::recipe {
+namespace {
+
+using testing::error_headlines;
+using Lines = std::vector<std::string>;
+
+TEST(RecipeDiagnostics, UnknownKeySuggestsTheKeyMeantAndShowsACaret) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100"]
+recipes:
+  - name: vision
+    source: {path: src}
+    framwork: pytorch
+    tiers: [tier-new]
+)";
+  const auto result = parse_config(text, "t.yaml");
+  ASSERT_FALSE(result.has_value());
+  // One typo, one error: the missing 'framework' is not reported again.
+  ASSERT_EQ(result.error().size(), 1u);
+  const auto& d = result.error()[0];
+  EXPECT_EQ(d.headline(), "orchestrate: error: t.yaml:7:5: unknown key 'framwork' (did you mean 'framework'?)");
+  EXPECT_EQ(d.render(),
+            "orchestrate: error: t.yaml:7:5: unknown key 'framwork' (did you mean 'framework'?)\n"
+            "        framwork: pytorch\n"
+            "        ^\n");
+}
+
+TEST(RecipeDiagnostics, UnknownKeysAtEveryLevelSuggestAmongThatLevelsKeys) {
+  const std::string text = R"(tier:
+  x: 1
+tiers:
+  tier-new:
+    gpu: ["H100"]
+    archs: [sm_90]
+recipes:
+  - name: a
+    framework: cmake
+    source: {pth: src}
+    tier: [tier-new]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:1:1: unknown key 'tier' (did you mean 'tiers'?)",
+                   "orchestrate: error: t.yaml:5:5: unknown key 'gpu' (did you mean 'gpus'?)",
+                   "orchestrate: error: t.yaml:6:5: unknown key 'archs'",
+                   "orchestrate: error: t.yaml:10:14: unknown key 'pth' (did you mean 'path'?)",
+                   "orchestrate: error: t.yaml:11:5: unknown key 'tier' (did you mean 'tiers'?)"}));
+}
+
+TEST(RecipeDiagnostics, UnknownGpuSuggestsTheClosestProduct) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100", "RTX 4909"]
+)";
+  EXPECT_EQ(error_headlines(text),
+            Lines{"orchestrate: error: t.yaml:3:20: unknown GPU 'RTX 4909' (did you mean 'GeForce RTX 4090'?)"});
+}
+
+TEST(RecipeDiagnostics, TiersListDevicesNotCompilationTargets) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: [9.0a, sm_100f, 8.60]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:3:12: '9.0a' is a compilation target, not a device: a tier lists GPUs "
+                   "(did you mean '9.0'?)",
+                   "orchestrate: error: t.yaml:3:18: 'sm_100f' is a compilation target, not a device: a tier lists "
+                   "GPUs (did you mean '10.0'?)",
+                   "orchestrate: error: t.yaml:3:27: '8.60' is not a compute capability (write it as 8.6, 86, sm_86, "
+                   "compute_86, 9.0a or 100f)"}));
+}
+
+TEST(RecipeDiagnostics, WrongTypesSayWhatWasExpectedAndWhatWasFound) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: H100
+recipes:
+  - name: [a, b]
+    framework: cmake
+    source: {path: src}
+    tiers: tier-new
+  - just a string
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:3:11: expected a list for 'gpus', got a string",
+                   "orchestrate: error: t.yaml:5:11: expected a string for 'name', got a list",
+                   "orchestrate: error: t.yaml:8:12: expected a list of tier names for 'tiers', got a string",
+                   "orchestrate: error: t.yaml:9:5: expected a mapping for a recipe, got a string"}));
+}
+
+TEST(RecipeDiagnostics, VersionRangesMustBeSatisfiableAndFitTheFramework) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100"]
+recipes:
+  - name: ext
+    framework: pytorch
+    source: {path: src}
+    requires: {cuda: ">=13,<12", pytorch: ">=2.4", tensorflow: ">=2.18", cudnn: "9.x"}
+    tiers: [tier-new]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:8:22: impossible range '>=13,<12' for 'cuda': no version satisfies it",
+                   "orchestrate: error: t.yaml:8:52: requirement 'tensorflow' does not apply to a pytorch recipe",
+                   "orchestrate: error: t.yaml:8:81: invalid version range for 'cudnn': in range '9.x': '9.x' is not a "
+                   "version (expected numbers separated by dots, like 12.4)"}));
+}
+
+TEST(RecipeDiagnostics, UnknownTierInARecipeSuggestsADeclaredOne) {
+  const std::string text = std::string(testing::k_tiers) + R"(recipes:
+  - name: a
+    framework: nvcc
+    source: {git: "https://example.com/a.git", ref: v1}
+    tiers: [tier-new, tier-nwe]
+)";
+  EXPECT_EQ(error_headlines(text),
+            Lines{"orchestrate: error: t.yaml:8:23: unknown tier 'tier-nwe' (did you mean 'tier-new'?)"});
+}
+
+TEST(RecipeDiagnostics, BadEnumsAndVersionsSuggestTheValidSpelling) {
+  const std::string text = R"(toolkits: ["12.4", "12", banana]
+tiers:
+  tier-new:
+    gpus: ["H100"]
+    ptx: hihgest
+    driver: "550.x"
+recipes:
+  - name: Vision
+    framework: pytroch
+    source: {path: src}
+    tiers: [tier-new]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:1:20: toolkit '12' must be written major.minor, like 12.4",
+                   "orchestrate: error: t.yaml:1:26: invalid toolkit version: 'banana' is not a version (expected "
+                   "numbers separated by dots, like 12.4)",
+                   "orchestrate: error: t.yaml:5:10: unknown ptx policy 'hihgest' (did you mean 'highest'?)",
+                   "orchestrate: error: t.yaml:6:13: invalid driver version: '550.x' is not a version (expected "
+                   "numbers separated by dots, like 12.4)",
+                   "orchestrate: error: t.yaml:8:11: invalid recipe name 'Vision': use lower-case letters, digits, "
+                   "'.', '_' and '-', starting with a letter or digit",
+                   "orchestrate: error: t.yaml:9:16: unknown framework 'pytroch' (did you mean 'pytorch'?)"}));
+}
+
+TEST(RecipeDiagnostics, MissingRequiredKeysPointAtTheEnclosingMapping) {
+  const std::string text = R"(tiers:
+  tier-new:
+    ptx: all
+recipes:
+  - name: a
+    source: {ref: v1}
+)";
+  EXPECT_EQ(error_headlines(text), (Lines{"orchestrate: error: t.yaml:3:5: missing required key 'gpus'",
+                                          "orchestrate: error: t.yaml:5:5: missing required key 'framework'",
+                                          "orchestrate: error: t.yaml:5:5: missing required key 'tiers'",
+                                          "orchestrate: error: t.yaml:6:13: missing required key 'path' or 'git'"}));
+  EXPECT_EQ(error_headlines("recipes: []\n"), Lines{"orchestrate: error: t.yaml:1:1: missing required key 'tiers'"});
+}
+
+TEST(RecipeDiagnostics, DuplicatesAreReportedWhereTheSecondOneIs) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100"]
+    gpus: ["A100"]
+  tier-new:
+    gpus: ["B200"]
+recipes:
+  - {name: a, framework: cmake, source: {path: a}, tiers: [tier-new]}
+  - {name: a, framework: nvcc, source: {path: b}, tiers: [tier-new]}
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:4:5: duplicate key 'gpus'",
+                   "orchestrate: error: t.yaml:5:3: duplicate tier 'tier-new' (first declared at line 2)",
+                   "orchestrate: error: t.yaml:9:5: duplicate recipe name 'a' (first defined at t.yaml:8:5)"}));
+}
+
+TEST(RecipeDiagnostics, YamlSyntaxErrorsCarryTheirPosition) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100", "A100"
+recipes: []
+)";
+  // yaml-cpp reports where it noticed, which for an unclosed list is the
+  // next line's key.
+  EXPECT_EQ(error_headlines(text),
+            Lines{"orchestrate: error: t.yaml:4:1: YAML syntax error: end of sequence flow not found"});
+  EXPECT_EQ(error_headlines("tiers:\n  a: b\n c: d\n"),
+            Lines{"orchestrate: error: t.yaml:3:2: YAML syntax error: end of map not found"});
+  EXPECT_EQ(error_headlines("tiers: {a: \"x\\q\"}\n"),
+            Lines{"orchestrate: error: t.yaml:1:16: YAML syntax error: unknown escape character: q"});
+}
+
+TEST(RecipeDiagnostics, OneDocumentPerFileAndNotAnEmptyOne) {
+  EXPECT_EQ(error_headlines(std::string(testing::k_tiers) + "---\ntiers: {}\n"),
+            Lines{"orchestrate: error: t.yaml:4:1: a configuration file holds one YAML document; found a second one"});
+  EXPECT_EQ(error_headlines(""),
+            Lines{"orchestrate: error: t.yaml: empty configuration: expected a mapping with 'tiers'"});
+  EXPECT_EQ(error_headlines("- a\n"),
+            Lines{"orchestrate: error: t.yaml:1:1: expected a mapping at the top level (with 'tiers'), got a list"});
+}
+
+TEST(RecipeDiagnostics, DeepNestingIsAnErrorNotACrash) {
+  // Far past yaml-cpp's own recursion guard, and past the stack of an
+  // instrumented build: it must be refused before the parser recurses.
+  EXPECT_EQ(error_headlines(std::string(100, '[') + std::string(100, ']')),
+            Lines{"orchestrate: error: t.yaml:1:65: nesting deeper than 64 levels"});
+  const auto unclosed = error_headlines(std::string(100000, '['));
+  ASSERT_EQ(unclosed.size(), 1u);
+  EXPECT_TRUE(unclosed[0].ends_with(": nesting deeper than 64 levels")) << unclosed[0];
+  const auto maps = error_headlines(std::string(100000, '{'));
+  ASSERT_EQ(maps.size(), 1u);
+  EXPECT_TRUE(maps[0].ends_with(": nesting deeper than 64 levels")) << maps[0];
+  std::string block = "tiers:\n";
+  for (int depth = 1; depth < 80; ++depth) block += std::string(2 * depth, ' ') + "k:\n";
+  EXPECT_EQ(error_headlines(block), Lines{"orchestrate: error: t.yaml:65:129: nesting deeper than 64 levels"});
+  // 64 levels are still parsed, and judged by the schema.
+  const auto at_limit = error_headlines(std::string(64, '[') + std::string(64, ']'));
+  ASSERT_EQ(at_limit.size(), 1u);
+  EXPECT_EQ(at_limit[0],
+            "orchestrate: error: t.yaml:1:1: expected a mapping at the top level (with 'tiers'), got a list");
+}
+
+TEST(RecipeDiagnostics, ErrorsFromEverySectionComeBackTogetherInFileOrder) {
+  // Recipes before tiers in the file: errors still come out in line order.
+  const std::string text = R"(recipes:
+  - name: a
+    framework: cmak
+    source: {path: a}
+    tiers: [nope]
+tiers:
+  t:
+    gpus: ["Voodoo"]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:3:16: unknown framework 'cmak' (did you mean 'cmake'?)",
+                   "orchestrate: error: t.yaml:5:13: unknown tier 'nope'",
+                   "orchestrate: error: t.yaml:8:12: unknown GPU 'Voodoo'"}));
+}
+
+TEST(RecipeDiagnostics, StopsAfterFiftyErrorsAndSaysSo) {
+  std::string text = "tiers:\n  t:\n    gpus:\n";
+  for (int i = 0; i < 80; ++i) text += "      - bogus-gpu-" + std::to_string(i) + "\n";
+  const auto got = error_headlines(text);
+  ASSERT_EQ(got.size(), 51u);
+  EXPECT_EQ(got[0], "orchestrate: error: t.yaml:4:9: unknown GPU 'bogus-gpu-0'");
+  EXPECT_EQ(got[49], "orchestrate: error: t.yaml:53:9: unknown GPU 'bogus-gpu-49'");
+  EXPECT_EQ(got[50], "orchestrate: error: t.yaml: too many errors; stopped after the first 50");
+}
+
+TEST(RecipeDiagnostics, LoadConfigReportsAnUnreadableFile) {
+  const auto result = load_config("/nonexistent-orc-dir/orchestrate.yaml");
+  ASSERT_FALSE(result.has_value());
+  ASSERT_EQ(result.error().size(), 1u);
+  EXPECT_EQ(result.error()[0].headline(),
+            "orchestrate: error: cannot read /nonexistent-orc-dir/orchestrate.yaml: No such file or directory");
+}
+
+}  // namespace
+}  // namespace orc::recipe
