@@ -35,4 +35,10 @@ if [ "${ORC_SKIP_SANITIZE:-0}" != 1 ]; then
 fi
 
 cd build
-exec ctest -j "$jobs" --output-on-failure
+# ctest lists skipped tests after its summary; repeat the summary so it is the
+# last line of the run, and keep ctest's exit status.
+set +e
+ctest -j "$jobs" --output-on-failure 2>&1 | tee ctest.log
+rc=${PIPESTATUS[0]}
+grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1
+exit "$rc"
