@@ -4,23 +4,11 @@
 #include <memory>
 #include <ostream>
 
+#include "orchestrator/app/config_path.hpp"
 #include "orchestrator/app/plan.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {
-
-namespace {
-
-// -f, else $ORCHESTRATE_CONFIG, else ./orchestrate.yaml, else the example in
-// ./recipes/ (so `orchestrate plan` works from the repository root).
-std::filesystem::path find_config(const std::string& given) {
-  if (!given.empty()) return given;
-  if (const char* env = std::getenv("ORCHESTRATE_CONFIG"); env && *env) return env;
-  if (std::filesystem::exists("orchestrate.yaml")) return "orchestrate.yaml";
-  return "recipes/orchestrate.yaml";
-}
-
-}  // namespace
 
 void attach_plan(CLI::App& sub, Io& io) {
   struct Options {
@@ -38,7 +26,7 @@ void attach_plan(CLI::App& sub, Io& io) {
   sub.add_flag("--json", opt->json, "Print {\"plans\": [...]} as JSON on stdout, nothing else");
   sub.callback([opt, &io] {
     const app::PlanReport report =
-        app::plan(app::PlanRequest{.config = find_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
+        app::plan(app::PlanRequest{.config = app::locate_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
     for (const auto& w : report.config_warnings) io.err << w.render();
     io.out << (opt->json ? app::render_plan_json(report) : app::render_plan_text(report, opt->explain));
     // An unsatisfiable recipe x tier is a failed check: the cluster cannot be served as declared.

@@ -30,6 +30,7 @@ std::span<const Command> command_table();
 void attach_plan(CLI::App& sub, Io& io);
 void attach_gpus(CLI::App& sub, Io& io);
 void attach_toolkits(CLI::App& sub, Io& io);
+void attach_inspect(CLI::App& sub, Io& io);
 
 
 }  // namespace orc::cli

@@ -27,6 +27,10 @@ struct FatbinScan {
 // Walks the containers back to back in data[begin, end): zero padding between
 // containers is skipped in 8-byte steps, anything else is damage. Entry
 // offsets are relative to `data`. Never throws; never reads outside `data`.
+// Damage offsets (also relative to `data`) point at the junk, the container
+// header, or the offending field of an entry header (header_size at +4,
+// payload_size at +8, compressed_size at +0x10, identifier at +0x20). A
+// container cut short lists none of its entries, as cuobjdump lists none.
 FatbinScan scan_fatbins(Bytes data, std::uint64_t begin, std::uint64_t end, const ScanOptions& options = {});
 
 }  // namespace orc::inspect

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -197,6 +198,178 @@ TEST_F(CliTest, HelpEverywhereAndUsageErrors) {
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.out, "");
   EXPECT_EQ(run_cli({}).code, 2);
+}
+
+// A fatbin container, byte by byte (fatbin-format.md 2.1/2.2): one 64-byte
+// entry header per (kind, arch, flags), each followed by 8 zero bytes of payload.
+struct FatEntry {
+  std::uint16_t kind;  // 1 PTX, 2 ELF
+  std::uint32_t arch;  // 80, 90, 100
+  std::uint64_t flags; // 0x11; | 0x100000 'a', | 0x200000 'f'
+};
+
+std::string fatbin(const std::vector<FatEntry>& entries) {
+  const auto le = [](std::string& out, std::uint64_t v, int width) {
+    for (int i = 0; i < width; ++i) out += static_cast<char>((v >> (8 * i)) & 0xff);
+  };
+  std::string body;
+  for (const auto& e : entries) {
+    le(body, e.kind, 2), le(body, 0x0101, 2), le(body, 64, 4), le(body, 8, 8);  // kind, version, header, payload
+    le(body, 0, 4), le(body, 0, 4), le(body, 0, 2), le(body, 1, 2), le(body, e.arch, 4);
+    le(body, 0, 4), le(body, 0, 4), le(body, e.flags, 8), le(body, 0, 8), le(body, 0, 8);
+    body += std::string(8, '\0');
+  }
+  std::string out;
+  le(out, 0xBA55ED50u, 4), le(out, 1, 2), le(out, 16, 2), le(out, body.size(), 8);
+  return out + body;
+}
+
+TEST_F(CliTest, InspectJsonContract) {
+  const auto file = write("k.fatbin", fatbin({{2, 80, 0x11}, {2, 90, 0x100011}, {1, 100, 0x200011}, {1, 90, 0x11},
+                                              {2, 80, 0x11}}));
+  const auto r = run_cli({"inspect", file, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(r.err, "");
+  const auto j = nlohmann::json::parse(r.out);  // stdout is JSON and nothing else
+  ASSERT_EQ(j["files"].size(), 1u);
+  const auto& f = j["files"][0];
+  EXPECT_EQ(f["path"], file);
+  EXPECT_EQ(f["size"], std::filesystem::file_size(file));
+  EXPECT_EQ(f["sha256"].get<std::string>().size(), 64u);
+  EXPECT_EQ(f["sha256"].get<std::string>().find_first_not_of("0123456789abcdef"), std::string::npos);
+  // Sorted by compute capability, unique, PTX as compute_XX with its suffix.
+  EXPECT_EQ(f["sass"], nlohmann::json({"sm_80", "sm_90a"}));
+  EXPECT_EQ(f["ptx"], nlohmann::json({"compute_90", "compute_100f"}));
+  EXPECT_EQ(f["entries"], 5);
+  EXPECT_EQ(f["members"], nlohmann::json::array());
+  EXPECT_EQ(f["format"], "fatbin");
+  EXPECT_TRUE(f["damage"].is_null());
+  EXPECT_EQ(j["warnings"], nlohmann::json::array());
+}
+
+TEST_F(CliTest, InspectTableShowsEachFileAndIndentsMembers) {
+  const std::string fat = fatbin({{2, 80, 0x11}, {1, 90, 0x11}});
+  const auto file = write("k.fatbin", fat);
+  // An ar archive holding the same fatbin as member "k.fatbin" (GNU ar header, 60 bytes).
+  std::string header = "k.fatbin/       0           0     0     644     " + std::to_string(fat.size());
+  header.resize(58, ' ');
+  const auto lib = write("libk.a", "!<arch>\n" + header + "`\n" + fat);
+  const auto r = run_cli({"inspect", file, lib});
+  ASSERT_EQ(r.code, 0) << r.err;
+  std::vector<std::string> lines;
+  for (std::istringstream in(r.out); std::getline(in, lines.emplace_back());) {
+  }
+  lines.pop_back();
+  ASSERT_EQ(lines.size(), 4u) << r.out;
+  EXPECT_TRUE(lines[0].starts_with("FILE ")) << r.out;
+  for (const std::string& line : {lines[1], lines[3]}) {
+    EXPECT_NE(line.find("1 elf, 1 ptx"), std::string::npos) << r.out;
+    EXPECT_NE(line.find(" sm_80 "), std::string::npos) << r.out;
+    EXPECT_TRUE(line.ends_with(" compute_90")) << r.out;
+  }
+  EXPECT_TRUE(lines[1].starts_with(file + " ")) << r.out;
+  EXPECT_TRUE(lines[2].starts_with(lib + " ")) << r.out;
+  EXPECT_TRUE(lines[3].starts_with("  k.fatbin ")) << r.out;  // the member, by its name in the archive
+  const std::string size = " " + std::to_string(fat.size()) + " B ";
+  ASSERT_NE(lines[1].find(size), std::string::npos) << r.out;
+  EXPECT_EQ(lines[1].find(size), lines[3].find(size)) << r.out;  // columns line up
+}
+
+TEST_F(CliTest, InspectMissingFileIsExitTwo) {
+  const auto missing = (m_dir / "nope.so").string();
+  const auto r = run_cli({"inspect", missing, "--json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_EQ(r.err, "orchestrate: error: " + missing + ": cannot read: No such file or directory\n");
+  EXPECT_EQ(run_cli({"inspect"}).code, 2);  // no file at all is bad usage
+}
+
+// What an H200 (9.0) really did (cuda-compat.md 6.1), as exit codes.
+TEST_F(CliTest, InspectVerdictExitCodes) {
+  const auto sm80 = write("sm80.fatbin", fatbin({{2, 80, 0x11}}));
+  const auto ptx80 = write("ptx80.fatbin", fatbin({{1, 80, 0x11}}));
+  const auto sm90 = write("sm90.fatbin", fatbin({{2, 90, 0x11}}));
+
+  auto r = run_cli({"inspect", sm80, "--gpu", "H200"});
+  EXPECT_EQ(r.code, 1) << r.out << r.err;
+  EXPECT_NE(r.out.find("none"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("(error 209); add sm_90 or compute_90"), std::string::npos) << r.out;
+
+  r = run_cli({"inspect", ptx80, "--cc", "9.0"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.err.find("orchestrate: warning: " + ptx80 + ": CC 9.0 runs by JIT of compute_80 PTX"), std::string::npos)
+      << r.err;
+
+  r = run_cli({"inspect", sm90, ptx80, "--gpu", "H200", "--json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["verdicts"][0]["outcome"], "native");
+  EXPECT_EQ(j["files"][0]["verdicts"][0]["decided_by"], "sm_90");
+  EXPECT_EQ(j["files"][1]["verdicts"][0]["outcome"], "jit");
+  EXPECT_EQ(j["files"][1]["verdicts"][0]["decided_by"], "compute_80");
+  ASSERT_EQ(j["warnings"].size(), 1u);
+  EXPECT_EQ(r.err, "");  // JSON mode: the warning is in the document
+
+  // One GPU of a tier without a kernel image fails the whole check.
+  const auto config = write("orchestrate.yaml", k_config);
+  r = run_cli({"inspect", sm80, "--tier", "tier-new", "-f", config, "--json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  std::map<std::string, std::string> outcome;
+  const auto tier = nlohmann::json::parse(r.out);
+  for (const auto& v : tier["files"][0]["verdicts"])
+    outcome[v["gpu"].get<std::string>()] = v["outcome"].get<std::string>();
+  EXPECT_EQ(outcome["tier-new: A100 (8.0)"], "native");
+  EXPECT_EQ(outcome["tier-new: GeForce RTX 4090 (8.9)"], "native");
+  EXPECT_EQ(outcome["tier-new: H100 (9.0)"], "none");
+}
+
+TEST_F(CliTest, InspectVerdictUsageErrors) {
+  const auto sm80 = write("sm80.fatbin", fatbin({{2, 80, 0x11}}));
+  auto r = run_cli({"inspect", sm80, "--gpu", "H2000"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown GPU 'H2000' (did you mean"), std::string::npos) << r.err;
+  r = run_cli({"inspect", sm80, "--cc", "9.0a"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("(did you mean '9.0'?)"), std::string::npos) << r.err;
+  const auto config = write("orchestrate.yaml", k_config);
+  r = run_cli({"inspect", sm80, "--tier", "tier-nwe", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no tier 'tier-nwe' in " + config + " (did you mean 'tier-new'?)"), std::string::npos) << r.err;
+  // A listing is cuobjdump's output: it does not mix with verdicts or JSON.
+  EXPECT_EQ(run_cli({"inspect", sm80, "--list-elf", "--json"}).code, 2);
+}
+
+TEST_F(CliTest, InspectDamageIsExitTwoWithWhatCameBefore) {
+  const auto file = write("junk.fatbin", fatbin({{2, 80, 0x11}}) + "JUNKJUNK");
+  const auto r = run_cli({"inspect", file, "--json"});
+  EXPECT_EQ(r.code, 2);
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["files"][0]["sass"], nlohmann::json({"sm_80"}));
+  EXPECT_EQ(j["files"][0]["damage"]["offset"], 88);  // 16-byte container header + 64-byte entry header + 8 payload
+  EXPECT_NE(r.err.find("orchestrate: error: " + file + ": damaged at offset 88 (0x58): "), std::string::npos) << r.err;
+}
+
+// List mode is cuobjdump's contract: its streams and exit codes, 255 included.
+TEST_F(CliTest, InspectListPassesCuobjdumpThrough) {
+  const auto file = write("k.fatbin", fatbin({{2, 80, 0x11}, {1, 80, 0x11}}));
+  const auto elf = run_cli({"inspect", "--list-elf", file});
+  EXPECT_EQ(elf.code, 0) << elf.err;
+  EXPECT_TRUE(elf.out.starts_with("ELF file    1: ")) << elf.out;
+  EXPECT_EQ(run_cli({"inspect", "-lelf", file}).out, elf.out);  // cuobjdump's spelling
+  const auto both = run_cli({"inspect", "-lelf", "-lptx", file});
+  EXPECT_NE(both.out.find("PTX file    1: "), std::string::npos) << both.out;
+  EXPECT_EQ(both.out, run_cli({"inspect", "--list-elf", "--list-ptx", file}).out);
+
+  // (Under 16 bytes cuobjdump says "Invalid fatbin header" instead.)
+  const auto text = write("notes.txt", "just some notes, not a binary\n");
+  const auto none = run_cli({"inspect", "--list-elf", text});
+  EXPECT_EQ(none.code, 255);
+  EXPECT_NE((none.out + none.err).find("does not contain device code"), std::string::npos) << none.out << none.err;
+
+  const auto help = run_cli({"inspect", "--help"});
+  EXPECT_EQ(help.code, 0);
+  EXPECT_NE(help.out.find("255"), std::string::npos) << help.out;
+  EXPECT_NE(help.out.find("--json"), std::string::npos) << help.out;
 }
 
 }  // namespace

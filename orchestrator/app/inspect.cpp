@@ -1,0 +1,319 @@
+#include "orchestrator/app/inspect.hpp"
+
+#include <algorithm>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/arch/gpu_db.hpp"
+#include "orchestrator/recipe/config.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace {
+
+using inspect::FileReport;
+using nlohmann::ordered_json;
+using util::Diagnostic;
+using util::ExitCode;
+
+// The table shows this many hex digits of the digest: enough to tell files
+// apart at a glance; --json has all 64.
+constexpr std::size_t k_short_digest = 16;
+
+std::vector<std::string> sass_names(const FileReport& r) {
+  std::vector<std::string> out;
+  for (const auto& cc : r.sass) out.push_back(cc.sm());
+  return out;
+}
+
+std::vector<std::string> ptx_names(const FileReport& r) {
+  std::vector<std::string> out;
+  for (const auto& cc : r.ptx) out.push_back(cc.compute());
+  return out;
+}
+
+void collect_leaves(const FileReport& r, const std::vector<TargetGpu>& targets, std::vector<LeafVerdicts>& out) {
+  if (r.members.empty()) {
+    if (r.entries == 0) return;
+    LeafVerdicts leaf{.file = &r, .verdicts = {}};
+    for (const auto& t : targets) leaf.verdicts.push_back({t, inspect::judge(r.sass, r.ptx, t.cc)});
+    out.push_back(std::move(leaf));
+    return;
+  }
+  for (const auto& m : r.members) collect_leaves(m, targets, out);
+}
+
+void collect_damage(const FileReport& r, std::vector<Diagnostic>& out) {
+  if (r.damage) {
+    char offset[32];
+    std::snprintf(offset, sizeof offset, "0x%llx", static_cast<unsigned long long>(r.damage->offset));
+    out.push_back(Diagnostic{.where = {.file = r.path},
+                             .message = "damaged at offset " + std::to_string(r.damage->offset) + " (" + offset +
+                                        "): " + r.damage->what + "; reported what came before it"});
+  }
+  for (const auto& m : r.members) collect_damage(m, out);
+}
+
+const LeafVerdicts* verdicts_for(const std::vector<LeafVerdicts>& all, const FileReport& r) {
+  const auto it = std::ranges::find(all, &r, &LeafVerdicts::file);
+  return it == all.end() ? nullptr : &*it;
+}
+
+ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& verdicts, bool with_verdicts) {
+  ordered_json j;
+  j["path"] = r.path;
+  j["format"] = r.format;
+  j["size"] = r.size;
+  j["sha256"] = r.sha256;
+  j["sass"] = sass_names(r);
+  j["ptx"] = ptx_names(r);
+  j["entries"] = r.entries;
+  j["counts"] = {{"elf", r.elf_entries}, {"ptx", r.ptx_entries}, {"lto_ir", r.lto_entries}};
+  j["compressed"] = r.compressed;
+  j["damage"] = r.damage ? ordered_json{{"offset", r.damage->offset}, {"what", r.damage->what}} : ordered_json(nullptr);
+  if (with_verdicts) {
+    ordered_json list = ordered_json::array();
+    if (const LeafVerdicts* leaf = verdicts_for(verdicts, r)) {
+      for (const auto& v : leaf->verdicts) {
+        list.push_back({{"gpu", v.gpu.label},
+                        {"cc", v.gpu.cc.dotted()},
+                        {"outcome", inspect::outcome_name(v.verdict.outcome)},
+                        {"decided_by", v.verdict.decided_by ? ordered_json(v.verdict.outcome == inspect::Outcome::native
+                                                                               ? v.verdict.decided_by->sm()
+                                                                               : v.verdict.decided_by->compute())
+                                                            : ordered_json(nullptr)},
+                        {"detail", v.verdict.detail}});
+      }
+    }
+    j["verdicts"] = std::move(list);
+  }
+  ordered_json members = ordered_json::array();
+  for (const auto& m : r.members) members.push_back(file_json(m, verdicts, with_verdicts));
+  j["members"] = std::move(members);
+  return j;
+}
+
+std::string pad(std::string s, std::size_t width) {
+  if (s.size() < width) s.append(width - s.size(), ' ');
+  return s;
+}
+
+std::string entry_counts(const FileReport& r) {
+  if (r.entries == 0) return "-";
+  std::vector<std::string> parts;
+  if (r.elf_entries) parts.push_back(std::to_string(r.elf_entries) + " elf");
+  if (r.ptx_entries) parts.push_back(std::to_string(r.ptx_entries) + " ptx");
+  if (r.lto_entries) parts.push_back(std::to_string(r.lto_entries) + " lto");
+  const std::size_t other = r.entries - r.elf_entries - r.ptx_entries - r.lto_entries;
+  if (other) parts.push_back(std::to_string(other) + " other");
+  return util::join(parts, ", ");
+}
+
+struct Row {
+  std::string name, size, digest, entries, compressed, sass, ptx;
+  std::string note;  // damage, shown on its own line below the row
+};
+
+// Members are shown by their path inside the container, indented under it.
+void add_rows(const FileReport& r, std::size_t depth, std::string_view parent, std::vector<Row>& rows) {
+  std::string name = r.path;
+  if (!parent.empty() && name.starts_with(parent)) {
+    name = name.substr(parent.size());
+    if (name.starts_with("!/"))
+      name = name.substr(2);
+    else if (name.starts_with(":"))
+      name = name.substr(1);
+  }
+  const auto sass = sass_names(r), ptx = ptx_names(r);
+  Row row{.name = std::string(2 * depth, ' ') + name,
+          .size = human_size(r.size),
+          .digest = r.sha256.substr(0, k_short_digest),
+          .entries = entry_counts(r),
+          .compressed = r.entries == 0 ? "-" : (r.compressed ? "yes" : "no"),
+          .sass = sass.empty() ? "-" : util::join(sass, " "),
+          .ptx = ptx.empty() ? "-" : util::join(ptx, " "),
+          .note = {}};
+  if (r.damage)
+    row.note = std::string(2 * depth + 2, ' ') + "! damaged at offset " + std::to_string(r.damage->offset) + ": " +
+               r.damage->what;
+  rows.push_back(std::move(row));
+  for (const auto& m : r.members) add_rows(m, depth + 1, r.path, rows);
+}
+
+void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& targets) {
+  if (request.tiers.empty()) return;
+  auto config = recipe::load_config(request.config);
+  if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
+  std::vector<std::string> names;
+  for (const auto& t : config->tiers) names.push_back(t.name);
+  std::vector<Diagnostic> errors;
+  for (const auto& name : request.tiers) {
+    const recipe::Tier* tier = config->find_tier(name);
+    if (!tier) {
+      errors.push_back(Diagnostic{.message = "no tier '" + name + "' in " + request.config.string(),
+                                  .suggestion = util::did_you_mean(name, names)});
+      continue;
+    }
+    for (const auto& g : tier->gpus) {
+      const std::string who = g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " (" + g.cc.dotted() + ")";
+      targets.push_back({tier->name + ": " + who, g.cc});
+    }
+  }
+  if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
+}
+
+}  // namespace
+
+std::string human_size(std::uint64_t bytes) {
+  static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(k_units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, k_units[unit]);
+  return text;
+}
+
+std::vector<TargetGpu> resolve_targets(const InspectRequest& request) {
+  std::vector<TargetGpu> targets;
+  std::vector<Diagnostic> errors;
+  for (const auto& name : request.gpus) {
+    auto gpu = arch::find_gpu(name);
+    if (!gpu) {
+      errors.push_back(Diagnostic{.message = gpu.error().message, .suggestion = gpu.error().suggestion});
+      continue;
+    }
+    targets.push_back({std::string(gpu->name) + " (" + gpu->cc.dotted() + ")", gpu->cc});
+  }
+  for (const auto& text : request.ccs) {
+    auto cc = arch::ComputeCapability::parse(text);
+    if (!cc) {
+      errors.push_back(Diagnostic{.message = "--cc " + cc.error()});
+      continue;
+    }
+    // A GPU is a plain CC; "9.0a" names a compile target, not a device.
+    if (cc->variant() != arch::Variant::none) {
+      errors.push_back(Diagnostic{.message = "--cc '" + text + "': a GPU's compute capability has no 'a'/'f' suffix",
+                                  .suggestion = cc->base().dotted()});
+      continue;
+    }
+    targets.push_back({"CC " + cc->dotted(), *cc});
+  }
+  if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
+  add_tier_targets(request, targets);
+  return targets;
+}
+
+std::vector<LeafVerdicts> judge_all(const std::vector<FileReport>& reports, const std::vector<TargetGpu>& targets) {
+  std::vector<LeafVerdicts> out;
+  if (targets.empty()) return out;
+  for (const auto& r : reports) collect_leaves(r, targets, out);
+  return out;
+}
+
+std::string render_inspect_json(const std::vector<FileReport>& reports, const std::vector<LeafVerdicts>& verdicts,
+                                const std::vector<std::string>& warnings) {
+  ordered_json files = ordered_json::array();
+  const bool with_verdicts = !verdicts.empty();
+  for (const auto& r : reports) files.push_back(file_json(r, verdicts, with_verdicts));
+  ordered_json root;
+  root["files"] = std::move(files);
+  root["warnings"] = warnings;
+  return root.dump(2) + "\n";
+}
+
+std::string render_inspect_text(const std::vector<FileReport>& reports, const std::vector<LeafVerdicts>& verdicts) {
+  std::vector<Row> rows{{"FILE", "SIZE", "SHA256", "ENTRIES", "COMPRESSED", "SASS", "PTX", ""}};
+  for (const auto& r : reports) add_rows(r, 0, "", rows);
+  std::size_t w_name = 0, w_size = 0, w_digest = 0, w_entries = 0, w_compressed = 0, w_sass = 0;
+  for (const auto& row : rows) {
+    w_name = std::max(w_name, row.name.size());
+    w_size = std::max(w_size, row.size.size());
+    w_digest = std::max(w_digest, row.digest.size());
+    w_entries = std::max(w_entries, row.entries.size());
+    w_compressed = std::max(w_compressed, row.compressed.size());
+    w_sass = std::max(w_sass, row.sass.size());
+  }
+  std::string out;
+  for (const auto& row : rows) {
+    std::string line = pad(row.name, w_name + 2) + pad(row.size, w_size + 2) + pad(row.digest, w_digest + 2) +
+                       pad(row.entries, w_entries + 2) + pad(row.compressed, w_compressed + 2) +
+                       pad(row.sass, w_sass + 2) + row.ptx;
+    line.erase(line.find_last_not_of(' ') + 1);  // the indentation of members stays
+    out += line + '\n';
+    if (!row.note.empty()) out += row.note + '\n';
+  }
+  if (verdicts.empty()) return out;
+
+  out += "\nwhere it runs:\n";
+  for (const auto& leaf : verdicts) {
+    out += leaf.file->path + '\n';
+    std::size_t w_gpu = 0;
+    for (const auto& v : leaf.verdicts) w_gpu = std::max(w_gpu, v.gpu.label.size());
+    for (const auto& v : leaf.verdicts)
+      out += "  " + pad(v.gpu.label, w_gpu + 2) + pad(std::string(inspect::outcome_name(v.verdict.outcome)), 8) +
+             v.verdict.detail + '\n';
+  }
+  return out;
+}
+
+InspectOutput inspect(const InspectRequest& request) {
+  InspectOutput output;
+  if (request.mode == InspectMode::list) {
+    // cuobjdump's contract, untouched: its streams and its exit code (the
+    // first failing file's, so a script sees the failure).
+    for (const auto& path : request.paths) {
+      auto listed = inspect::list_device_code(path, request.list);
+      output.out += listed.out;
+      output.err += listed.err;
+      if (output.exit_code == 0) output.exit_code = listed.exit_code;
+    }
+    return output;
+  }
+
+  // Targets first: a typo in --gpu should not cost a scan of 500 MB.
+  const std::vector<TargetGpu> targets = resolve_targets(request);
+  const auto reports = inspect::inspect_files(
+      request.paths, inspect::InspectOptions{.exact = request.exact, .threads = request.threads});
+  const auto verdicts = judge_all(reports, targets);
+
+  std::vector<std::string> warnings;
+  bool any_none = false;
+  for (const auto& leaf : verdicts) {
+    for (const auto& v : leaf.verdicts) {
+      if (v.verdict.outcome == inspect::Outcome::none) any_none = true;
+      if (v.verdict.outcome == inspect::Outcome::jit)
+        warnings.push_back(leaf.file->path + ": " + v.gpu.label + " " + v.verdict.detail);
+    }
+  }
+  // Files with no device code cannot be judged; said once, so an empty
+  // verdict section is not mistaken for "all fine".
+  if (!targets.empty()) {
+    for (const auto& r : reports)
+      if (!r.device_code() && !r.damage) warnings.push_back(r.path + ": holds no device code; no verdict");
+  }
+
+  std::vector<Diagnostic> damage;
+  for (const auto& r : reports) collect_damage(r, damage);
+
+  if (request.json) {
+    output.out = render_inspect_json(reports, verdicts, warnings);
+  } else {
+    output.out = render_inspect_text(reports, verdicts);
+    for (const auto& w : warnings) output.err += Diagnostic{.severity = util::Severity::warning, .message = w}.render();
+  }
+  for (const auto& d : damage) output.err += d.render();
+  // Damage outranks a verdict: a verdict on half a file proves nothing.
+  output.exit_code = !damage.empty() ? static_cast<int>(ExitCode::bad_input)
+                     : any_none      ? static_cast<int>(ExitCode::check_failed)
+                                     : 0;
+  return output;
+}
+
+}  // namespace orc::app

@@ -1,0 +1,81 @@
+#pragma once
+// `orchestrate inspect FILE...`: what device code binaries embed, and where
+// it will run.
+//
+// Three modes:
+//   report   (default) a table per file, or --json
+//   verdict  report plus, per GPU given by --gpu/--cc/--tier, whether each
+//            file runs natively, by JIT, or not at all
+//   list     --list-elf/--list-ptx: cuobjdump 13.0's listing byte for byte,
+//            its exit codes included (255 for "no device code")
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/inspect/listing.hpp"
+#include "orchestrator/inspect/verdict.hpp"
+
+namespace orc::app {
+
+enum class InspectMode { report, list };
+
+struct InspectRequest {
+  std::vector<std::filesystem::path> paths;
+  InspectMode mode = InspectMode::report;
+  inspect::ListOptions list;       // list mode
+  std::vector<std::string> gpus;   // --gpu: product names
+  std::vector<std::string> ccs;    // --cc: "9.0", "86"
+  std::vector<std::string> tiers;  // --tier: names in `config`
+  std::filesystem::path config;    // orchestrate.yaml, read only for --tier
+  bool json = false;
+  bool exact = false;
+  unsigned threads = 0;  // 0 = hardware concurrency
+};
+
+// A GPU a verdict is given for, as the user named it.
+struct TargetGpu {
+  std::string label;  // "H200 (9.0)", "CC 8.6", "tier-new: A100 (8.0)"
+  arch::ComputeCapability cc;
+};
+
+struct FileVerdict {
+  TargetGpu gpu;
+  inspect::Verdict verdict;
+};
+
+// What the command prints and how it exits. List mode passes cuobjdump's
+// stdout, stderr and exit code through untouched.
+struct InspectOutput {
+  std::string out;
+  std::string err;
+  int exit_code = 0;
+};
+
+// Throws util::Failure (bad_input) for an unknown GPU (with did-you-mean), a
+// malformed --cc, an unknown tier or invalid configuration, and unreadable
+// files.
+InspectOutput inspect(const InspectRequest& request);
+
+// The GPUs of --gpu, --cc and --tier, in that order; throws as inspect() does.
+std::vector<TargetGpu> resolve_targets(const InspectRequest& request);
+
+// Verdicts for every file or member that holds device code itself (a leaf:
+// an ELF, cubin or fatbin, not the archive around it), in report order.
+struct LeafVerdicts {
+  const inspect::FileReport* file = nullptr;
+  std::vector<FileVerdict> verdicts;
+};
+std::vector<LeafVerdicts> judge_all(const std::vector<inspect::FileReport>& reports,
+                                    const std::vector<TargetGpu>& targets);
+
+std::string render_inspect_json(const std::vector<inspect::FileReport>& reports,
+                                const std::vector<LeafVerdicts>& verdicts, const std::vector<std::string>& warnings);
+std::string render_inspect_text(const std::vector<inspect::FileReport>& reports,
+                                const std::vector<LeafVerdicts>& verdicts);
+
+// "541.6 MB"-style sizes for the table (binary units, one decimal).
+std::string human_size(std::uint64_t bytes);
+
+}  // namespace orc::app

@@ -1,0 +1,95 @@
+#include <CLI/CLI.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <ostream>
+
+#include "orchestrator/app/config_path.hpp"
+#include "orchestrator/app/inspect.hpp"
+#include "orchestrator/cli/commands.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+constexpr const char* k_footer = R"(Where it runs (--gpu, --cc, --tier): per GPU, "native" (a cubin it loads), "jit"
+(only PTX it can compile: a warning, every process pays the JIT) or "none"
+("no kernel image is available", error 209).
+
+Member paths: lib.a:k.o (ar member), dist.whl!/torch/lib/libx.so (package
+member), rel.tar.zst!/dist/t.whl!/lib/libx.so (one level of nesting).
+
+Exit codes: 0 ok; 1 some GPU gets "none"; 2 bad usage, an unreadable file or a
+damaged one (the report still lists what came before the damage).
+Exception: with --list-elf/--list-ptx the exit code is cuobjdump's, passed
+through unchanged so scripts keep working: 0 listed, 1 fatal (corrupt input),
+255 the file holds no device code.)";
+
+}  // namespace
+
+void attach_inspect(CLI::App& sub, Io& io) {
+  struct Options {
+    std::vector<std::string> files;
+    bool list_elf = false;
+    bool list_ptx = false;
+    std::vector<std::string> short_list;  // cuobjdump's -lelf / -lptx
+    bool all = false;
+    bool exact = false;
+    std::vector<std::string> gpus;
+    std::vector<std::string> ccs;
+    std::vector<std::string> tiers;
+    std::string file;
+    bool json = false;
+    unsigned threads = 0;
+  };
+  auto opt = std::make_shared<Options>();
+  sub.add_option("files", opt->files,
+                 "Binaries to inspect: .so, .o, .a, executables, cubins, fatbins, wheels, zips, "
+                 "tar, tar.gz, tar.xz, tar.zst")
+      ->required();
+  auto* list_elf =
+      sub.add_flag("--list-elf", opt->list_elf, "List the ELF (SASS) images as cuobjdump 13.0 --list-elf does");
+  auto* list_ptx = sub.add_flag("--list-ptx", opt->list_ptx, "List the PTX files as cuobjdump 13.0 --list-ptx does");
+  // CLI11 has no single-dash long names; a short option with an attached
+  // value accepts cuobjdump's spelling "-lelf" / "-lptx" all the same.
+  auto* short_list = sub.add_option("-l", opt->short_list, "cuobjdump's short forms: -lelf, -lptx")
+                         ->check(CLI::IsMember({"elf", "ptx"}))
+                         ->allow_extra_args(false);
+  sub.add_flag("--all", opt->all,
+               "With --list-*: both .nv_fatbin and __nv_relfatbin, as cuobjdump -all (the report always reads both)");
+  sub.add_flag("--exact", opt->exact, "Name compressed cubins from their decompressed ELF, as cuobjdump does (slower)");
+  auto* gpu = sub.add_option("--gpu", opt->gpus, "Say where it runs on this GPU (product name; repeatable)");
+  auto* cc =
+      sub.add_option("--cc", opt->ccs, "Say where it runs on a GPU of this compute capability (X.Y; repeatable)");
+  auto* tier = sub.add_option("--tier", opt->tiers, "Say where it runs on every GPU of this tier (repeatable)");
+  sub.add_option("-f,--file", opt->file,
+                 "Configuration file for --tier (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  auto* json = sub.add_flag("--json", opt->json,
+                            "Print {\"files\": [...], \"warnings\": [...]} as JSON on stdout, nothing else");
+  sub.add_option("--threads", opt->threads, "Worker threads hashing and scanning files (default: one per core)");
+  for (auto* listing : {list_elf, list_ptx, short_list})
+    for (auto* other : {gpu, cc, tier, json}) listing->excludes(other);
+  sub.footer(k_footer);
+
+  sub.callback([opt, &io] {
+    app::InspectRequest request;
+    for (const auto& f : opt->files) request.paths.emplace_back(f);
+    request.list = {.elf = opt->list_elf, .ptx = opt->list_ptx, .all_sections = opt->all, .exact = opt->exact};
+    for (const auto& s : opt->short_list) (s == "elf" ? request.list.elf : request.list.ptx) = true;
+    if (request.list.elf || request.list.ptx) request.mode = app::InspectMode::list;
+    request.gpus = opt->gpus;
+    request.ccs = opt->ccs;
+    request.tiers = opt->tiers;
+    if (!opt->tiers.empty()) request.config = app::locate_config(opt->file);
+    request.json = opt->json;
+    request.exact = opt->exact;
+    request.threads = opt->threads;
+    const app::InspectOutput output = app::inspect(request);
+    io.out << output.out;
+    io.err << output.err;
+    io.exit_code = output.exit_code;
+  });
+}
+
+}  // namespace orc::cli

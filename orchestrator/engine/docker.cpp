@@ -1,0 +1,222 @@
+// DockerClient: connection, versions and images. Containers are in
+// docker_containers.cpp.
+#include "orchestrator/engine/docker.hpp"
+
+#include <charconv>
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/engine/progress.hpp"
+#include "orchestrator/engine/temp_file.hpp"
+
+namespace orc::engine {
+
+namespace {
+
+using nlohmann::json;
+
+// Calls that should answer at once (inspect, create, start) still get time
+// for an engine busy unpacking a large image on a loaded machine.
+constexpr std::chrono::milliseconds k_control_timeout{120'000};
+
+std::string string_at(const json& object, const char* key) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> strings_at(const json& object, const char* key) {
+  std::vector<std::string> out;
+  const auto it = object.find(key);
+  if (it == object.end() || !it->is_array()) return out;
+  for (const auto& item : *it)
+    if (item.is_string()) out.push_back(item.get<std::string>());
+  return out;
+}
+
+Error protocol_error(std::string_view doing, std::string_view what) {
+  return Error{.kind = ErrorKind::protocol, .message = std::string(doing) + ": " + std::string(what)};
+}
+
+std::expected<ImageInfo, Error> parse_image(std::string_view body, std::string_view doing) {
+  const auto doc = json::parse(body, nullptr, false);
+  if (!doc.is_object() || string_at(doc, "Id").empty()) return std::unexpected(protocol_error(doing, "no image Id"));
+  ImageInfo info{.id = string_at(doc, "Id"), .tags = strings_at(doc, "RepoTags"),
+                 .digests = strings_at(doc, "RepoDigests")};
+  if (const auto size = doc.find("Size"); size != doc.end() && size->is_number_unsigned())
+    info.size = size->get<std::uint64_t>();
+  return info;
+}
+
+// Collects a progress stream: output text to the log, the first error and
+// the last image ID seen.
+class ProgressSink final : public StreamSink {
+ public:
+  explicit ProgressSink(LogSink* log) : m_log(log), m_parser([this](const ProgressEvent& e) { take(e); }) {}
+  bool on_chunk(std::string_view bytes) override {
+    m_parser.feed(bytes);
+    return true;
+  }
+  void finish() { m_parser.finish(); }
+
+  const std::string& error() const { return m_error; }
+  const std::string& image_id() const { return m_image_id; }
+  const std::optional<std::string>& parse_error() const { return m_parser.error(); }
+
+ private:
+  void take(const ProgressEvent& e) {
+    if (m_log && !e.stream.empty()) m_log->on_output(OutputStream::out, e.stream);
+    if (!e.error.empty() && m_error.empty()) m_error = e.error;
+    if (e.is_aux_id) m_image_id = e.id;
+    if (e.status.starts_with("sha256:")) m_image_id = e.status;
+  }
+
+  LogSink* m_log;
+  ProgressParser m_parser;
+  std::string m_error;
+  std::string m_image_id;
+};
+
+}  // namespace
+
+std::optional<ApiVersion> ApiVersion::parse(std::string_view text) {
+  ApiVersion v;
+  const char* end = text.data() + text.size();
+  auto [p, ec] = std::from_chars(text.data(), end, v.major);
+  if (ec != std::errc() || p == end || *p != '.') return std::nullopt;
+  auto [q, ec2] = std::from_chars(p + 1, end, v.minor);
+  if (ec2 != std::errc() || q != end) return std::nullopt;
+  return v;
+}
+
+std::string ApiVersion::str() const { return std::to_string(major) + "." + std::to_string(minor); }
+
+std::expected<EngineVersion, Error> parse_version(std::string_view body) {
+  constexpr std::string_view doing = "reading the engine's version";
+  const auto doc = json::parse(body, nullptr, false);
+  if (!doc.is_object()) return std::unexpected(protocol_error(doing, "not a JSON object"));
+  const auto api = ApiVersion::parse(string_at(doc, "ApiVersion"));
+  if (!api) return std::unexpected(protocol_error(doing, "no ApiVersion"));
+  EngineVersion v{.version = string_at(doc, "Version"), .api = *api, .min_api = *api, .os = string_at(doc, "Os"),
+                  .arch = string_at(doc, "Arch")};
+  if (const auto min = ApiVersion::parse(string_at(doc, "MinAPIVersion"))) v.min_api = *min;
+  if (const auto components = doc.find("Components"); components != doc.end() && components->is_array())
+    for (const auto& c : *components)
+      if (c.is_object() && string_at(c, "Name") == "Podman Engine") v.podman = true;
+  return v;
+}
+
+std::expected<ApiVersion, Error> negotiate(const EngineVersion& engine) {
+  const ApiVersion chosen = std::min(engine.api, k_max_api);
+  const std::string name = std::string(engine.podman ? "Podman " : "engine ") + engine.version;
+  if (chosen < k_min_api)
+    return std::unexpected(Error{.kind = ErrorKind::unsupported_version,
+                                 .message = name + " speaks Docker API " + engine.api.str() + "; at least " +
+                                            k_min_api.str() + " is needed (Docker 20.10, Podman 4)"});
+  if (engine.min_api > chosen)
+    return std::unexpected(Error{.kind = ErrorKind::unsupported_version,
+                                 .message = name + " no longer speaks Docker API " + chosen.str() +
+                                            " (its oldest is " + engine.min_api.str() + ")"});
+  return chosen;
+}
+
+DockerClient::DockerClient(std::unique_ptr<Transport> transport, EngineVersion engine, ApiVersion api)
+    : m_transport(std::move(transport)), m_engine(std::move(engine)), m_api(api) {}
+
+std::expected<DockerClient, Error> DockerClient::connect(std::unique_ptr<Transport> transport) {
+  Request request{.method = "GET", .target = "/version", .timeout = k_control_timeout};
+  auto response = transport->send(request);
+  if (!response) return std::unexpected(from_transport(response.error(), "connecting to the container engine"));
+  if (!response->ok()) return std::unexpected(from_status(*response, "asking the engine's version"));
+  auto engine = parse_version(response->body);
+  if (!engine) return std::unexpected(engine.error());
+  auto api = negotiate(*engine);
+  if (!api) return std::unexpected(api.error());
+  return DockerClient(std::move(transport), std::move(*engine), *api);
+}
+
+std::string DockerClient::versioned(std::string_view path) const { return "/v" + m_api.str() + std::string(path); }
+
+Request DockerClient::control(std::string method, std::string path) const {
+  return Request{.method = std::move(method), .target = versioned(path), .timeout = k_control_timeout};
+}
+
+std::expected<Response, Error> DockerClient::call(Request request, std::string_view doing, StreamSink* sink) {
+  auto response = m_transport->send(request, sink);
+  if (!response) return std::unexpected(from_transport(response.error(), doing));
+  if (!response->ok()) return std::unexpected(from_status(*response, doing));
+  return std::move(*response);
+}
+
+std::expected<void, Error> DockerClient::ping() {
+  auto response = call(control("GET", "/_ping"), "pinging the engine");
+  if (!response) return std::unexpected(response.error());
+  return {};
+}
+
+std::expected<ImageInfo, Error> DockerClient::inspect_image(std::string_view ref) {
+  const std::string doing = "looking up image '" + std::string(ref) + "'";
+  // A reference holds '/' and ':' which the path takes as they are.
+  auto response = call(control("GET", "/images/" + std::string(ref) + "/json"), doing);
+  if (!response) return std::unexpected(response.error());
+  return parse_image(response->body, doing);
+}
+
+std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem::path& rootfs_tar,
+                                                          std::string_view repo, std::string_view tag) {
+  const std::string ref = std::string(repo) + ":" + std::string(tag);
+  const std::string doing = "importing " + rootfs_tar.string() + " as " + ref;
+  auto body = file_body(rootfs_tar);
+  if (!body) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + body.error()});
+  Request request{.method = "POST",
+                  .target = versioned("/images/create?fromSrc=-&repo=" + url_encode(repo) + "&tag=" + url_encode(tag)),
+                  .headers = {{"Content-Type", "application/x-tar"}},
+                  .body = std::move(*body)};
+  ProgressSink progress(nullptr);
+  if (auto response = call(std::move(request), doing, &progress); !response) return std::unexpected(response.error());
+  progress.finish();
+  if (!progress.error().empty())
+    return std::unexpected(Error{.kind = ErrorKind::api, .message = doing + ": " + progress.error()});
+
+  auto info = inspect_image(ref);
+  if (!info && info.error().kind == ErrorKind::not_found && !progress.image_id().empty()) {
+    // Podman ignores `tag` on import; tag the new image as asked.
+    auto tagged = call(control("POST", "/images/" + progress.image_id() + "/tag?repo=" + url_encode(repo) +
+                                           "&tag=" + url_encode(tag)),
+                       "tagging the imported image as " + ref);
+    if (!tagged) return std::unexpected(tagged.error());
+    info = inspect_image(ref);
+  }
+  return info;
+}
+
+std::expected<ImageInfo, Error> DockerClient::build_image(const std::filesystem::path& context_dir,
+                                                         std::string_view tag, const ImageBuildOptions& options,
+                                                         LogSink& log) {
+  const std::string doing = "building image " + std::string(tag);
+  auto context = TempFile::create("context");
+  if (!context) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + context.error()});
+  if (auto written = write_context_tar(context_dir, context->path()); !written)
+    return std::unexpected(written.error());
+  auto body = file_body(context->path());
+  if (!body) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + body.error()});
+
+  json args = json::object();
+  for (const auto& [key, value] : options.build_args) args[key] = value;
+  std::string target = "/build?t=" + url_encode(tag) + "&dockerfile=" + url_encode(options.dockerfile) +
+                       "&networkmode=" + url_encode(options.network) + "&rm=1&forcerm=1";
+  if (options.no_cache) target += "&nocache=1";
+  if (!options.build_args.empty()) target += "&buildargs=" + url_encode(args.dump());
+  Request request{.method = "POST",
+                  .target = versioned(target),
+                  .headers = {{"Content-Type", "application/x-tar"}},
+                  .body = std::move(*body)};
+  ProgressSink progress(&log);
+  if (auto response = call(std::move(request), doing, &progress); !response) return std::unexpected(response.error());
+  progress.finish();
+  if (!progress.error().empty())
+    return std::unexpected(Error{.kind = ErrorKind::build_failed, .message = doing + ": " + progress.error()});
+  if (progress.parse_error()) return std::unexpected(protocol_error(doing, *progress.parse_error()));
+  return inspect_image(tag);
+}
+
+}  // namespace orc::engine

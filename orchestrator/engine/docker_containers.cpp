@@ -1,0 +1,240 @@
+// DockerClient: the container calls.
+#include <cstdio>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/engine/docker.hpp"
+#include "orchestrator/engine/temp_file.hpp"
+
+namespace orc::engine {
+
+namespace {
+
+using nlohmann::json;
+
+std::string short_id(std::string_view id) { return std::string(id.substr(0, 12)); }
+
+Error invalid(std::string what) { return Error{.kind = ErrorKind::invalid_spec, .message = std::move(what)}; }
+
+// Binds are "host:container[:ro]" strings, so neither path may hold ':'
+// (or ',', which Podman reads as an option separator).
+std::expected<std::string, Error> bind_string(const Mount& m) {
+  const std::string host = m.host.string();
+  if (!m.host.is_absolute()) return std::unexpected(invalid("bind mount source '" + host + "' is not absolute"));
+  if (!m.container.starts_with('/'))
+    return std::unexpected(invalid("bind mount target '" + m.container + "' is not absolute"));
+  for (const std::string* path : {&host, &m.container})
+    if (path->find_first_of(":,") != std::string::npos)
+      return std::unexpected(invalid("bind mount path '" + *path + "' holds ':' or ','"));
+  return host + ":" + m.container + (m.access == Access::read_only ? ":ro" : ":rw");
+}
+
+json ulimit(const char* name, std::uint64_t value) {
+  return json{{"Name", name}, {"Soft", value}, {"Hard", value}};
+}
+
+// Feeds the log stream to a demuxer, stopping at the first bad frame.
+class LogStreamSink final : public StreamSink {
+ public:
+  LogStreamSink(LogSink& log, LogDemuxer::Mode mode) : m_demuxer(log, mode) {}
+  bool on_chunk(std::string_view bytes) override {
+    auto ok = m_demuxer.feed(bytes);
+    if (!ok) m_error = std::move(ok.error());
+    return ok.has_value();
+  }
+  LogDemuxer& demuxer() { return m_demuxer; }
+  const std::string& error() const { return m_error; }
+
+ private:
+  LogDemuxer m_demuxer;
+  std::string m_error;
+};
+
+// Writes a download to a file as it arrives.
+class FileSink final : public StreamSink {
+ public:
+  explicit FileSink(const std::filesystem::path& path) : m_file(std::fopen(path.c_str(), "wb")) {}
+  ~FileSink() override { close(); }
+  FileSink(const FileSink&) = delete;
+  FileSink& operator=(const FileSink&) = delete;
+
+  bool is_open() const { return m_file != nullptr; }
+  bool on_chunk(std::string_view bytes) override {
+    if (m_file && std::fwrite(bytes.data(), 1, bytes.size(), m_file) == bytes.size()) return true;
+    m_write_failed = true;
+    return false;
+  }
+  bool write_failed() const { return m_write_failed; }
+  bool close() {
+    if (!m_file) return false;
+    const bool ok = std::fclose(m_file) == 0;
+    m_file = nullptr;
+    return ok;
+  }
+
+ private:
+  std::FILE* m_file;
+  bool m_write_failed = false;
+};
+
+}  // namespace
+
+std::expected<json, Error> create_body(const BuildSpec& spec) {
+  if (spec.image.empty()) return std::unexpected(invalid("no image given"));
+  json env = json::array();
+  for (const auto& [key, value] : spec.env) {
+    if (key.empty() || key.find('=') != std::string::npos)
+      return std::unexpected(invalid("environment variable name '" + key + "' is empty or holds '='"));
+    env.push_back(key + "=" + value);
+  }
+  json binds = json::array();
+  for (const Mount& m : spec.mounts) {
+    auto bind = bind_string(m);
+    if (!bind) return std::unexpected(bind.error());
+    binds.push_back(std::move(*bind));
+  }
+  if (spec.limits.nofile == 0 || spec.limits.nproc == 0) return std::unexpected(invalid("nofile and nproc must be > 0"));
+  json labels = json::object();
+  for (const auto& [key, value] : spec.labels) labels[key] = value;
+  labels[std::string(k_managed_label)] = "1";
+
+  json host{{"Binds", std::move(binds)},
+            {"NetworkMode", spec.network.empty() ? "none" : spec.network},
+            {"Ulimits", json::array({ulimit("nofile", spec.limits.nofile), ulimit("nproc", spec.limits.nproc)})},
+            {"AutoRemove", false}};
+  if (spec.limits.memory_bytes) host["Memory"] = *spec.limits.memory_bytes;
+  if (spec.limits.cpus) host["NanoCpus"] = static_cast<std::int64_t>(*spec.limits.cpus * 1e9);
+
+  json body{{"Image", spec.image},     {"Env", std::move(env)},          {"Tty", spec.tty},
+            {"OpenStdin", false},      {"AttachStdin", false},           {"Labels", std::move(labels)},
+            {"HostConfig", std::move(host)}};
+  if (!spec.argv.empty()) body["Cmd"] = spec.argv;
+  if (!spec.working_dir.empty()) body["WorkingDir"] = spec.working_dir;
+  if (!spec.user.empty()) body["User"] = spec.user;
+  return body;
+}
+
+std::expected<std::string, Error> DockerClient::create_container(const BuildSpec& spec) {
+  auto body = create_body(spec);
+  if (!body) return std::unexpected(body.error());
+  const std::string doing = "creating a container from image '" + spec.image + "'";
+  Request request = control("POST", "/containers/create" + (spec.name.empty() ? "" : "?name=" + url_encode(spec.name)));
+  request.headers = {{"Content-Type", "application/json"}};  // anything else is a 400
+  request.body = body->dump();
+  auto response = call(std::move(request), doing);
+  if (!response) {
+    Error error = response.error();
+    if (error.kind == ErrorKind::not_found)
+      error.message = "image '" + spec.image + "' is not in the engine; import or build it first (" + error.message + ")";
+    return std::unexpected(std::move(error));
+  }
+  const auto doc = json::parse(response->body, nullptr, false);
+  const auto id = doc.is_object() ? doc.find("Id") : doc.end();
+  if (!doc.is_object() || id == doc.end() || !id->is_string() || id->get<std::string>().empty())
+    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": no container Id in the answer"});
+  return id->get<std::string>();
+}
+
+std::expected<void, Error> DockerClient::start_container(std::string_view id) {
+  auto response = call(control("POST", "/containers/" + std::string(id) + "/start"),
+                       "starting container " + short_id(id));
+  if (!response) return std::unexpected(response.error());
+  return {};
+}
+
+std::expected<void, Error> DockerClient::follow_logs(std::string_view id, bool tty, LogSink& log,
+                                                     const std::atomic<bool>* cancel) {
+  const std::string doing = "following the output of container " + short_id(id);
+  Request request{.method = "GET",
+                  .target = versioned("/containers/" + std::string(id) + "/logs?follow=1&stdout=1&stderr=1"),
+                  .cancel = cancel};
+  LogStreamSink sink(log, tty ? LogDemuxer::Mode::raw : LogDemuxer::Mode::multiplexed);
+  auto response = call(std::move(request), doing, &sink);
+  if (!sink.error().empty())
+    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + sink.error()});
+  if (!response) return std::unexpected(response.error());
+  if (auto ended = sink.demuxer().finish(); !ended)
+    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + ended.error()});
+  return {};
+}
+
+std::expected<int, Error> DockerClient::wait_container(std::string_view id, const std::atomic<bool>* cancel) {
+  const std::string doing = "waiting for container " + short_id(id);
+  // No timeout: a build takes as long as it takes.
+  Request request{.method = "POST", .target = versioned("/containers/" + std::string(id) + "/wait"), .cancel = cancel};
+  auto response = call(std::move(request), doing);
+  if (!response) return std::unexpected(response.error());
+  // {"StatusCode": 0, "Error": null} (Docker) or the keys the other way
+  // round (Podman); Error is {"Message": "..."} when waiting itself failed.
+  const auto doc = json::parse(response->body, nullptr, false);
+  const auto code = doc.is_object() ? doc.find("StatusCode") : doc.end();
+  if (!doc.is_object() || code == doc.end() || !code->is_number_integer())
+    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": no StatusCode in the answer"});
+  if (const auto error = doc.find("Error"); error != doc.end() && error->is_object()) {
+    const auto message = error->find("Message");
+    if (message != error->end() && message->is_string() && !message->get<std::string>().empty())
+      return std::unexpected(Error{.kind = ErrorKind::api, .message = doing + ": " + message->get<std::string>()});
+  }
+  return code->get<int>();
+}
+
+std::expected<void, Error> DockerClient::kill_container(std::string_view id) {
+  auto response = call(control("POST", "/containers/" + std::string(id) + "/kill"), "killing container " + short_id(id));
+  if (!response) return std::unexpected(response.error());
+  return {};
+}
+
+std::expected<void, Error> DockerClient::remove_container(std::string_view id) {
+  auto response = call(control("DELETE", "/containers/" + std::string(id) + "?force=1&v=1"),
+                       "removing container " + short_id(id));
+  // Already gone is what removing asked for.
+  if (!response && response.error().kind != ErrorKind::not_found) return std::unexpected(response.error());
+  return {};
+}
+
+std::expected<std::vector<ContainerSummary>, Error> DockerClient::list_containers(std::string_view label) {
+  const json filters{{"label", json::array({std::string(label)})}};
+  const std::string doing = "listing containers labelled " + std::string(label);
+  auto response = call(control("GET", "/containers/json?all=1&filters=" + url_encode(filters.dump())), doing);
+  if (!response) return std::unexpected(response.error());
+  const auto doc = json::parse(response->body, nullptr, false);
+  if (!doc.is_array()) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": not a list"});
+  std::vector<ContainerSummary> out;
+  for (const auto& item : doc) {
+    if (!item.is_object()) continue;
+    ContainerSummary c;
+    for (auto [key, field] : {std::pair{"Id", &c.id}, {"State", &c.state}, {"Image", &c.image}})
+      if (const auto it = item.find(key); it != item.end() && it->is_string()) *field = it->get<std::string>();
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+std::expected<ExtractStats, Error> DockerClient::copy_out(std::string_view id, std::string_view path,
+                                                          const std::filesystem::path& dest) {
+  const std::string doing = "copying " + std::string(path) + " out of container " + short_id(id);
+  auto download = TempFile::create("archive");
+  if (!download) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + download.error()});
+  FileSink file(download->path());
+  if (!file.is_open())
+    return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": cannot write " + download->path().string()});
+  Request request{.method = "GET",
+                  .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path))};
+  auto response = call(std::move(request), doing, &file);
+  const bool closed = file.close();
+  if (!response) {
+    Error error = response.error();
+    if (file.write_failed())
+      error = Error{.kind = ErrorKind::io, .message = doing + ": writing " + download->path().string() + " failed"};
+    return std::unexpected(std::move(error));
+  }
+  if (!closed) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": writing the download failed"});
+  auto stats = extract_tar(download->path(), dest);
+  if (!stats) {
+    Error error = stats.error();
+    error.message = doing + ": " + error.message;
+    return std::unexpected(std::move(error));
+  }
+  return stats;
+}
+
+}  // namespace orc::engine

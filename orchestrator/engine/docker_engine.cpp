@@ -1,0 +1,105 @@
+#include "orchestrator/engine/docker_engine.hpp"
+
+#include <utility>
+
+namespace orc::engine {
+
+namespace {
+
+// Removes the container when the run leaves early: an error return, a
+// cancellation, or an exception thrown by the log sink. Errors from that
+// removal cannot be reported from a destructor and are dropped; the
+// container still carries k_managed_label for a later sweep.
+class ContainerGuard {
+ public:
+  ContainerGuard(DockerClient& client, std::string id) : m_client(client), m_id(std::move(id)) {}
+  ~ContainerGuard() {
+    if (!m_done) (void)m_client.remove_container(m_id);
+  }
+  ContainerGuard(const ContainerGuard&) = delete;
+  ContainerGuard& operator=(const ContainerGuard&) = delete;
+
+  std::expected<void, Error> remove() {
+    m_done = true;
+    return m_client.remove_container(m_id);
+  }
+
+ private:
+  DockerClient& m_client;
+  std::string m_id;
+  bool m_done = false;
+};
+
+// Once the container started, an engine that stops answering has died: the
+// stream may have ended cleanly (the engine stopped its containers on the
+// way down) and only the next call finds the socket dead.
+Error during_run(Error error) {
+  if (error.kind == ErrorKind::connection_refused || error.kind == ErrorKind::socket_missing) {
+    error.kind = ErrorKind::engine_died;
+    error.message = "the engine went away during the run: " + error.message;
+  }
+  return error;
+}
+
+Error cancelled(std::string_view id) {
+  return Error{.kind = ErrorKind::cancelled,
+               .message = "cancelled: container " + std::string(id.substr(0, 12)) + " killed and removed"};
+}
+
+}  // namespace
+
+DockerEngine::DockerEngine(DockerClient client, const CancelFlag* cancel)
+    : m_client(std::move(client)), m_cancel(cancel) {}
+
+std::expected<DockerEngine, Error> DockerEngine::connect(const std::filesystem::path& socket,
+                                                         const CancelFlag* cancel) {
+  auto client = DockerClient::connect(make_unix_socket_transport(socket));
+  if (!client) return std::unexpected(client.error());
+  return DockerEngine(std::move(*client), cancel);
+}
+
+std::expected<RunResult, Error> DockerEngine::run(const BuildSpec& spec, LogSink& log) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::atomic<bool>* cancel = m_cancel ? m_cancel->get() : nullptr;
+  const auto is_cancelled = [&] { return m_cancel && m_cancel->requested(); };
+
+  auto id = m_client.create_container(spec);
+  if (!id) return std::unexpected(id.error());
+  ContainerGuard guard(m_client, *id);
+  RunResult result{.container_id = *id};
+
+  if (is_cancelled()) return std::unexpected(cancelled(*id));
+  if (auto ok = m_client.start_container(*id); !ok) return std::unexpected(ok.error());
+
+  // Following the logs returns when the container's output ends, which is
+  // when it exits; waiting afterwards then answers at once.
+  auto followed = m_client.follow_logs(*id, spec.tty, log, cancel);
+  if (!followed && followed.error().kind != ErrorKind::cancelled) return std::unexpected(during_run(followed.error()));
+  std::expected<int, Error> exit_code =
+      followed ? m_client.wait_container(*id, cancel) : std::unexpected(followed.error());
+  if (!exit_code && exit_code.error().kind == ErrorKind::cancelled) {
+    // The guard's removal would do, but kill first: a container that
+    // ignores SIGTERM would hold the removal up.
+    (void)m_client.kill_container(*id);
+    (void)guard.remove();
+    return std::unexpected(cancelled(*id));
+  }
+  if (!exit_code) return std::unexpected(during_run(exit_code.error()));
+  result.exit_code = *exit_code;
+
+  for (const CopyOut& out : spec.outputs) result.outputs.push_back(copy_out(*id, out.container_path, out.host_dir));
+  if (auto removed = guard.remove(); removed) {
+    result.removed = true;
+  } else {
+    result.removal_error = during_run(removed.error());
+  }
+  result.duration = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - started);
+  return result;
+}
+
+std::expected<ExtractStats, Error> DockerEngine::copy_out(std::string_view container, std::string_view path,
+                                                          const std::filesystem::path& dest) {
+  return m_client.copy_out(container, path, dest);
+}
+
+}  // namespace orc::engine

@@ -1,0 +1,181 @@
+// ELF section tables (host objects, libraries, executables and cubins);
+// cubin naming is in cubin.cpp.
+//
+// Only what finding .nv_fatbin / __nv_relfatbin and naming a cubin needs is
+// read: the identification, the file header's machine, flags and section
+// table position, and each section's name, type, offset and size.
+//
+//   e_ident[16]  7f 'E' 'L' 'F', EI_CLASS (1 = 32-bit, 2 = 64-bit),
+//                EI_DATA (1 = little-endian), EI_VERSION, EI_OSABI,
+//                EI_ABIVERSION (8 = CUDA ABI v2 for cubins)
+//   ELF64 header (64 bytes): e_machine u16 @18, e_shoff u64 @40,
+//     e_flags u32 @48, e_shentsize u16 @58, e_shnum u16 @60, e_shstrndx u16 @62
+//   ELF32 header (52 bytes): e_machine u16 @18, e_shoff u32 @32,
+//     e_flags u32 @36, e_shentsize u16 @46, e_shnum u16 @48, e_shstrndx u16 @50
+//   Section header, ELF64 (64 bytes): sh_name u32 @0, sh_type u32 @4,
+//     sh_offset u64 @24, sh_size u64 @32, sh_link u32 @40
+//   Section header, ELF32 (40 bytes): sh_name @0, sh_type @4,
+//     sh_offset u32 @16, sh_size u32 @20, sh_link u32 @24
+//
+// Extended numbering (gABI): a file with 0xff00 sections or more stores 0 in
+// e_shnum and the real count in section 0's sh_size; likewise e_shstrndx is
+// SHN_XINDEX (0xffff) and the real index is section 0's sh_link.
+//
+// e_version is deliberately not checked: older cubins carry toolkit numbers
+// there (0x73..0x80, fatbin-format.md 3.1).
+#include "orchestrator/inspect/elf.hpp"
+
+#include <algorithm>
+
+namespace orc::inspect {
+
+namespace {
+
+constexpr std::uint8_t k_class32 = 1;
+constexpr std::uint8_t k_class64 = 2;
+constexpr std::uint8_t k_data_le = 1;
+constexpr std::uint8_t k_data_be = 2;
+constexpr std::uint32_t k_sht_nobits = 8;
+constexpr std::uint16_t k_shn_xindex = 0xffff;
+constexpr std::uint64_t k_name_slack = 1 << 20;
+
+// Where each field sits in one ELF class.
+struct Layout {
+  std::uint64_t header_size, shoff, shoff_width, flags, shentsize, shnum, shstrndx;
+  std::uint64_t sh_min_size, sh_offset, sh_size, sh_link, sh_word_width;
+};
+constexpr Layout k_layout64{64, 40, 8, 48, 58, 60, 62, 64, 24, 32, 40, 8};
+constexpr Layout k_layout32{52, 32, 4, 36, 46, 48, 50, 40, 16, 20, 24, 4};
+
+// Reads a class-sized word (u32 in ELF32, u64 in ELF64).
+std::optional<std::uint64_t> read_word(Bytes data, std::uint64_t offset, std::uint64_t width) {
+  if (width == 4) return read_le<std::uint32_t>(data, offset);
+  return read_le<std::uint64_t>(data, offset);
+}
+
+std::unexpected<ParseFailure> corrupt(std::uint64_t offset, std::string what) {
+  return std::unexpected(ParseFailure{ParseFailure::Kind::corrupt, Damage{offset, std::move(what)}});
+}
+
+struct RawSection {
+  std::uint32_t name = 0, type = 0, link = 0;
+  std::uint64_t offset = 0, size = 0;
+};
+
+std::optional<RawSection> read_section_header(Bytes table_entry, const Layout& layout) {
+  const auto name = read_le<std::uint32_t>(table_entry, 0);
+  const auto type = read_le<std::uint32_t>(table_entry, 4);
+  const auto offset = read_word(table_entry, layout.sh_offset, layout.sh_word_width);
+  const auto size = read_word(table_entry, layout.sh_size, layout.sh_word_width);
+  const auto link = read_le<std::uint32_t>(table_entry, layout.sh_link);
+  if (!name || !type || !offset || !size || !link) return std::nullopt;
+  return RawSection{*name, *type, *link, *offset, *size};
+}
+
+// The NUL-terminated name at `offset` in the section-name string table.
+std::optional<std::string> section_name(Bytes strtab, std::uint32_t offset) {
+  if (offset >= strtab.size()) return std::nullopt;
+  const auto rest = strtab.subspan(offset);
+  const auto nul = std::ranges::find(rest, std::byte{0});
+  if (nul == rest.end()) return std::nullopt;
+  return std::string(as_text(rest.first(static_cast<std::size_t>(nul - rest.begin()))));
+}
+
+}  // namespace
+
+const Section* ElfFile::find(std::string_view name) const {
+  const auto it = std::ranges::find(sections, name, &Section::name);
+  return it == sections.end() ? nullptr : &*it;
+}
+
+std::expected<ElfFile, ParseFailure> parse_elf(Bytes data) {
+  static constexpr std::byte k_magic[] = {std::byte{0x7f}, std::byte{'E'}, std::byte{'L'}, std::byte{'F'}};
+  if (data.size() < 4 || !std::ranges::equal(data.first(4), k_magic))
+    return std::unexpected(ParseFailure{ParseFailure::Kind::not_this_format, Damage{0, "not an ELF file"}});
+  const auto elf_class = read_le<std::uint8_t>(data, 4);
+  const auto encoding = read_le<std::uint8_t>(data, 5);
+  const auto abi_version = read_le<std::uint8_t>(data, 8);
+  if (!elf_class || !encoding || !abi_version) return corrupt(0, "ELF identification is truncated");
+  if (*encoding == k_data_be) return corrupt(5, "big-endian ELF is not supported");
+  if (*encoding != k_data_le) return corrupt(5, "unknown ELF data encoding " + std::to_string(*encoding));
+  if (*elf_class != k_class32 && *elf_class != k_class64)
+    return corrupt(4, "unknown ELF class " + std::to_string(*elf_class));
+
+  const Layout& layout = *elf_class == k_class64 ? k_layout64 : k_layout32;
+  if (data.size() < layout.header_size) return corrupt(0, "ELF header is truncated");
+  ElfFile elf;
+  elf.is64 = *elf_class == k_class64;
+  elf.machine = *read_le<std::uint16_t>(data, 18);
+  elf.abi_version = *abi_version;
+  elf.flags = *read_le<std::uint32_t>(data, layout.flags);
+  const std::uint64_t shoff = *read_word(data, layout.shoff, layout.shoff_width);
+  const std::uint16_t shentsize = *read_le<std::uint16_t>(data, layout.shentsize);
+  std::uint64_t shnum = *read_le<std::uint16_t>(data, layout.shnum);
+  std::uint64_t shstrndx = *read_le<std::uint16_t>(data, layout.shstrndx);
+  // No section table (e.g. sstrip'ed files): valid, just nothing to find.
+  if (shoff == 0) return elf;
+
+  if (shentsize < layout.sh_min_size)
+    return corrupt(layout.shentsize, "section header size " + std::to_string(shentsize) + " is too small");
+  const auto first = sub(data, shoff, shentsize);
+  if (!first) return corrupt(layout.shoff, "section table at " + std::to_string(shoff) + " lies outside the file");
+  const auto section0 = read_section_header(*first, layout);
+  if (shnum == 0) shnum = section0->size;  // extended numbering
+  if (shstrndx == k_shn_xindex) shstrndx = section0->link;
+  if (shnum == 0) return elf;
+
+  // Every entry must lie inside the file, which also bounds the count by the
+  // file size before anything is allocated for it.
+  const auto table_size = checked_mul(shnum, shentsize);
+  if (!table_size || !sub(data, shoff, *table_size))
+    return corrupt(layout.shoff, "section table (" + std::to_string(shnum) + " entries at " + std::to_string(shoff) +
+                                     ") lies outside the file");
+  if (shstrndx >= shnum)
+    return corrupt(layout.shstrndx, "section name table index " + std::to_string(shstrndx) + " is out of range");
+
+  std::vector<RawSection> raw;
+  raw.reserve(static_cast<std::size_t>(shnum));
+  for (std::uint64_t i = 0; i < shnum; ++i)
+    raw.push_back(*read_section_header(*sub(data, shoff + i * shentsize, shentsize), layout));
+
+  // shstrndx 0 (SHN_UNDEF) means the sections have no names.
+  Bytes strtab;
+  if (shstrndx != 0) {
+    const RawSection& s = raw[static_cast<std::size_t>(shstrndx)];
+    const auto bytes = s.type == k_sht_nobits ? std::optional<Bytes>(Bytes{}) : sub(data, s.offset, s.size);
+    if (!bytes) return corrupt(shoff + shstrndx * shentsize, "section name table lies outside the file");
+    strtab = *bytes;
+  }
+
+  // Names may share bytes of the table (".rela.text" ends in ".text"), so
+  // copying them could cost sections x table size; real tables share a
+  // little, and a file whose names add up to more than a few times its size
+  // is built to exhaust memory.
+  const std::uint64_t name_budget = 4 * std::uint64_t{data.size()} + k_name_slack;
+  std::uint64_t name_bytes = 0;
+  elf.sections.reserve(raw.size());
+  for (std::uint64_t i = 0; i < raw.size(); ++i) {
+    const RawSection& s = raw[static_cast<std::size_t>(i)];
+    const std::uint64_t header_at = shoff + i * shentsize;
+    Section section;
+    if (shstrndx != 0) {
+      auto name = section_name(strtab, s.name);
+      if (!name) return corrupt(header_at, "name of section " + std::to_string(i) + " lies outside the name table");
+      name_bytes += name->size();
+      if (name_bytes > name_budget) return corrupt(header_at, "section names overlap beyond any real name table");
+      section.name = std::move(*name);
+    }
+    section.type = s.type;
+    section.offset = s.offset;
+    // SHT_NOBITS occupies no file bytes; section 0 (SHT_NULL) may carry the
+    // extended section count in sh_size, which is not a file range.
+    const bool in_file = s.type != k_sht_nobits && s.type != 0;
+    section.size = in_file ? s.size : 0;
+    if (in_file && !sub(data, s.offset, s.size))
+      return corrupt(header_at, "section " + std::to_string(i) + " '" + section.name + "' lies outside the file");
+    elf.sections.push_back(std::move(section));
+  }
+  return elf;
+}
+
+}  // namespace orc::inspect

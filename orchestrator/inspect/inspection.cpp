@@ -1,0 +1,289 @@
+#include "orchestrator/inspect/inspection.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "orchestrator/inspect/ar.hpp"
+#include "orchestrator/inspect/elf.hpp"
+#include "orchestrator/inspect/fatbin.hpp"
+#include "orchestrator/inspect/mapped_file.hpp"
+#include "orchestrator/inspect/package.hpp"
+#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+
+namespace orc::inspect {
+
+namespace {
+
+// How paths inside containers are written (documented in inspection.hpp):
+// an ar member as "lib.a:member" (what cuobjdump's "member" lines use), a
+// package member as "pkg.whl!/dir/file" (the jar-URL convention), nested
+// ones by chaining: "outer.tar.zst!/dist/x.whl!/torch/lib/libx.so".
+constexpr std::string_view k_ar_separator = ":";
+constexpr std::string_view k_package_separator = "!/";
+// Packages inside packages are opened this many levels deep, no deeper: a
+// wheel inside a release tarball, not a zip bomb's matryoshka.
+constexpr int k_max_package_depth = 1;
+// The format of a package nested deeper than that: reported, so the user
+// knows something went unread, but not opened.
+constexpr std::string_view k_unopened = "package";
+
+enum class Format { host_elf, cubin, ar, fatbin, package, other };
+
+bool starts_with(Bytes data, std::string_view magic) {
+  return data.size() >= magic.size() && as_text(data.first(magic.size())) == magic;
+}
+
+Format detect(Bytes data) {
+  if (starts_with(data,
+                  "\x7f"
+                  "ELF")) {
+    // e_machine sits at offset 18 in both ELF32 and ELF64 headers.
+    const auto machine = read_le<std::uint16_t>(data, 18);
+    return machine && *machine == k_em_cuda ? Format::cubin : Format::host_elf;
+  }
+  if (starts_with(data, "!<arch>\n")) return Format::ar;
+  if (const auto magic = read_le<std::uint32_t>(data, 0); magic && *magic == k_fatbin_magic) return Format::fatbin;
+  if (package_kind(data)) return Format::package;
+  return Format::other;
+}
+
+arch::ComputeCapability cc_of_sm(int sm, bool arch_specific) {
+  return {sm / 10, sm % 10, arch_specific ? arch::Variant::arch_specific : arch::Variant::none};
+}
+
+void add_entries(FileReport& report, const std::vector<Entry>& entries) {
+  for (const Entry& e : entries) {
+    ++report.entries;
+    switch (e.kind) {
+      case EntryKind::elf:
+        ++report.elf_entries;
+        report.sass.insert(e.arch);
+        break;
+      case EntryKind::ptx:
+        ++report.ptx_entries;
+        report.ptx.insert(e.arch);
+        break;
+      case EntryKind::lto_ir:
+        ++report.lto_entries;
+        break;
+      case EntryKind::unknown:
+        break;
+    }
+    if (e.compression != Compression::none) report.compressed = true;
+  }
+}
+
+// A member's findings count for its container too: the container's row then
+// says at a glance what the whole package holds.
+void fold_member(FileReport& parent, const FileReport& member) {
+  parent.sass.insert(member.sass.begin(), member.sass.end());
+  parent.ptx.insert(member.ptx.begin(), member.ptx.end());
+  parent.entries += member.entries;
+  parent.elf_entries += member.elf_entries;
+  parent.ptx_entries += member.ptx_entries;
+  parent.lto_entries += member.lto_entries;
+  parent.compressed = parent.compressed || member.compressed;
+}
+
+void keep_first(std::optional<Damage>& slot, std::optional<Damage> damage) {
+  if (!slot && damage) slot = std::move(damage);
+}
+
+class Scanner {
+ public:
+  explicit Scanner(const InspectOptions& options) : m_scan{.exact = options.exact} {}
+
+  // Fills everything but path/size/sha256 of the top-level call; members get
+  // all of it. `depth` counts the packages this data sits inside.
+  void scan(FileReport& report, Bytes data, int depth) const {
+    switch (detect(data)) {
+      case Format::host_elf:
+        return scan_host_elf(report, data);
+      case Format::cubin:
+        return scan_cubin(report, data);
+      case Format::ar:
+        return scan_ar(report, data, depth);
+      case Format::fatbin: {
+        report.format = "fatbin";
+        FatbinScan scan = scan_fatbins(data, 0, data.size(), m_scan);
+        add_entries(report, scan.entries);
+        report.damage = std::move(scan.damage);
+        return;
+      }
+      case Format::package:
+        if (depth <= k_max_package_depth) return scan_package(report, data, depth);
+        report.format = std::string(k_unopened);
+        return;
+      case Format::other:
+        report.format = "other";
+        return;
+    }
+  }
+
+ private:
+  void scan_host_elf(FileReport& report, Bytes data) const {
+    report.format = "elf";
+    auto elf = parse_elf(data);
+    if (!elf) {
+      report.damage = elf.error().damage;
+      return;
+    }
+    // Every section that holds device code counts for the report, the
+    // relocatable one too (cuobjdump needs -all for that).
+    for (const std::string_view name : {".nv_fatbin", "__nv_relfatbin"}) {
+      const Section* section = elf->find(name);
+      if (!section || section->size == 0) continue;
+      const auto end = checked_add(section->offset, section->size);
+      if (!end || *end > data.size()) {
+        keep_first(report.damage,
+                   Damage{section->offset, "section " + std::string(name) + " (" + std::to_string(section->size) +
+                                               " bytes) runs past the end of the file"});
+        continue;
+      }
+      FatbinScan scan = scan_fatbins(data, section->offset, *end, m_scan);
+      add_entries(report, scan.entries);
+      keep_first(report.damage, std::move(scan.damage));
+    }
+  }
+
+  void scan_cubin(FileReport& report, Bytes data) const {
+    report.format = "cubin";
+    const auto arch = cubin_arch(data);
+    if (!arch) {
+      report.damage = arch.error().damage;
+      return;
+    }
+    Entry entry;
+    entry.kind = EntryKind::elf;
+    entry.arch = cc_of_sm(arch->sm, arch->arch_specific);
+    add_entries(report, {entry});
+  }
+
+  void scan_ar(FileReport& report, Bytes data, int depth) const {
+    report.format = "ar";
+    auto archive = parse_ar(data);
+    if (!archive) {
+      report.damage = archive.error().damage;
+      return;
+    }
+    for (const ArMember& m : archive->members) {
+      FileReport member;
+      member.path = report.path + std::string(k_ar_separator) + m.name;
+      const auto bytes = sub(data, m.offset, m.size);
+      if (!bytes) {  // parse_ar bounds-checks; this guards against a parser bug, not a file
+        member.damage = Damage{m.offset, "member data runs past the end of the archive"};
+      } else {
+        scan_member(member, *bytes, depth);
+      }
+      fold_member(report, member);
+      report.members.push_back(std::move(member));
+    }
+    report.damage = std::move(archive->damage);
+  }
+
+  void scan_package(FileReport& report, Bytes data, int depth) const {
+    const PackageKind kind = *package_kind(data);
+    const PackageWalk walk = walk_package(data, kind, [&](std::string_view path, std::expected<Bytes, Damage> bytes) {
+      FileReport member;
+      member.path = report.path + std::string(k_package_separator) + std::string(path);
+      if (!bytes) {
+        member.format = "other";
+        member.damage = std::move(bytes.error());
+      } else {
+        scan_member(member, *bytes, depth + 1);
+      }
+      // A wheel holds thousands of .py files: only members with device code,
+      // damage that may hide some, or a package left unopened are worth a line.
+      if (!member.device_code() && !member.damage && member.format != k_unopened && member.members.empty()) return;
+      fold_member(report, member);
+      report.members.push_back(std::move(member));
+    });
+    report.format = walk.format;
+    report.damage = walk.damage;
+  }
+
+  void scan_member(FileReport& member, Bytes bytes, int depth) const {
+    member.size = bytes.size();
+    member.sha256 = sha256_hex(bytes);
+    scan(member, bytes, depth);
+  }
+
+  ScanOptions m_scan;
+};
+
+// One unit of work: hash a file, or scan it. Hashing and scanning the same
+// file are separate tasks so that one large file keeps two cores busy.
+struct Task {
+  std::size_t file = 0;
+  bool hash = false;
+};
+
+}  // namespace
+
+bool FileReport::device_code() const {
+  return entries > 0 || std::ranges::any_of(members, [](const FileReport& m) { return m.device_code(); });
+}
+
+std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& paths, const InspectOptions& options) {
+  // Every file is opened before any work starts, so an unreadable one fails
+  // the command with all such errors at once and no partial report.
+  std::vector<MappedFile> files;
+  std::vector<util::Diagnostic> errors;
+  for (const auto& path : paths) {
+    auto file = MappedFile::open(path);
+    if (!file) {
+      errors.push_back(util::Diagnostic{.where = {.file = path.string()}, .message = "cannot read: " + file.error()});
+      continue;
+    }
+    files.push_back(std::move(*file));
+  }
+  if (!errors.empty()) throw util::Failure(util::ExitCode::bad_input, std::move(errors));
+
+  std::vector<FileReport> reports(files.size());
+  std::vector<Task> tasks;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    reports[i].path = paths[i].string();
+    reports[i].size = files[i].size();
+    tasks.push_back({i, true});
+    tasks.push_back({i, false});
+  }
+  // Largest files first (they bound the wall time), each file's hash and
+  // scan next to each other so one big file keeps two threads busy.
+  std::ranges::stable_sort(tasks,
+                           [&](const Task& a, const Task& b) { return files[a.file].size() > files[b.file].size(); });
+
+  const Scanner scanner(options);
+  std::atomic<std::size_t> next{0};
+  std::mutex error_mutex;
+  std::exception_ptr first_error;
+  auto work = [&] {
+    for (std::size_t t; (t = next.fetch_add(1)) < tasks.size();) {
+      const Task& task = tasks[t];
+      try {
+        // The two tasks of a file write disjoint fields of its report.
+        if (task.hash)
+          reports[task.file].sha256 = sha256_hex(files[task.file].bytes());
+        else
+          scanner.scan(reports[task.file], files[task.file].bytes(), 0);
+      } catch (...) {
+        const std::lock_guard lock(error_mutex);
+        if (!first_error) first_error = std::current_exception();
+      }
+    }
+  };
+  unsigned threads = options.threads ? options.threads : std::max(1u, std::thread::hardware_concurrency());
+  threads = static_cast<unsigned>(std::min<std::size_t>(threads, tasks.size()));
+  {
+    std::vector<std::jthread> pool;
+    for (unsigned i = 1; i < threads; ++i) pool.emplace_back(work);
+    work();
+  }
+  if (first_error) std::rethrow_exception(first_error);
+  return reports;
+}
+
+}  // namespace orc::inspect

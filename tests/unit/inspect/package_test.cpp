@@ -1,0 +1,177 @@
+// Packages streamed through libarchive from memory: every container format a
+// release ships in, member paths, the member size cap, and damage.
+#include "orchestrator/inspect/package.hpp"
+
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace orc::inspect {
+namespace {
+
+using Members = std::vector<std::pair<std::string, std::string>>;
+
+// Builds an archive in memory with libarchive's writer (the test's side of
+// the format; the reader under test never sees how it was made).
+std::string make_archive(int format, int filter, const Members& members) {
+  std::string out;
+  struct archive* a = archive_write_new();
+  archive_write_set_format(a, format);
+  if (filter != ARCHIVE_FILTER_NONE) archive_write_add_filter(a, filter);
+  archive_write_set_bytes_in_last_block(a, 1);
+  archive_write_open(
+      a, &out, nullptr,
+      [](struct archive*, void* client, const void* buffer, size_t length) -> la_ssize_t {
+        static_cast<std::string*>(client)->append(static_cast<const char*>(buffer), length);
+        return static_cast<la_ssize_t>(length);
+      },
+      nullptr);
+  for (const auto& [path, data] : members) {
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, path.c_str());
+    archive_entry_set_filetype(e, path.ends_with("/") ? AE_IFDIR : AE_IFREG);
+    archive_entry_set_perm(e, 0644);
+    archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
+    archive_write_header(a, e);
+    archive_write_data(a, data.data(), data.size());
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return out;
+}
+
+struct Seen {
+  std::vector<std::string> paths;
+  std::vector<std::string> data;
+  std::vector<Damage> damage;
+};
+
+PackageWalk walk(const std::string& bytes, Seen& seen, std::uint64_t cap = k_max_member_size) {
+  const auto kind = package_kind(as_bytes(bytes));
+  EXPECT_TRUE(kind.has_value());
+  if (!kind) return {};
+  return walk_package(
+      as_bytes(bytes), *kind,
+      [&](std::string_view path, std::expected<Bytes, Damage> data) {
+        seen.paths.emplace_back(path);
+        if (data)
+          seen.data.emplace_back(as_text(*data));
+        else
+          seen.damage.push_back(data.error());
+      },
+      cap);
+}
+
+const Members k_members = {{"torch/", ""},
+                           {"torch/lib/libk.so", std::string("\x7f"
+                                                             "ELF",
+                                                             4) +
+                                                     std::string(5000, 'x')},
+                           {"torch/__init__.py", "import os\n"}};
+
+TEST(Package, EveryContainerFormatStreamsItsRegularFiles) {
+  struct Case {
+    int format, filter;
+    std::string expected;
+  };
+  for (const Case& c : {Case{ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, "zip"},
+                        Case{ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, ARCHIVE_FILTER_NONE, "tar"},
+                        Case{ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_GZIP, "tar.gz"},
+                        Case{ARCHIVE_FORMAT_TAR_GNUTAR, ARCHIVE_FILTER_XZ, "tar.xz"},
+                        Case{ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, ARCHIVE_FILTER_ZSTD, "tar.zst"}}) {
+    SCOPED_TRACE(c.expected);
+    Seen seen;
+    const PackageWalk w = walk(make_archive(c.format, c.filter, k_members), seen);
+    EXPECT_EQ(w.format, c.expected);
+    EXPECT_TRUE(w.is_archive);
+    EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
+    // The directory is not visited; files come in archive order with their bytes.
+    EXPECT_EQ(seen.paths, (std::vector<std::string>{"torch/lib/libk.so", "torch/__init__.py"}));
+    ASSERT_EQ(seen.data.size(), 2u);
+    EXPECT_EQ(seen.data[0], k_members[1].second);
+    EXPECT_EQ(seen.data[1], "import os\n");
+  }
+}
+
+TEST(Package, DetectsContainersByMagicOnly) {
+  EXPECT_EQ(package_kind(as_bytes("PK\x03\x04rest")), PackageKind::zip);
+  EXPECT_EQ(package_kind(as_bytes("\x1f\x8b\x08")), PackageKind::gzip);
+  EXPECT_EQ(package_kind(as_bytes(std::string("\xfd"
+                                              "7zXZ\0",
+                                              6))),
+            PackageKind::xz);
+  EXPECT_EQ(package_kind(as_bytes("\x28\xb5\x2f\xfd")), PackageKind::zstd);
+  EXPECT_EQ(package_kind(as_bytes(make_archive(ARCHIVE_FORMAT_TAR_USTAR, ARCHIVE_FILTER_NONE, k_members))),
+            PackageKind::tar);
+  EXPECT_FALSE(package_kind(as_bytes("PK")).has_value());
+  EXPECT_FALSE(package_kind(as_bytes(std::string(600, 'u'))).has_value());
+}
+
+TEST(Package, MemberOverTheCapIsDamageAndTheWalkGoesOn) {
+  Seen seen;
+  const PackageWalk w = walk(make_archive(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, k_members), seen, 1000);
+  EXPECT_FALSE(w.damage.has_value());
+  ASSERT_EQ(seen.damage.size(), 1u);
+  EXPECT_NE(seen.damage[0].what.find("'torch/lib/libk.so' is 5004 bytes, over the 1000-byte limit"), std::string::npos)
+      << seen.damage[0].what;
+  EXPECT_EQ(seen.data, (std::vector<std::string>{"import os\n"}));  // the next member is still read
+}
+
+TEST(Package, TruncatedCompressedTarIsDamageAfterWhatWasRead) {
+  Members big = {{"a.bin", std::string(200000, 'a')}, {"b.bin", std::string(200000, 'b')}};
+  std::string tgz = make_archive(ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, ARCHIVE_FILTER_GZIP, big);
+  tgz.resize(tgz.size() / 2);
+  Seen seen;
+  const PackageWalk w = walk(tgz, seen);
+  EXPECT_EQ(w.format, "tar.gz");
+  ASSERT_TRUE(w.damage.has_value());
+  EXPECT_LE(w.damage->offset, tgz.size());
+}
+
+TEST(Package, GarbageAfterAZipMagicIsDamageNotACrash) {
+  std::string junk = "PK\x03\x04";
+  junk += std::string(300, '\xff');
+  Seen seen;
+  const PackageWalk w = walk(junk, seen);
+  EXPECT_TRUE(w.damage.has_value());
+  EXPECT_TRUE(seen.data.empty());
+}
+
+TEST(Package, CompressedStreamWithoutAnArchiveIsNotAPackage) {
+  // gzip of a plain file (libfoo.so.gz): a compressed stream, no members, no damage.
+  std::string gz;
+  {
+    struct archive* a = archive_write_new();
+    archive_write_set_format_raw(a);
+    archive_write_add_filter_gzip(a);
+    archive_write_open(
+        a, &gz, nullptr,
+        [](struct archive*, void* client, const void* buffer, size_t length) -> la_ssize_t {
+          static_cast<std::string*>(client)->append(static_cast<const char*>(buffer), length);
+          return static_cast<la_ssize_t>(length);
+        },
+        nullptr);
+    struct archive_entry* e = archive_entry_new();
+    archive_entry_set_filetype(e, AE_IFREG);
+    archive_write_header(a, e);
+    const std::string text(100, 'z');
+    archive_write_data(a, text.data(), text.size());
+    archive_entry_free(e);
+    archive_write_close(a);
+    archive_write_free(a);
+  }
+  Seen seen;
+  const PackageWalk w = walk(gz, seen);
+  EXPECT_EQ(w.format, "gzip");
+  EXPECT_FALSE(w.is_archive);
+  EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
+  EXPECT_TRUE(seen.paths.empty());
+}
+
+}  // namespace
+}  // namespace orc::inspect
