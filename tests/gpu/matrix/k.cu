@@ -1,0 +1,1 @@
+__global__ void add(float*a){a[threadIdx.x]+=1;}
