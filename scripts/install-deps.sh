@@ -3,6 +3,8 @@
 # packages already present are skipped, so a second run costs one dpkg query.
 #   --fuzz   also clang 19 and its libFuzzer runtime (clang 14 cannot compile
 #            libstdc++ 12's std::expected, see tests/fuzz/CMakeLists.txt)
+#   --test   also what the integration suites start for real: dockerd (docker.io,
+#            runc), podman, debootstrap for the base image
 set -euo pipefail
 
 packages=(
@@ -14,7 +16,8 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    *) echo "install-deps: unknown option '$arg' (known: --fuzz)" >&2; exit 2 ;;
+    --test) packages+=(docker.io runc podman debootstrap) ;;
+    *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test)" >&2; exit 2 ;;
   esac
 done
 

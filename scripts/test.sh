@@ -10,7 +10,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-"$root/scripts/install-deps.sh"
+"$root/scripts/install-deps.sh" --test
 if [ "${ORC_SKIP_TOOLCHAINS:-0}" != 1 ]; then
   # Older nvcc for the real-compiler cross-check; a mirror failure only makes
   # those tests skip, it does not stop the run.

@@ -14,17 +14,18 @@ constexpr std::string_view k_unix_scheme = "unix://";
 // A socket named by an environment variable: nullopt when unset, an error
 // when it is not a unix socket. Only the scheme is quoted back: the rest of
 // a URL can hold a user name or a token.
-std::expected<std::optional<fs::path>, Error> socket_from_variable(const char* name,
-                                                                   const DiscoveryEnvironment& env) {
+std::expected<std::optional<fs::path>, Error> socket_from_variable(const char* name, const DiscoveryEnvironment& env) {
   const auto value = env.getenv(name);
   if (!value || value->empty()) return std::nullopt;
   if (value->starts_with(k_unix_scheme) && value->size() > k_unix_scheme.size())
     return fs::path(value->substr(k_unix_scheme.size()));
   const auto scheme_end = value->find("://");
-  const std::string scheme = scheme_end == std::string::npos ? "a path without a scheme" : value->substr(0, scheme_end + 3);
-  return std::unexpected(Error{.kind = ErrorKind::config,
-                               .message = std::string(name) + " uses " + scheme +
-                                          "; only unix:// sockets are supported (for example unix:///var/run/docker.sock)"});
+  const std::string scheme =
+      scheme_end == std::string::npos ? "a path without a scheme" : value->substr(0, scheme_end + 3);
+  return std::unexpected(
+      Error{.kind = ErrorKind::config,
+            .message = std::string(name) + " uses " + scheme +
+                       "; only unix:// sockets are supported (for example unix:///var/run/docker.sock)"});
 }
 
 std::string join(const std::vector<std::string>& items) {
@@ -37,9 +38,12 @@ std::string join(const std::vector<std::string>& items) {
 
 std::string_view to_string(EngineKind kind) {
   switch (kind) {
-    case EngineKind::docker: return "docker";
-    case EngineKind::podman: return "podman";
-    case EngineKind::host: return "host";
+    case EngineKind::docker:
+      return "docker";
+    case EngineKind::podman:
+      return "podman";
+    case EngineKind::host:
+      return "host";
   }
   return "host";
 }
@@ -56,10 +60,11 @@ DiscoveryEnvironment DiscoveryEnvironment::system() {
         const char* value = std::getenv(name);
         return value ? std::optional<std::string>(value) : std::nullopt;
       },
-      .exists = [](const fs::path& path) {
-        std::error_code ec;
-        return fs::exists(path, ec);
-      },
+      .exists =
+          [](const fs::path& path) {
+            std::error_code ec;
+            return fs::exists(path, ec);
+          },
   };
 }
 
@@ -76,8 +81,10 @@ std::expected<Discovery, Error> discover_engine(std::optional<EngineKind> reques
     if (!named) return std::unexpected(named.error());
     if (*named) {
       looked_at.push_back(std::string(variable));
-      return Discovery{.kind = kind, .socket = **named,
-                       .reason = std::string(variable) + " names " + (*named)->string(), .looked_at = looked_at};
+      return Discovery{.kind = kind,
+                       .socket = **named,
+                       .reason = std::string(variable) + " names " + (*named)->string(),
+                       .looked_at = looked_at};
     }
     looked_at.push_back(std::string(variable) + " (unset)");
     std::vector<fs::path> sockets;

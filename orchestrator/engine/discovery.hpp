@@ -27,8 +27,8 @@ std::optional<EngineKind> parse_engine_kind(std::string_view text);
 
 struct Discovery {
   EngineKind kind = EngineKind::host;
-  std::filesystem::path socket;  // empty for host
-  std::string reason;            // one sentence for the user
+  std::filesystem::path socket;        // empty for host
+  std::string reason;                  // one sentence for the user
   std::vector<std::string> looked_at;  // every place tried, in order
 };
 

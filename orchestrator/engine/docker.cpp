@@ -40,8 +40,8 @@ Error protocol_error(std::string_view doing, std::string_view what) {
 std::expected<ImageInfo, Error> parse_image(std::string_view body, std::string_view doing) {
   const auto doc = json::parse(body, nullptr, false);
   if (!doc.is_object() || string_at(doc, "Id").empty()) return std::unexpected(protocol_error(doing, "no image Id"));
-  ImageInfo info{.id = string_at(doc, "Id"), .tags = strings_at(doc, "RepoTags"),
-                 .digests = strings_at(doc, "RepoDigests")};
+  ImageInfo info{
+      .id = string_at(doc, "Id"), .tags = strings_at(doc, "RepoTags"), .digests = strings_at(doc, "RepoDigests")};
   if (const auto size = doc.find("Size"); size != doc.end() && size->is_number_unsigned())
     info.size = size->get<std::uint64_t>();
   return info;
@@ -96,7 +96,10 @@ std::expected<EngineVersion, Error> parse_version(std::string_view body) {
   if (!doc.is_object()) return std::unexpected(protocol_error(doing, "not a JSON object"));
   const auto api = ApiVersion::parse(string_at(doc, "ApiVersion"));
   if (!api) return std::unexpected(protocol_error(doing, "no ApiVersion"));
-  EngineVersion v{.version = string_at(doc, "Version"), .api = *api, .min_api = *api, .os = string_at(doc, "Os"),
+  EngineVersion v{.version = string_at(doc, "Version"),
+                  .api = *api,
+                  .min_api = *api,
+                  .os = string_at(doc, "Os"),
                   .arch = string_at(doc, "Arch")};
   if (const auto min = ApiVersion::parse(string_at(doc, "MinAPIVersion"))) v.min_api = *min;
   if (const auto components = doc.find("Components"); components != doc.end() && components->is_array())
@@ -114,8 +117,8 @@ std::expected<ApiVersion, Error> negotiate(const EngineVersion& engine) {
                                             k_min_api.str() + " is needed (Docker 20.10, Podman 4)"});
   if (engine.min_api > chosen)
     return std::unexpected(Error{.kind = ErrorKind::unsupported_version,
-                                 .message = name + " no longer speaks Docker API " + chosen.str() +
-                                            " (its oldest is " + engine.min_api.str() + ")"});
+                                 .message = name + " no longer speaks Docker API " + chosen.str() + " (its oldest is " +
+                                            engine.min_api.str() + ")"});
   return chosen;
 }
 
@@ -162,7 +165,7 @@ std::expected<ImageInfo, Error> DockerClient::inspect_image(std::string_view ref
 }
 
 std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem::path& rootfs_tar,
-                                                          std::string_view repo, std::string_view tag) {
+                                                           std::string_view repo, std::string_view tag) {
   const std::string ref = std::string(repo) + ":" + std::string(tag);
   const std::string doing = "importing " + rootfs_tar.string() + " as " + ref;
   auto body = file_body(rootfs_tar);
@@ -180,9 +183,9 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
   auto info = inspect_image(ref);
   if (!info && info.error().kind == ErrorKind::not_found && !progress.image_id().empty()) {
     // Podman ignores `tag` on import; tag the new image as asked.
-    auto tagged = call(control("POST", "/images/" + progress.image_id() + "/tag?repo=" + url_encode(repo) +
-                                           "&tag=" + url_encode(tag)),
-                       "tagging the imported image as " + ref);
+    auto tagged = call(
+        control("POST", "/images/" + progress.image_id() + "/tag?repo=" + url_encode(repo) + "&tag=" + url_encode(tag)),
+        "tagging the imported image as " + ref);
     if (!tagged) return std::unexpected(tagged.error());
     info = inspect_image(ref);
   }
@@ -190,13 +193,12 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
 }
 
 std::expected<ImageInfo, Error> DockerClient::build_image(const std::filesystem::path& context_dir,
-                                                         std::string_view tag, const ImageBuildOptions& options,
-                                                         LogSink& log) {
+                                                          std::string_view tag, const ImageBuildOptions& options,
+                                                          LogSink& log) {
   const std::string doing = "building image " + std::string(tag);
   auto context = TempFile::create("context");
   if (!context) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + context.error()});
-  if (auto written = write_context_tar(context_dir, context->path()); !written)
-    return std::unexpected(written.error());
+  if (auto written = write_context_tar(context_dir, context->path()); !written) return std::unexpected(written.error());
   auto body = file_body(context->path());
   if (!body) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + body.error()});
 

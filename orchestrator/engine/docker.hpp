@@ -44,12 +44,12 @@ inline constexpr ApiVersion k_max_api{1, 43};
 
 // GET /version's answer, the parts we use.
 struct EngineVersion {
-  std::string version;     // "20.10.24", "4.3.1"
-  ApiVersion api;          // ApiVersion: the newest the engine speaks
-  ApiVersion min_api;      // MinAPIVersion: the oldest
-  std::string os;          // "linux"
-  std::string arch;        // "amd64"
-  bool podman = false;     // a component named "Podman Engine"
+  std::string version;  // "20.10.24", "4.3.1"
+  ApiVersion api;       // ApiVersion: the newest the engine speaks
+  ApiVersion min_api;   // MinAPIVersion: the oldest
+  std::string os;       // "linux"
+  std::string arch;     // "amd64"
+  bool podman = false;  // a component named "Podman Engine"
 };
 
 // Parses GET /version's body.

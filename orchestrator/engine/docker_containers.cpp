@@ -28,9 +28,7 @@ std::expected<std::string, Error> bind_string(const Mount& m) {
   return host + ":" + m.container + (m.access == Access::read_only ? ":ro" : ":rw");
 }
 
-json ulimit(const char* name, std::uint64_t value) {
-  return json{{"Name", name}, {"Soft", value}, {"Hard", value}};
-}
+json ulimit(const char* name, std::uint64_t value) { return json{{"Name", name}, {"Soft", value}, {"Hard", value}}; }
 
 // Feeds the log stream to a demuxer, stopping at the first bad frame.
 class LogStreamSink final : public StreamSink {
@@ -92,7 +90,8 @@ std::expected<json, Error> create_body(const BuildSpec& spec) {
     if (!bind) return std::unexpected(bind.error());
     binds.push_back(std::move(*bind));
   }
-  if (spec.limits.nofile == 0 || spec.limits.nproc == 0) return std::unexpected(invalid("nofile and nproc must be > 0"));
+  if (spec.limits.nofile == 0 || spec.limits.nproc == 0)
+    return std::unexpected(invalid("nofile and nproc must be > 0"));
   json labels = json::object();
   for (const auto& [key, value] : spec.labels) labels[key] = value;
   labels[std::string(k_managed_label)] = "1";
@@ -104,8 +103,8 @@ std::expected<json, Error> create_body(const BuildSpec& spec) {
   if (spec.limits.memory_bytes) host["Memory"] = *spec.limits.memory_bytes;
   if (spec.limits.cpus) host["NanoCpus"] = static_cast<std::int64_t>(*spec.limits.cpus * 1e9);
 
-  json body{{"Image", spec.image},     {"Env", std::move(env)},          {"Tty", spec.tty},
-            {"OpenStdin", false},      {"AttachStdin", false},           {"Labels", std::move(labels)},
+  json body{{"Image", spec.image},          {"Env", std::move(env)}, {"Tty", spec.tty},
+            {"OpenStdin", false},           {"AttachStdin", false},  {"Labels", std::move(labels)},
             {"HostConfig", std::move(host)}};
   if (!spec.argv.empty()) body["Cmd"] = spec.argv;
   if (!spec.working_dir.empty()) body["WorkingDir"] = spec.working_dir;
@@ -124,7 +123,8 @@ std::expected<std::string, Error> DockerClient::create_container(const BuildSpec
   if (!response) {
     Error error = response.error();
     if (error.kind == ErrorKind::not_found)
-      error.message = "image '" + spec.image + "' is not in the engine; import or build it first (" + error.message + ")";
+      error.message =
+          "image '" + spec.image + "' is not in the engine; import or build it first (" + error.message + ")";
     return std::unexpected(std::move(error));
   }
   const auto doc = json::parse(response->body, nullptr, false);
@@ -135,8 +135,8 @@ std::expected<std::string, Error> DockerClient::create_container(const BuildSpec
 }
 
 std::expected<void, Error> DockerClient::start_container(std::string_view id) {
-  auto response = call(control("POST", "/containers/" + std::string(id) + "/start"),
-                       "starting container " + short_id(id));
+  auto response =
+      call(control("POST", "/containers/" + std::string(id) + "/start"), "starting container " + short_id(id));
   if (!response) return std::unexpected(response.error());
   return {};
 }
@@ -178,14 +178,15 @@ std::expected<int, Error> DockerClient::wait_container(std::string_view id, cons
 }
 
 std::expected<void, Error> DockerClient::kill_container(std::string_view id) {
-  auto response = call(control("POST", "/containers/" + std::string(id) + "/kill"), "killing container " + short_id(id));
+  auto response =
+      call(control("POST", "/containers/" + std::string(id) + "/kill"), "killing container " + short_id(id));
   if (!response) return std::unexpected(response.error());
   return {};
 }
 
 std::expected<void, Error> DockerClient::remove_container(std::string_view id) {
-  auto response = call(control("DELETE", "/containers/" + std::string(id) + "?force=1&v=1"),
-                       "removing container " + short_id(id));
+  auto response =
+      call(control("DELETE", "/containers/" + std::string(id) + "?force=1&v=1"), "removing container " + short_id(id));
   // Already gone is what removing asked for.
   if (!response && response.error().kind != ErrorKind::not_found) return std::unexpected(response.error());
   return {};
@@ -216,7 +217,8 @@ std::expected<ExtractStats, Error> DockerClient::copy_out(std::string_view id, s
   if (!download) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + download.error()});
   FileSink file(download->path());
   if (!file.is_open())
-    return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": cannot write " + download->path().string()});
+    return std::unexpected(
+        Error{.kind = ErrorKind::io, .message = doing + ": cannot write " + download->path().string()});
   Request request{.method = "GET",
                   .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path))};
   auto response = call(std::move(request), doing, &file);

@@ -41,9 +41,11 @@ Error during_run(Error error) {
   return error;
 }
 
-Error cancelled(std::string_view id) {
+Error cancelled(std::string_view id, const std::expected<void, Error>& removed = {}) {
+  const std::string container = "cancelled: container " + std::string(id.substr(0, 12));
   return Error{.kind = ErrorKind::cancelled,
-               .message = "cancelled: container " + std::string(id.substr(0, 12)) + " killed and removed"};
+               .message = removed ? container + " stopped and removed"
+                                  : container + " stopped, but not removed: " + removed.error().message};
 }
 
 }  // namespace
@@ -68,7 +70,7 @@ std::expected<RunResult, Error> DockerEngine::run(const BuildSpec& spec, LogSink
   ContainerGuard guard(m_client, *id);
   RunResult result{.container_id = *id};
 
-  if (is_cancelled()) return std::unexpected(cancelled(*id));
+  if (is_cancelled()) return std::unexpected(cancelled(*id, guard.remove()));
   if (auto ok = m_client.start_container(*id); !ok) return std::unexpected(ok.error());
 
   // Following the logs returns when the container's output ends, which is
@@ -78,11 +80,10 @@ std::expected<RunResult, Error> DockerEngine::run(const BuildSpec& spec, LogSink
   std::expected<int, Error> exit_code =
       followed ? m_client.wait_container(*id, cancel) : std::unexpected(followed.error());
   if (!exit_code && exit_code.error().kind == ErrorKind::cancelled) {
-    // The guard's removal would do, but kill first: a container that
-    // ignores SIGTERM would hold the removal up.
+    // Kill first, so the build stops at once even when the removal then
+    // fails; a container that already exited answers 409, which is fine.
     (void)m_client.kill_container(*id);
-    (void)guard.remove();
-    return std::unexpected(cancelled(*id));
+    return std::unexpected(cancelled(*id, guard.remove()));
   }
   if (!exit_code) return std::unexpected(during_run(exit_code.error()));
   result.exit_code = *exit_code;

@@ -61,7 +61,7 @@ struct BuildSpec {
   Limits limits;
   std::map<std::string, std::string> labels;
   std::string network = "none";  // builds get no network unless asked for
-  bool tty = false;               // true merges stderr into stdout
+  bool tty = false;              // true merges stderr into stdout
   std::vector<CopyOut> outputs;
   std::string name;  // container name; empty = the engine picks one
 };

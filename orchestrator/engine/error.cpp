@@ -8,15 +8,23 @@ namespace {
 
 ErrorKind kind_of(TransportErrorKind kind) {
   switch (kind) {
-    case TransportErrorKind::socket_missing: return ErrorKind::socket_missing;
-    case TransportErrorKind::permission_denied: return ErrorKind::permission_denied;
-    case TransportErrorKind::connection_refused: return ErrorKind::connection_refused;
-    case TransportErrorKind::engine_died: return ErrorKind::engine_died;
-    case TransportErrorKind::timeout: return ErrorKind::timeout;
-    case TransportErrorKind::cancelled: return ErrorKind::cancelled;
-    case TransportErrorKind::body_source: return ErrorKind::io;
+    case TransportErrorKind::socket_missing:
+      return ErrorKind::socket_missing;
+    case TransportErrorKind::permission_denied:
+      return ErrorKind::permission_denied;
+    case TransportErrorKind::connection_refused:
+      return ErrorKind::connection_refused;
+    case TransportErrorKind::engine_died:
+      return ErrorKind::engine_died;
+    case TransportErrorKind::timeout:
+      return ErrorKind::timeout;
+    case TransportErrorKind::cancelled:
+      return ErrorKind::cancelled;
+    case TransportErrorKind::body_source:
+      return ErrorKind::io;
     case TransportErrorKind::aborted:
-    case TransportErrorKind::other: return ErrorKind::transport;
+    case TransportErrorKind::other:
+      return ErrorKind::transport;
   }
   return ErrorKind::transport;
 }
@@ -46,30 +54,49 @@ bool Error::engine_unreachable() const {
     case ErrorKind::timeout:
     case ErrorKind::transport:
     case ErrorKind::unsupported_version:
-    case ErrorKind::protocol: return true;
-    default: return false;
+    case ErrorKind::protocol:
+      return true;
+    default:
+      return false;
   }
 }
 
 std::string_view to_string(ErrorKind kind) {
   switch (kind) {
-    case ErrorKind::socket_missing: return "socket missing";
-    case ErrorKind::permission_denied: return "permission denied";
-    case ErrorKind::connection_refused: return "connection refused";
-    case ErrorKind::engine_died: return "engine died";
-    case ErrorKind::timeout: return "timeout";
-    case ErrorKind::transport: return "transport error";
-    case ErrorKind::not_found: return "not found";
-    case ErrorKind::conflict: return "conflict";
-    case ErrorKind::api: return "engine error";
-    case ErrorKind::unsupported_version: return "unsupported engine version";
-    case ErrorKind::protocol: return "unexpected answer";
-    case ErrorKind::build_failed: return "image build failed";
-    case ErrorKind::config: return "bad engine configuration";
-    case ErrorKind::invalid_spec: return "invalid build spec";
-    case ErrorKind::unsafe_archive: return "unsafe archive";
-    case ErrorKind::io: return "I/O error";
-    case ErrorKind::cancelled: return "cancelled";
+    case ErrorKind::socket_missing:
+      return "socket missing";
+    case ErrorKind::permission_denied:
+      return "permission denied";
+    case ErrorKind::connection_refused:
+      return "connection refused";
+    case ErrorKind::engine_died:
+      return "engine died";
+    case ErrorKind::timeout:
+      return "timeout";
+    case ErrorKind::transport:
+      return "transport error";
+    case ErrorKind::not_found:
+      return "not found";
+    case ErrorKind::conflict:
+      return "conflict";
+    case ErrorKind::api:
+      return "engine error";
+    case ErrorKind::unsupported_version:
+      return "unsupported engine version";
+    case ErrorKind::protocol:
+      return "unexpected answer";
+    case ErrorKind::build_failed:
+      return "image build failed";
+    case ErrorKind::config:
+      return "bad engine configuration";
+    case ErrorKind::invalid_spec:
+      return "invalid build spec";
+    case ErrorKind::unsafe_archive:
+      return "unsafe archive";
+    case ErrorKind::io:
+      return "I/O error";
+    case ErrorKind::cancelled:
+      return "cancelled";
   }
   return "engine error";
 }
@@ -87,9 +114,8 @@ Error from_status(const Response& response, std::string_view doing) {
   ErrorKind kind = ErrorKind::api;
   if (response.status == 404) kind = ErrorKind::not_found;
   if (response.status == 409) kind = ErrorKind::conflict;
-  return Error{.kind = kind,
-               .message = std::string(doing) + ": " + engine_message(response),
-               .http_status = response.status};
+  return Error{
+      .kind = kind, .message = std::string(doing) + ": " + engine_message(response), .http_status = response.status};
 }
 
 }  // namespace orc::engine

@@ -35,15 +35,24 @@ std::optional<std::string> find_header(const Headers& headers, std::string_view 
 
 std::string_view to_string(TransportErrorKind kind) {
   switch (kind) {
-    case TransportErrorKind::socket_missing: return "socket missing";
-    case TransportErrorKind::permission_denied: return "permission denied";
-    case TransportErrorKind::connection_refused: return "connection refused";
-    case TransportErrorKind::engine_died: return "engine died";
-    case TransportErrorKind::timeout: return "timeout";
-    case TransportErrorKind::cancelled: return "cancelled";
-    case TransportErrorKind::aborted: return "aborted";
-    case TransportErrorKind::body_source: return "request body failed";
-    case TransportErrorKind::other: return "transport error";
+    case TransportErrorKind::socket_missing:
+      return "socket missing";
+    case TransportErrorKind::permission_denied:
+      return "permission denied";
+    case TransportErrorKind::connection_refused:
+      return "connection refused";
+    case TransportErrorKind::engine_died:
+      return "engine died";
+    case TransportErrorKind::timeout:
+      return "timeout";
+    case TransportErrorKind::cancelled:
+      return "cancelled";
+    case TransportErrorKind::aborted:
+      return "aborted";
+    case TransportErrorKind::body_source:
+      return "request body failed";
+    case TransportErrorKind::other:
+      return "transport error";
   }
   return "transport error";
 }

@@ -190,7 +190,8 @@ class UnixSocketTransport final : public Transport {
     curl_easy_setopt(h, CURLOPT_ERRORBUFFER, error_buffer);
     curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);  // threads; a signal must not longjmp out of curl
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
-    if (request.timeout.count() > 0) curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+    if (request.timeout.count() > 0)
+      curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);
@@ -242,8 +243,8 @@ class UnixSocketTransport final : public Transport {
         return connect_error(os_errno, m_socket, detail);
       }
       case CURLE_OPERATION_TIMEDOUT:
-        return {TransportErrorKind::timeout, std::string("no complete answer from ") + m_socket.string() + " in time (" +
-                                                 detail + ")"};
+        return {TransportErrorKind::timeout,
+                std::string("no complete answer from ") + m_socket.string() + " in time (" + detail + ")"};
       case CURLE_ABORTED_BY_CALLBACK:
         return {TransportErrorKind::cancelled, "cancelled"};
       case CURLE_WRITE_ERROR:

@@ -20,10 +20,10 @@
 namespace orc::engine {
 
 struct ProgressEvent {
-  std::string stream;    // text to show (build output)
-  std::string status;    // a status line (import, pull)
-  std::string id;        // "id" of a status line (a layer), or aux.ID
-  std::string error;     // non-empty: the operation failed with this message
+  std::string stream;      // text to show (build output)
+  std::string status;      // a status line (import, pull)
+  std::string id;          // "id" of a status line (a layer), or aux.ID
+  std::string error;       // non-empty: the operation failed with this message
   bool is_aux_id = false;  // `id` came from {"aux": {"ID": ...}}
 };
 

@@ -62,7 +62,9 @@ std::expected<std::uint64_t, Error> write_context_tar(const fs::path& dir, const
     }
     std::uintmax_t size = 0;
     switch (status.type()) {
-      case fs::file_type::directory: archive_entry_set_filetype(e.get(), AE_IFDIR); break;
+      case fs::file_type::directory:
+        archive_entry_set_filetype(e.get(), AE_IFDIR);
+        break;
       case fs::file_type::symlink: {
         const fs::path target = fs::read_symlink(path, ec);
         if (ec) return std::unexpected(io_error(path.string() + ": " + ec.message()));
@@ -77,9 +79,9 @@ std::expected<std::uint64_t, Error> write_context_tar(const fs::path& dir, const
         archive_entry_set_size(e.get(), static_cast<la_int64_t>(size));
         break;
       default:
-        return std::unexpected(Error{.kind = ErrorKind::invalid_spec,
-                                     .message = "build context " + dir.string() + ": '" + name +
-                                                "' is not a file, directory or symlink"});
+        return std::unexpected(
+            Error{.kind = ErrorKind::invalid_spec,
+                  .message = "build context " + dir.string() + ": '" + name + "' is not a file, directory or symlink"});
     }
     if (archive_write_header(out.get(), e.get()) != ARCHIVE_OK)
       return std::unexpected(io_error(tar.string() + ": " + archive_error_string(out.get())));

@@ -83,7 +83,7 @@ enum class Resolution { inside, outside, loops };
 // Follows `target` from the directory holding `link_path`, through the
 // archive's own symlinks, the way the kernel would after extraction.
 Resolution resolve_link(const std::string& link_path, const std::string& target,
-                  const std::map<std::string, std::string>& links) {
+                        const std::map<std::string, std::string>& links) {
   std::vector<std::string> where = split_path(link_path);
   where.pop_back();  // the link's directory
   std::vector<std::string> todo = split_path(target);
@@ -113,8 +113,8 @@ Resolution resolve_link(const std::string& link_path, const std::string& target,
 std::expected<std::vector<Entry>, Error> check_entries(const fs::path& tar) {
   ReadArchive a = open_tar(tar);
   std::vector<Entry> entries;
-  std::map<std::string, std::string> links;     // symlink path -> target
-  std::map<std::string, mode_t> seen;           // path -> type
+  std::map<std::string, std::string> links;  // symlink path -> target
+  std::map<std::string, mode_t> seen;        // path -> type
   archive_entry* e = nullptr;
   int rc;
   while ((rc = archive_read_next_header(a.get(), &e)) == ARCHIVE_OK) {
@@ -163,7 +163,8 @@ std::expected<std::vector<Entry>, Error> check_entries(const fs::path& tar) {
         return std::unexpected(unsafe(entry.path, "lies below the archive's symlink '" + join_path(parts, n) + "'"));
     if (entry.type != AE_IFLNK || entry.hardlink) continue;
     switch (resolve_link(entry.path, entry.link, links)) {
-      case Resolution::inside: break;
+      case Resolution::inside:
+        break;
       case Resolution::outside:
         return std::unexpected(
             unsafe(entry.path, "is a symlink ('" + entry.link + "') that resolves outside the destination"));

@@ -33,6 +33,7 @@ class DockerEnvironment final : public ::testing::Environment {
       return;
     }
     s.dir = dir;
+    mount_tmpfs(s.dir);
 
     const auto start = std::chrono::steady_clock::now();
     const ProcessResult started = run_process({script_path("start-dockerd.sh"), s.dir.string()});
@@ -54,10 +55,7 @@ class DockerEnvironment final : public ::testing::Environment {
     const ProcessResult stopped = run_process({script_path("stop-dockerd.sh"), s.dir.string()});
     if (stopped.exit_code != 0 || !stopped.output.empty()) say("stop-dockerd.sh: " + stopped.output);
     say("dockerd stopped and cleaned up in " + seconds_since(start) + " s");
-    std::error_code ec;
-    fs::remove_all(s.dir, ec);
-    if (ec) say("could not remove " + s.dir.string() + ": " + ec.message());
-    say("removed " + s.dir.string() + " after " + seconds_since(start) + " s");
+    unmount_and_remove(s.dir);
   }
 };
 

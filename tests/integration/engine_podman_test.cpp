@@ -12,8 +12,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <fcntl.h>
+#include <algorithm>
 
 #include <fstream>
 #include <sstream>
@@ -43,8 +43,11 @@ void write_configs(const fs::path& dir) {
                                             "runc = [\"/usr/sbin/runc\"]\n";
   std::ofstream(dir / "storage.conf") << "[storage]\n"
                                          "driver = \"overlay\"\n"
-                                         "runroot = \"" << (dir / "runroot").string() << "\"\n"
-                                         "graphroot = \"" << (dir / "root").string() << "\"\n";
+                                         "runroot = \""
+                                      << (dir / "runroot").string()
+                                      << "\"\n"
+                                         "graphroot = \""
+                                      << (dir / "root").string() << "\"\n";
 }
 
 bool answers(const fs::path& socket) {
@@ -87,6 +90,7 @@ class PodmanEnvironment final : public ::testing::Environment {
       return;
     }
     s.dir = dir;
+    mount_tmpfs(s.dir);
     write_configs(s.dir);
     // Read by the service and by the podman CLI that cleans up after it.
     ::setenv("CONTAINERS_CONF", (s.dir / "containers.conf").c_str(), 1);
@@ -134,10 +138,7 @@ class PodmanEnvironment final : public ::testing::Environment {
     if (removed.exit_code != 0) say("podman rm: " + removed.output);
     unmount_under(s.dir);
     say("podman service stopped and cleaned up in " + seconds_since(start) + " s");
-    std::error_code ec;
-    fs::remove_all(s.dir, ec);
-    if (ec) say("could not remove " + s.dir.string() + ": " + ec.message());
-    say("removed " + s.dir.string() + " after " + seconds_since(start) + " s");
+    unmount_and_remove(s.dir);
   }
 
  private:

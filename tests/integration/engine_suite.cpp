@@ -6,9 +6,12 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/fsuid.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -41,6 +44,20 @@ std::string last_line(const std::string& output) {
   while (!text.empty() && text.back() == '\n') text.pop_back();
   const auto nl = text.rfind('\n');
   return nl == std::string::npos ? text : text.substr(nl + 1);
+}
+
+void mount_tmpfs(const std::filesystem::path& dir) {
+  if (::mount("orc-engine", dir.c_str(), "tmpfs", 0, "mode=0700") != 0)
+    say("no tmpfs for the engine's storage (" + std::string(std::strerror(errno)) + "); using the disk");
+}
+
+void unmount_and_remove(const std::filesystem::path& dir) {
+  const auto start = std::chrono::steady_clock::now();
+  ::umount2(dir.c_str(), MNT_DETACH);
+  std::error_code ec;
+  std::filesystem::remove_all(dir, ec);
+  if (ec) say("could not remove " + dir.string() + ": " + ec.message());
+  say("removed " + dir.string() + " in " + seconds_since(start) + " s");
 }
 
 void import_base_image(EngineService& s) {
@@ -306,11 +323,12 @@ TEST_F(EngineCase, SocketThatDoesNotExist) {
                                         (m_scratch.path() / "absent.sock").string());
 }
 
-// The engine's real socket, reached through a directory this user may not
-// search. Root passes every permission check, so the attempt runs on a
-// thread with an unprivileged file-system UID (a per-thread setting).
+// The engine's real socket (a hard link to it, so beside it on the same
+// file system), reached through a directory this user may not search. Root
+// passes every permission check, so the attempt runs on a thread with an
+// unprivileged file-system UID (a per-thread setting).
 TEST_F(EngineCase, SocketWithoutPermission) {
-  const fs::path denied = m_scratch.path() / "denied";
+  const fs::path denied = engine_service().socket.parent_path() / "denied";
   fs::create_directories(denied);
   fs::create_hard_link(engine_service().socket, denied / "engine.sock");
   fs::permissions(denied, fs::perms::none);
@@ -322,6 +340,7 @@ TEST_F(EngineCase, SocketWithoutPermission) {
   });
   attempt.join();
   fs::permissions(denied, fs::perms::owner_all);
+  fs::remove_all(denied);
   ASSERT_FALSE(engine);
   EXPECT_EQ(engine.error().kind, ErrorKind::permission_denied);
   EXPECT_EQ(engine.error().message, "connecting to the container engine: permission denied: " +

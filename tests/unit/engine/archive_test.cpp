@@ -38,7 +38,8 @@ void write_tar(const fs::path& tar, const std::vector<Item>& items) {
     if (!item.hardlink.empty()) archive_entry_set_hardlink(e, item.hardlink.c_str());
     if (item.type == AE_IFLNK) archive_entry_set_symlink(e, item.link.c_str());
     if (item.type == AE_IFCHR) archive_entry_set_rdev(e, makedev(1, 3));
-    if (item.type == AE_IFREG && item.hardlink.empty()) archive_entry_set_size(e, static_cast<la_int64_t>(item.data.size()));
+    if (item.type == AE_IFREG && item.hardlink.empty())
+      archive_entry_set_size(e, static_cast<la_int64_t>(item.data.size()));
     archive_write_header(a, e);
     if (item.type == AE_IFREG && item.hardlink.empty()) archive_write_data(a, item.data.data(), item.data.size());
     archive_entry_free(e);
@@ -141,8 +142,10 @@ TEST_F(Extract, RefusesHardLinksToAnythingButEarlierFiles) {
             "refusing archive: entry 'h' is a hard link whose target has a '..' component");
   EXPECT_EQ(refusal({{.path = "h", .hardlink = "later"}, {.path = "later", .data = "x"}}),
             "refusing archive: entry 'h' is a hard link to 'later', not an earlier regular file");
-  EXPECT_EQ(refusal({{.path = "l", .type = AE_IFLNK, .link = "f"}, {.path = "f", .data = "x"}, {.path = "h", .hardlink = "l"}}),
-            "refusing archive: entry 'h' is a hard link to 'l', not an earlier regular file");
+  EXPECT_EQ(
+      refusal(
+          {{.path = "l", .type = AE_IFLNK, .link = "f"}, {.path = "f", .data = "x"}, {.path = "h", .hardlink = "l"}}),
+      "refusing archive: entry 'h' is a hard link to 'l', not an earlier regular file");
 }
 
 TEST_F(Extract, RefusesDevicesFifosAndRepeats) {

@@ -43,8 +43,9 @@ TEST(Discovery, SocketsInOrder) {
   EXPECT_EQ(docker->kind, EngineKind::docker);
   EXPECT_EQ(docker->reason, "found /var/run/docker.sock");
 
-  auto user_podman = discover_engine(std::nullopt, world({{"XDG_RUNTIME_DIR", "/run/user/1000"}},
-                                                        {"/run/user/1000/podman/podman.sock", "/run/podman/podman.sock"}));
+  auto user_podman = discover_engine(
+      std::nullopt,
+      world({{"XDG_RUNTIME_DIR", "/run/user/1000"}}, {"/run/user/1000/podman/podman.sock", "/run/podman/podman.sock"}));
   ASSERT_TRUE(user_podman);
   EXPECT_EQ(user_podman->kind, EngineKind::podman);
   EXPECT_EQ(user_podman->socket, "/run/user/1000/podman/podman.sock");

@@ -78,7 +78,8 @@ TEST(DockerClient, PathsCarryTheNegotiatedVersion) {
 }
 
 TEST(DockerClient, TransportErrorsSayWhatWasBeingDone) {
-  auto c = connect_with({Reply{.method = "GET", .target = "/v1.41/_ping",
+  auto c = connect_with({Reply{.method = "GET",
+                               .target = "/v1.41/_ping",
                                .error = TransportError{TransportErrorKind::socket_missing, "no engine socket at /x"}}});
   auto pinged = c.client.ping();
   ASSERT_FALSE(pinged);
@@ -88,7 +89,8 @@ TEST(DockerClient, TransportErrorsSayWhatWasBeingDone) {
 }
 
 TEST(DockerClient, CreateSendsTheSpecAsJson) {
-  auto c = connect_with({answer("POST", "/v1.41/containers/create?name=job%201", 201, R"({"Id":"abc123","Warnings":[]})")});
+  auto c =
+      connect_with({answer("POST", "/v1.41/containers/create?name=job%201", 201, R"({"Id":"abc123","Warnings":[]})")});
   BuildSpec spec{.image = "orc/base:1",
                  .argv = {"/bin/sh", "-c", "echo \"$FOO\""},
                  .env = {{"FOO", "bar baz"}},
@@ -150,8 +152,10 @@ TEST(DockerClient, RejectsSpecsTheApiCannotExpress) {
 
 TEST(DockerClient, MissingImageSaysSo) {
   // Docker's and Podman's bodies for the same 404.
-  for (const char* body : {R"({"message":"No such image: nope:1"})",
-                           R"({"cause":"image not known","message":"no such image: docker.io/library/nope:1: image not known","response":404})"}) {
+  for (
+      const char* body :
+      {R"({"message":"No such image: nope:1"})",
+       R"({"cause":"image not known","message":"no such image: docker.io/library/nope:1: image not known","response":404})"}) {
     auto c = connect_with({answer("POST", "/v1.41/containers/create", 404, body)});
     auto id = c.client.create_container(BuildSpec{.image = "nope:1"});
     ASSERT_FALSE(id);
@@ -164,8 +168,9 @@ TEST(DockerClient, MissingImageSaysSo) {
 }
 
 TEST(DockerClient, StartFailureKeepsTheRuntimeMessage) {
-  auto c = connect_with({answer("POST", "/v1.41/containers/abcdef0123456789/start", 400,
-                                R"({"message":"failed to create shim task: OCI runtime create failed: exec: \"/nonexistent\": stat /nonexistent: no such file or directory: unknown"})")});
+  auto c = connect_with({answer(
+      "POST", "/v1.41/containers/abcdef0123456789/start", 400,
+      R"({"message":"failed to create shim task: OCI runtime create failed: exec: \"/nonexistent\": stat /nonexistent: no such file or directory: unknown"})")});
   auto started = c.client.start_container("abcdef0123456789");
   ASSERT_FALSE(started);
   EXPECT_EQ(started.error().kind, ErrorKind::api);
@@ -174,10 +179,11 @@ TEST(DockerClient, StartFailureKeepsTheRuntimeMessage) {
 }
 
 TEST(DockerClient, WaitReadsStatusCodeInEitherKeyOrder) {
-  auto c = connect_with({answer("POST", "/v1.41/containers/a/wait", 200, R"({"Error":null,"StatusCode":3})"),
-                         answer("POST", "/v1.41/containers/a/wait", 200, R"({"StatusCode":0,"Error":null})"),
-                         answer("POST", "/v1.41/containers/a/wait", 200, R"({"StatusCode":1,"Error":{"Message":"boom"}})"),
-                         answer("POST", "/v1.41/containers/a/wait", 200, R"({"Status":1})")});
+  auto c =
+      connect_with({answer("POST", "/v1.41/containers/a/wait", 200, R"({"Error":null,"StatusCode":3})"),
+                    answer("POST", "/v1.41/containers/a/wait", 200, R"({"StatusCode":0,"Error":null})"),
+                    answer("POST", "/v1.41/containers/a/wait", 200, R"({"StatusCode":1,"Error":{"Message":"boom"}})"),
+                    answer("POST", "/v1.41/containers/a/wait", 200, R"({"Status":1})")});
   EXPECT_EQ(c.client.wait_container("a"), 3);
   EXPECT_EQ(c.client.wait_container("a"), 0);
   EXPECT_EQ(c.client.wait_container("a").error().message, "waiting for container a: boom");
@@ -185,18 +191,19 @@ TEST(DockerClient, WaitReadsStatusCodeInEitherKeyOrder) {
 }
 
 TEST(DockerClient, RemoveIsIdempotent) {
-  auto c = connect_with({answer("DELETE", "/v1.41/containers/a?force=1&v=1", 204),
-                         answer("DELETE", "/v1.41/containers/a?force=1&v=1", 404, R"({"message":"No such container: a"})"),
-                         answer("DELETE", "/v1.41/containers/a?force=1&v=1", 500, R"({"message":"driver failed"})")});
+  auto c =
+      connect_with({answer("DELETE", "/v1.41/containers/a?force=1&v=1", 204),
+                    answer("DELETE", "/v1.41/containers/a?force=1&v=1", 404, R"({"message":"No such container: a"})"),
+                    answer("DELETE", "/v1.41/containers/a?force=1&v=1", 500, R"({"message":"driver failed"})")});
   EXPECT_TRUE(c.client.remove_container("a"));
   EXPECT_TRUE(c.client.remove_container("a"));
   EXPECT_EQ(c.client.remove_container("a").error().message, "removing container a: driver failed");
 }
 
 TEST(DockerClient, ListFiltersByLabel) {
-  auto c = connect_with({answer("GET",
-                                "/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22orc.test%3D1%22%5D%7D", 200,
-                                R"([{"Id":"c1","State":"exited","Image":"orc/base:1"},{"Id":"c2","State":"running"}])")});
+  auto c = connect_with(
+      {answer("GET", "/v1.41/containers/json?all=1&filters=%7B%22label%22%3A%5B%22orc.test%3D1%22%5D%7D", 200,
+              R"([{"Id":"c1","State":"exited","Image":"orc/base:1"},{"Id":"c2","State":"running"}])")});
   auto list = c.client.list_containers("orc.test=1");
   ASSERT_TRUE(list);
   ASSERT_EQ(list->size(), 2u);

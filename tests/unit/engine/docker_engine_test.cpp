@@ -49,9 +49,9 @@ std::vector<std::string> calls(const FakeTransport& fake) {
 }
 
 TEST(DockerEngine, RunsCreateStartFollowWaitRemove) {
-  auto f = engine_with({created(), started(), answer("GET", k_logs, 200, frame(1, "hello\n") + frame(2, "warn\n")),
-                        answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":0,"Error":null})"),
-                        removed()});
+  auto f =
+      engine_with({created(), started(), answer("GET", k_logs, 200, frame(1, "hello\n") + frame(2, "warn\n")),
+                   answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":0,"Error":null})"), removed()});
   CollectingLog log;
   auto result = f.engine.run(BuildSpec{.image = "orc/base:1", .argv = {"echo", "hello"}}, log);
   ASSERT_TRUE(result) << result.error().message;
@@ -65,9 +65,9 @@ TEST(DockerEngine, RunsCreateStartFollowWaitRemove) {
 }
 
 TEST(DockerEngine, NonZeroExitIsAResultNotAnError) {
-  auto f = engine_with({created(), started(), answer("GET", k_logs, 200),
-                        answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":3,"Error":null})"),
-                        removed()});
+  auto f =
+      engine_with({created(), started(), answer("GET", k_logs, 200),
+                   answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":3,"Error":null})"), removed()});
   CollectingLog log;
   auto result = f.engine.run(BuildSpec{.image = "orc/base:1"}, log);
   ASSERT_TRUE(result);
@@ -75,8 +75,8 @@ TEST(DockerEngine, NonZeroExitIsAResultNotAnError) {
 }
 
 TEST(DockerEngine, StartFailureStillRemovesTheContainer) {
-  auto f = engine_with({created(), answer("POST", "/v1.41/containers/c1/start", 400, R"({"message":"exec: no such file"})"),
-                        removed()});
+  auto f = engine_with(
+      {created(), answer("POST", "/v1.41/containers/c1/start", 400, R"({"message":"exec: no such file"})"), removed()});
   CollectingLog log;
   auto result = f.engine.run(BuildSpec{.image = "orc/base:1", .argv = {"/nonexistent"}}, log);
   ASSERT_FALSE(result);
@@ -100,13 +100,13 @@ TEST(DockerEngine, CancellationKillsAndRemoves) {
   logs.chunks = {frame(1, "started\n"), frame(1, "never seen\n")};
   // The flag is set while output streams, as a SIGINT handler would.
   logs.before = [&] { cancel.request(); };
-  auto f = engine_with({created(), started(), logs, answer("POST", "/v1.41/containers/c1/kill", 204), removed()},
-                       &cancel);
+  auto f =
+      engine_with({created(), started(), logs, answer("POST", "/v1.41/containers/c1/kill", 204), removed()}, &cancel);
   CollectingLog log;
   auto result = f.engine.run(BuildSpec{.image = "orc/base:1"}, log);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::cancelled);
-  EXPECT_EQ(result.error().message, "cancelled: container c1 killed and removed");
+  EXPECT_EQ(result.error().message, "cancelled: container c1 stopped and removed");
   EXPECT_EQ(log.out, "started\n");
   EXPECT_EQ(f.fake->left(), 0u);
 }
@@ -125,7 +125,8 @@ TEST(DockerEngine, CancelledBeforeStartNeverStarts) {
 TEST(DockerEngine, EngineDyingMidRunIsReported) {
   Reply logs = answer("GET", k_logs, 200, frame(1, "started\n"));
   logs.error = TransportError{TransportErrorKind::engine_died, "closed mid-response"};
-  Reply gone{.method = "DELETE", .target = k_remove,
+  Reply gone{.method = "DELETE",
+             .target = k_remove,
              .error = TransportError{TransportErrorKind::connection_refused, "connection refused"}};
   auto f = engine_with({created(), started(), logs, gone});
   CollectingLog log;
@@ -138,9 +139,11 @@ TEST(DockerEngine, EngineDyingMidRunIsReported) {
 // The engine may stop its containers on the way down, ending the stream
 // cleanly; the wait that follows then finds nobody listening.
 TEST(DockerEngine, EngineGoneAfterTheStreamEndedIsEngineDied) {
-  Reply wait{.method = "POST", .target = "/v1.41/containers/c1/wait",
+  Reply wait{.method = "POST",
+             .target = "/v1.41/containers/c1/wait",
              .error = TransportError{TransportErrorKind::connection_refused, "nothing is listening on /s"}};
-  Reply gone{.method = "DELETE", .target = k_remove,
+  Reply gone{.method = "DELETE",
+             .target = k_remove,
              .error = TransportError{TransportErrorKind::connection_refused, "nothing is listening on /s"}};
   auto f = engine_with({created(), started(), answer("GET", k_logs, 200), wait, gone});
   CollectingLog log;

@@ -54,9 +54,9 @@ class DockerImages : public ::testing::Test {
 constexpr const char* k_image = R"({"Id":"sha256:feed","RepoTags":["orc/base:1"],"RepoDigests":[],"Size":117000000})";
 
 TEST_F(DockerImages, ImportStreamsTheTarAndInspectsTheResult) {
-  auto client = connect({answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200,
-                                "{\"status\":\"sha256:feed\"}\r\n"),
-                         answer("GET", "/v1.41/images/orc/base:1/json", 200, k_image)});
+  auto client = connect(
+      {answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200, "{\"status\":\"sha256:feed\"}\r\n"),
+       answer("GET", "/v1.41/images/orc/base:1/json", 200, k_image)});
   auto info = client.import_image(m_dir / "rootfs.tar", "orc/base", "1");
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_EQ(info->id, "sha256:feed");
@@ -71,12 +71,12 @@ TEST_F(DockerImages, ImportStreamsTheTarAndInspectsTheResult) {
 // Podman ignores `tag` on import (it tags <repo>:latest), so the image is
 // tagged again by its ID.
 TEST_F(DockerImages, ImportRetagsWhenTheEngineIgnoredTheTag) {
-  auto client = connect({answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200,
-                                "{\"status\":\"sha256:feed\"}\n"),
-                         answer("GET", "/v1.41/images/orc/base:1/json", 404, R"({"message":"no such image"})"),
-                         answer("POST", "/v1.41/images/sha256:feed/tag?repo=orc%2Fbase&tag=1", 201),
-                         answer("GET", "/v1.41/images/orc/base:1/json", 200, k_image)},
-                        testing::k_podman_version);
+  auto client = connect(
+      {answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200, "{\"status\":\"sha256:feed\"}\n"),
+       answer("GET", "/v1.41/images/orc/base:1/json", 404, R"({"message":"no such image"})"),
+       answer("POST", "/v1.41/images/sha256:feed/tag?repo=orc%2Fbase&tag=1", 201),
+       answer("GET", "/v1.41/images/orc/base:1/json", 200, k_image)},
+      testing::k_podman_version);
   auto info = client.import_image(m_dir / "rootfs.tar", "orc/base", "1");
   ASSERT_TRUE(info) << info.error().message;
   EXPECT_EQ(info->id, "sha256:feed");
@@ -93,8 +93,9 @@ TEST_F(DockerImages, ImportOfAMissingFileFailsBeforeSending) {
 }
 
 TEST_F(DockerImages, ImportErrorInTheProgressStream) {
-  auto client = connect({answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200,
-                                R"({"errorDetail":{"message":"archive/tar: invalid tar header"},"error":"archive/tar: invalid tar header"})")});
+  auto client = connect({answer(
+      "POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200,
+      R"({"errorDetail":{"message":"archive/tar: invalid tar header"},"error":"archive/tar: invalid tar header"})")});
   auto info = client.import_image(m_dir / "rootfs.tar", "orc/base", "1");
   ASSERT_FALSE(info);
   EXPECT_EQ(info.error().message,
@@ -102,10 +103,12 @@ TEST_F(DockerImages, ImportErrorInTheProgressStream) {
 }
 
 TEST_F(DockerImages, BuildStreamsOutputAndSurfacesAFailedStep) {
-  Reply build = answer("POST", "/v1.41/build?t=orc%2Fgxx%3A1&dockerfile=Dockerfile&networkmode=host&rm=1&forcerm=1", 200);
-  build.chunks = {"{\"stream\":\"Step 1/2 : FROM orc/base:1\\n\"}\n{\"stre", "am\":\"Step 2/2 : RUN exit 9\\n\"}\n",
-                  R"({"errorDetail":{"code":9,"message":"The command '/bin/sh -c exit 9' returned a non-zero code: 9"},"error":"The command '/bin/sh -c exit 9' returned a non-zero code: 9"})"
-                  "\n"};
+  Reply build =
+      answer("POST", "/v1.41/build?t=orc%2Fgxx%3A1&dockerfile=Dockerfile&networkmode=host&rm=1&forcerm=1", 200);
+  build.chunks = {
+      "{\"stream\":\"Step 1/2 : FROM orc/base:1\\n\"}\n{\"stre", "am\":\"Step 2/2 : RUN exit 9\\n\"}\n",
+      R"({"errorDetail":{"code":9,"message":"The command '/bin/sh -c exit 9' returned a non-zero code: 9"},"error":"The command '/bin/sh -c exit 9' returned a non-zero code: 9"})"
+      "\n"};
   auto client = connect({build});
   CollectingLog log;
   auto info = client.build_image(m_dir / "context", "orc/gxx:1", {.network = "host"}, log);
@@ -117,10 +120,13 @@ TEST_F(DockerImages, BuildStreamsOutputAndSurfacesAFailedStep) {
 }
 
 TEST_F(DockerImages, BuildSendsTheContextAsATar) {
-  auto client = connect(
-      {answer("POST", "/v1.41/build?t=orc%2Fgxx%3A1&dockerfile=Dockerfile&networkmode=none&rm=1&forcerm=1&buildargs=%7B%22A%22%3A%221%22%7D",
-              200, "{\"aux\":{\"ID\":\"sha256:beef\"}}\n{\"stream\":\"Successfully built beef\\n\"}\n"),
-       answer("GET", "/v1.41/images/orc/gxx:1/json", 200, R"({"Id":"sha256:beef"})")});
+  auto client =
+      connect({answer("POST",
+                      "/v1.41/"
+                      "build?t=orc%2Fgxx%3A1&dockerfile=Dockerfile&networkmode=none&rm=1&forcerm=1&buildargs=%7B%22A%"
+                      "22%3A%221%22%7D",
+                      200, "{\"aux\":{\"ID\":\"sha256:beef\"}}\n{\"stream\":\"Successfully built beef\\n\"}\n"),
+               answer("GET", "/v1.41/images/orc/gxx:1/json", 200, R"({"Id":"sha256:beef"})")});
   CollectingLog log;
   auto info = client.build_image(m_dir / "context", "orc/gxx:1", {.build_args = {{"A", "1"}}}, log);
   ASSERT_TRUE(info) << info.error().message;
