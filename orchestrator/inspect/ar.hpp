@@ -2,6 +2,7 @@
 // Unix `ar` archives (static libraries): GNU and BSD member names.
 #include <cstdint>
 #include <expected>
+#include <optional>
 #include <string>
 #include <vector>
 

@@ -277,7 +277,8 @@ TEST(RealElf, CubinsAreNamedAsCuobjdumpNamesThem) {
   EXPECT_FALSE(f->arch_specific);
 
   // c90a_noa: attribute 9 patched to 0 is listed as sm_90.
-  const Section* compat = parse_elf(a_bytes)->find(".nv.compat");
+  const auto a_elf = parse_elf(a_bytes);
+  const Section* compat = a_elf->find(".nv.compat");
   ASSERT_NE(compat, nullptr);
   Buffer noa = a_bytes;
   bool patched = false;

@@ -161,7 +161,8 @@ TEST(FatbinNvcc, ObjectSections) {
   const Buffer object = testing::read_file(k);
   const FatbinScan plain = scan_section(object, ".nv_fatbin");
   EXPECT_EQ(names(plain), (std::vector<std::string>{"ELF sm_80", "PTX sm_80"}));
-  const Section* section = parse_elf(object)->find(".nv_fatbin");
+  const auto object_elf = parse_elf(object);
+  const Section* section = object_elf->find(".nv_fatbin");
   ASSERT_FALSE(plain.entries.empty());
   EXPECT_EQ(plain.entries[0].offset, section->offset + 16);
   EXPECT_EQ(read_le<std::uint16_t>(object, plain.entries[0].offset), 2) << "kind 2 at the entry offset";
