@@ -1,8 +1,11 @@
 #include "orchestrator/app/plan.hpp"
 
 #include <algorithm>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/app/images.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/compat/resolver.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -51,7 +54,51 @@ compat::ResolveRequest request_for(const recipe::Config& config, const recipe::R
   return request;
 }
 
-PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier) {
+// What the image choice of every plan depends on, found once per run: the
+// site's preference and the toolkit the host-mount image would serve.
+struct ImageContext {
+  compat::ImagePreference preference = compat::ImagePreference::offline_first;
+  std::optional<compat::HostCuda> host;
+};
+
+ImageContext image_context() {
+  ImageContext context;
+  if (const char* env = std::getenv("ORCHESTRATE_IMAGE_PREFERENCE"); env && *env) {
+    const auto preference = compat::parse_image_preference(env);
+    if (!preference)
+      throw util::Failure(ExitCode::bad_input, "ORCHESTRATE_IMAGE_PREFERENCE is '" + std::string(env) +
+                                                   "'; expected 'offline' or 'official'");
+    context.preference = *preference;
+  }
+  context.host = detect_host_cuda();
+  return context;
+}
+
+// The plan's image. Offline-first means this site has no registry, so an
+// official tag is no image it can use: the plan says which one a site with
+// a registry would use instead.
+void choose_plan_image(PlanEntry& e, const compat::Resolution& res, const ImageContext& context) {
+  const auto choice = compat::choose_image(*res.toolkit, res.cudnn, context.preference, context.host);
+  const std::string cuda = res.toolkit->version.str();
+  if (!choice) {
+    e.warnings.push_back("no build image serves CUDA " + cuda +
+                         ": neither an offline image (orchestrate images list) nor an nvidia/cuda tag");
+    return;
+  }
+  if (context.preference == compat::ImagePreference::offline_first && choice->source == compat::ImageSource::official) {
+    const std::string host = context.host ? "the host's toolkit is " + context.host->toolkit.str()
+                                          : std::string("no toolkit found at ORCHESTRATE_HOST_CUDA or /usr/local/cuda");
+    e.warnings.push_back("no offline image serves CUDA " + cuda + " (" + host + "); with registry access use " +
+                         choice->reference +
+                         " (images/official/Dockerfile.cuda, ORCHESTRATE_IMAGE_PREFERENCE=official)");
+    return;
+  }
+  e.image = choice->reference;
+  for (const auto& note : choice->notes) e.warnings.push_back("image: " + note);
+}
+
+PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
+                   const ImageContext& images) {
   PlanEntry e;
   e.recipe = r.name;
   e.framework = std::string(recipe::framework_name(r.framework));
@@ -75,6 +122,7 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   e.nvcc_flags = flags::nvcc_gencode(res.archs);
   e.reasons = res.reasons;
   e.warnings = res.warnings;
+  choose_plan_image(e, res, images);
 
   flags::EmitContext context{.cuda = res.toolkit->version, .cudnn = std::nullopt, .framework = std::nullopt};
   if (res.cudnn) context.cudnn = res.cudnn->version;
@@ -101,13 +149,14 @@ PlanReport plan(const PlanRequest& request) {
 
   PlanReport report;
   report.config_warnings = config.warnings;
+  const ImageContext images = image_context();
   // Tier order as declared, recipes in declaration order within each tier.
   for (const auto& tier : config.tiers) {
     if (!request.tiers.empty() && std::ranges::find(request.tiers, tier.name) == request.tiers.end()) continue;
     for (const auto& r : config.recipes) {
       if (!request.recipes.empty() && std::ranges::find(request.recipes, r.name) == request.recipes.end()) continue;
       if (std::ranges::find(r.tiers, tier.name) == r.tiers.end()) continue;
-      report.plans.push_back(plan_one(config, r, tier));
+      report.plans.push_back(plan_one(config, r, tier, images));
     }
   }
   return report;
@@ -163,6 +212,7 @@ std::string render_plan_text(const PlanReport& report, bool explain) {
     if (e.cudnn) out += ", cuDNN " + *e.cudnn;
     out += "; SASS " + util::join(e.sass, " ");
     out += "; PTX " + (e.ptx.empty() ? std::string("none") : util::join(e.ptx, " ")) + '\n';
+    if (e.image) out += "      image: " + *e.image + '\n';
     for (const auto& v : e.env) out += "      " + v.name + "=" + v.value + '\n';
     if (explain)
       for (const auto& r : e.reasons) out += "      because: " + r + '\n';

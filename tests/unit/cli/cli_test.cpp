@@ -7,7 +7,9 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -73,8 +75,39 @@ recipes:
     tiers: [tier-mixed]
 )";
 
+// Sets an environment variable for one test, and restores it after.
+class ScopedEnv {
+ public:
+  ScopedEnv(const char* name, const std::string& value) : m_name(name) {
+    if (const char* old = std::getenv(name)) m_old = old;
+    ::setenv(name, value.c_str(), 1);
+  }
+  ~ScopedEnv() {
+    if (m_old) ::setenv(m_name, m_old->c_str(), 1);
+    else ::unsetenv(m_name);
+  }
+  ScopedEnv(const ScopedEnv&) = delete;
+  ScopedEnv& operator=(const ScopedEnv&) = delete;
+
+ private:
+  const char* m_name;
+  std::optional<std::string> m_old;
+};
+
+// A host toolkit for the host-mount image: DIR/bin/nvcc printing what
+// nvcc `version` says, pointed at by ORCHESTRATE_HOST_CUDA, so a plan's
+// image does not depend on this machine's /usr/local/cuda.
+ScopedEnv fake_host_cuda(const std::filesystem::path& dir, const std::string& version) {
+  std::filesystem::create_directories(dir / "bin");
+  std::ofstream(dir / "bin" / "nvcc") << "#!/bin/sh\necho 'Cuda compilation tools, release " << version << ", V"
+                                      << version << ".88'\n";
+  std::filesystem::permissions(dir / "bin" / "nvcc", std::filesystem::perms::owner_all);
+  return ScopedEnv("ORCHESTRATE_HOST_CUDA", dir.string());
+}
+
 TEST_F(CliTest, PlanJsonContract) {
   const auto config = write("orchestrate.yaml", k_config);
+  const auto host = fake_host_cuda(m_dir / "cuda", "13.0");
   const auto r = run_cli({"plan", "tier-new", "-f", config, "--json"});
   EXPECT_EQ(r.code, 0) << r.err;
   const auto j = nlohmann::json::parse(r.out);  // stdout is JSON and nothing else
@@ -85,7 +118,7 @@ TEST_F(CliTest, PlanJsonContract) {
   EXPECT_EQ(p["status"], "ok");
   EXPECT_EQ(p["toolkit"], "13.0");
   EXPECT_TRUE(p["cudnn"].is_string());
-  EXPECT_TRUE(p["image"].is_null());
+  EXPECT_EQ(p["image"], "orchestrate/cuda:host-bookworm");  // the host's 13.0, mounted
   EXPECT_EQ(p["gpus"][3]["name"], "H100");
   EXPECT_EQ(p["gpus"][3]["cc"], "9.0");
   EXPECT_EQ(p["sass"], nlohmann::json({"sm_80", "sm_86", "sm_89", "sm_90"}));
@@ -104,14 +137,21 @@ TEST_F(CliTest, PlanJsonContract) {
 // The README's main job: the example configuration plans cleanly, and each
 // tier's driver picks its toolkit.
 TEST_F(CliTest, ExampleConfigurationPlansEveryRecipe) {
+  const auto host = fake_host_cuda(m_dir / "cuda", "13.0");
   const auto r = run_cli({"plan", "-f", ORC_SOURCE_DIR "/recipes/orchestrate.yaml", "--json"});
   ASSERT_EQ(r.code, 0) << r.err << r.out;
   const auto j = nlohmann::json::parse(r.out);
   std::map<std::string, std::set<std::string>> toolkits;
+  std::map<std::string, std::set<std::string>> images;
   for (const auto& p : j["plans"]) {
     EXPECT_EQ(p["status"], "ok") << p.dump();
     toolkits[p["tier"]].insert(p["toolkit"].get<std::string>());
+    images[p["tier"]].insert(p["image"].get<std::string>());
   }
+  // One offline image per toolkit: Debian's 11.8 and 12.4, the host's 13.0.
+  EXPECT_EQ(images["tier-old"], std::set<std::string>{"orchestrate/cuda:11.8-bookworm"});
+  EXPECT_EQ(images["tier-new"], std::set<std::string>{"orchestrate/cuda:12.4-trixie"});
+  EXPECT_EQ(images["tier-next"], std::set<std::string>{"orchestrate/cuda:host-bookworm"});
   EXPECT_EQ(toolkits["tier-old"], std::set<std::string>{"11.8"});   // V100/P100: not 13.x; driver 535: not 12.4
   EXPECT_EQ(toolkits["tier-new"], std::set<std::string>{"12.4"});   // driver 550.54.15: not 12.8 or 13.0
   EXPECT_EQ(toolkits["tier-next"], std::set<std::string>{"13.0"});  // GB10 needs >= 12.9
@@ -370,6 +410,93 @@ TEST_F(CliTest, InspectListPassesCuobjdumpThrough) {
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("255"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("--json"), std::string::npos) << help.out;
+}
+
+// With no host toolkit and no registry, the plan has no image and says
+// which official tag a site with a registry would use.
+TEST_F(CliTest, PlanWithoutAnOfflineImageNamesTheOfficialTag) {
+  const auto config = write("orchestrate.yaml", k_config);
+  const ScopedEnv host("ORCHESTRATE_HOST_CUDA", (m_dir / "no-cuda").string());
+  auto r = run_cli({"plan", "tier-new", "-f", config, "--json"});
+  EXPECT_EQ(r.code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out);
+  const auto& p = j["plans"][0];
+  EXPECT_TRUE(p["image"].is_null());
+  const std::string warnings = p["warnings"].dump();
+  EXPECT_NE(warnings.find("no offline image serves CUDA 13.0"), std::string::npos) << warnings;
+  EXPECT_NE(warnings.find("docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04"), std::string::npos) << warnings;
+
+  // A site with a registry says so, and gets that tag.
+  {
+    const ScopedEnv official("ORCHESTRATE_IMAGE_PREFERENCE", "official");
+    r = run_cli({"plan", "tier-new", "-f", config, "--json"});
+    j = nlohmann::json::parse(r.out);
+    EXPECT_EQ(j["plans"][0]["image"], "docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04");
+    EXPECT_EQ(j["plans"][1]["image"], "docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04");  // tf uses cuDNN too
+  }
+  const ScopedEnv bad("ORCHESTRATE_IMAGE_PREFERENCE", "registry");
+  r = run_cli({"plan", "tier-new", "-f", config, "--json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "orchestrate: error: ORCHESTRATE_IMAGE_PREFERENCE is 'registry'; expected 'offline' or 'official'\n");
+}
+
+TEST_F(CliTest, ImagesBuildUsageAndEngineErrors) {
+  auto r = run_cli({"images", "build", "host-bookwrm"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "orchestrate: error: unknown image 'host-bookwrm' (known: 11.8-bookworm, 12.4-trixie, host-bookworm) "
+            "(did you mean 'host-bookworm'?)\n");
+  EXPECT_EQ(r.out, "");
+  // No engine at the socket: exit 3 before any debootstrap.
+  const auto socket = (m_dir / "missing.sock").string();
+  r = run_cli({"images", "build", "orchestrate/cuda:11.8-bookworm", "--engine-socket", socket, "--images-dir",
+               ORC_SOURCE_DIR "/images", "--cache", (m_dir / "cache").string()});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_NE(r.err.find("orchestrate: error: cannot reach the engine at " + socket + ":"), std::string::npos) << r.err;
+  EXPECT_FALSE(std::filesystem::exists(m_dir / "cache"));
+  // Setup scripts that are not there: exit 2, saying where to point.
+  r = run_cli({"images", "build", "12.4-trixie", "--images-dir", (m_dir / "nowhere").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("--images-dir"), std::string::npos) << r.err;
+  EXPECT_EQ(run_cli({"images"}).code, 2);  // list or build
+  EXPECT_EQ(run_cli({"images", "build", "--help"}).code, 0);
+}
+
+TEST_F(CliTest, ImagesListShowsTheCatalogAndTheStateFile) {
+  const ScopedEnv cache("ORCHESTRATE_CACHE_DIR", m_dir.string());
+  const auto host = fake_host_cuda(m_dir / "cuda", "13.0");
+  write("images.v1.json", R"({"schema": "orchestrate.images.v1", "images": [
+    {"name": "11.8-bookworm", "reference": "orchestrate/cuda:11.8-bookworm", "id": "sha256:abc",
+     "created": "2026-11-30T10:00:00Z", "toolkit": "11.8.89", "packages": ["nvidia-cuda-toolkit=11.8.89"]}]})");
+  const auto socket = (m_dir / "missing.sock").string();
+  auto r = run_cli({"images", "list", "--json", "--engine-socket", socket});
+  EXPECT_EQ(r.code, 0) << r.err;  // an unreachable engine is reported, not fatal
+  auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["engine"]["reachable"], false);
+  EXPECT_NE(j["engine"]["error"].get<std::string>().find(socket), std::string::npos);
+  ASSERT_EQ(j["offline"].size(), 3u);
+  EXPECT_EQ(j["offline"][0]["reference"], "orchestrate/cuda:11.8-bookworm");
+  EXPECT_EQ(j["offline"][0]["built"]["id"], "sha256:abc");
+  EXPECT_TRUE(j["offline"][0]["in_engine"].is_null());
+  EXPECT_EQ(j["offline"][2]["source"], "host_mount");
+  EXPECT_EQ(j["offline"][2]["host_toolkit"], "13.0.88");
+  bool found = false;
+  for (const auto& o : j["official"])
+    if (o["toolkit"] == "12.4") {
+      found = true;
+      EXPECT_EQ(o["cudnn_reference"], "docker.io/nvidia/cuda:12.4.1-cudnn-devel-ubuntu22.04");
+      EXPECT_EQ(o["cudnn"], "9.1.0.70");
+    }
+  EXPECT_TRUE(found);
+
+  // A state file of another schema reads as empty, never as an error.
+  write("images.v1.json", R"({"schema": "orchestrate.images.v0", "images": [{"reference": "x"}]})");
+  r = run_cli({"images", "list", "--json", "--engine-socket", socket});
+  EXPECT_EQ(r.code, 0);
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["offline"][0]["built"].is_null());
+  write("images.v1.json", "{not json");
+  EXPECT_EQ(run_cli({"images", "list", "--engine-socket", socket}).code, 0);
 }
 
 }  // namespace

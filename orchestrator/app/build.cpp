@@ -1,0 +1,271 @@
+#include "orchestrator/app/build.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <thread>
+
+#include "orchestrator/app/build_job.hpp"
+#include "orchestrator/app/build_key.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/engine/host_engine.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using detail::BuildImage;
+using detail::BuildJob;
+using util::ExitCode;
+
+constexpr std::string_view k_tool_version = "0.1.0";
+// Variables kept out of the cache key: the parallelism ones change how fast
+// a build runs, not what it makes (--jobs must not rebuild); PATH is the
+// toolkit's bin (keyed as CUDA_HOME) in front of the caller's own PATH,
+// which differs between shells.
+constexpr std::array<std::string_view, 3> k_unkeyed_env = {"MAX_JOBS", "CMAKE_BUILD_PARALLEL_LEVEL", "PATH"};
+
+// Collects a process's stdout; the rest is dropped.
+class Capture final : public engine::LogSink {
+ public:
+  void on_output(engine::OutputStream stream, std::string_view bytes) override {
+    if (stream == engine::OutputStream::out) text += bytes;
+  }
+  std::string text;
+};
+
+class NullSink final : public engine::LogSink {
+ public:
+  void on_output(engine::OutputStream, std::string_view) override {}
+};
+
+// The host's toolkit: nvcc on PATH, else /usr/local/cuda; its root is two
+// levels above the real nvcc.
+std::optional<compat::HostCuda> find_host_cuda() {
+  std::string nvcc;
+  if (const char* path = std::getenv("PATH"))
+    for (const auto& dir : util::split_any(path, ":"))
+      if (::access((dir + "/nvcc").c_str(), X_OK) == 0) {
+        nvcc = dir + "/nvcc";
+        break;
+      }
+  if (nvcc.empty()) nvcc = std::string(compat::k_default_host_cuda) + "/bin/nvcc";
+  if (::access(nvcc.c_str(), X_OK) != 0) return std::nullopt;
+  engine::HostEngine runner;
+  Capture capture;
+  engine::BuildSpec spec;
+  spec.argv = {nvcc, "--version"};
+  auto run = runner.run(spec, capture);
+  if (!run || run->exit_code != 0) return std::nullopt;
+  auto version = compat::parse_nvcc_version(capture.text);
+  if (!version) return std::nullopt;
+  std::error_code ec;
+  const fs::path real = fs::canonical(nvcc, ec);
+  return compat::HostCuda{.toolkit = *version, .root = (ec ? fs::path(nvcc) : real).parent_path().parent_path().string()};
+}
+
+// The image for a plan on this engine, or why there is none.
+std::expected<BuildImage, std::string> choose_build_image(const PlanEntry& plan, engine::EngineKind kind,
+                                                          const std::optional<compat::HostCuda>& host) {
+  const util::Version wanted = *util::Version::parse(*plan.toolkit);
+  if (kind == engine::EngineKind::host) {
+    if (!host) return std::unexpected("the host engine found no CUDA toolkit (no nvcc on PATH or in /usr/local/cuda)");
+    if (host->toolkit.truncated(2) != wanted.truncated(2))
+      return std::unexpected("the host's toolkit, CUDA " + host->toolkit.str() + " at " + host->root +
+                             ", cannot serve this plan (it chose CUDA " + *plan.toolkit +
+                             "); list only the host's toolkit in the configuration's toolkits:, or use a container engine");
+    return BuildImage{.reference = "host", .digest = "cuda " + host->toolkit.str() + " at " + host->root,
+                      .cuda_home = host->root, .host_compiler = {}, .mounts = {}};
+  }
+  const compat::Toolkit* toolkit = compat::find_toolkit(wanted);
+  const compat::CudnnRelease* cudnn = plan.cudnn ? compat::find_cudnn(*util::Version::parse(*plan.cudnn)) : nullptr;
+  if (!toolkit) return std::unexpected("no toolkit row for CUDA " + *plan.toolkit);
+  auto choice = compat::choose_image(*toolkit, cudnn, compat::ImagePreference::offline_first, host);
+  if (!choice) return std::unexpected("no build image serves CUDA " + *plan.toolkit);
+  BuildImage image{.reference = choice->reference, .digest = {}, .cuda_home = std::string(compat::k_default_host_cuda),
+                   .host_compiler = choice->host_compiler, .mounts = {}};
+  // Debian's packaged toolkit lives in /usr (nvcc is /usr/bin/nvcc).
+  if (choice->nvcc.starts_with("/usr/bin/")) image.cuda_home = "/usr";
+  for (const auto& m : choice->mounts)
+    image.mounts.push_back({.host = m.host, .container = m.container,
+                            .access = m.read_only ? engine::Access::read_only : engine::Access::read_write});
+  // The host toolkit a host-mount image borrows is part of what it builds with.
+  if (choice->source == compat::ImageSource::host_mount && host) image.digest = "host cuda " + host->toolkit.str();
+  return image;
+}
+
+KeyInputs key_inputs(const BuildJob& job, const recipe::Tier& tier, engine::EngineKind kind) {
+  KeyInputs in{.tool_version = std::string(k_tool_version), .recipe_text = canonical_recipe(*job.recipe),
+               .tier = tier.name, .gpus = {}, .ptx_policy = job.plan.ptx_policy, .source_kind = job.source.kind,
+               .source_revision = job.source.revision, .engine = std::string(engine::to_string(kind)),
+               .image = job.image.reference, .image_digest = job.image.digest, .toolkit = job.plan.toolkit.value_or(""),
+               .cudnn = job.plan.cudnn.value_or(""), .sass = job.plan.sass, .ptx = job.plan.ptx, .env = {}, .steps = {}};
+  for (const auto& g : job.plan.gpus) in.gpus.push_back(g.name + "=" + g.cc);
+  for (const auto& [name, value] : job.driver.env)
+    if (std::ranges::find(k_unkeyed_env, name) == k_unkeyed_env.end()) in.env.push_back(name + "=" + value);
+  std::ranges::sort(in.env);
+  for (const auto& step : job.driver.steps) {
+    // The -j of a default step is parallelism too.
+    std::vector<std::string> shown;
+    for (std::size_t i = 0; i < step.size(); ++i) {
+      if (step[i] == "-j" && i + 1 < step.size()) ++i;
+      else if (!step[i].starts_with("--jobs=") && !(step[i].starts_with("-j") && step[i].size() > 2)) shown.push_back(step[i]);
+    }
+    in.steps.push_back(util::join(shown, " "));
+  }
+  return in;
+}
+
+// Fills job.result for a hit from its manifest; false when the entry does
+// not hold up (a blob is gone), which is then a miss.
+bool load_hit(BuildJob& job, Store& store, const std::string& manifest_hex) {
+  auto text = store.read_blob(manifest_hex);
+  if (!text) return false;
+  auto manifest = manifest_from_json(*text);
+  if (!manifest) return false;
+  for (const auto& a : manifest->artifacts) {
+    if (!store.has_blob(a.sha256)) return false;
+    job.result.artifacts.push_back({.name = a.name, .path = store.blob_path(a.sha256).string(), .sha256 = a.sha256,
+                                    .size = a.size, .sass = a.sass, .ptx = a.ptx});
+  }
+  job.result.status = BuildStatus::cached;
+  job.result.manifest = "sha256:" + manifest_hex;
+  return true;
+}
+
+}  // namespace
+
+int BuildReport::exit_code() const {
+  int code = 0;
+  for (const auto& b : builds) code = std::max(code, b.exit_code);
+  return code;
+}
+
+BuildReport build(const BuildRequest& request, std::ostream& progress) {
+  auto config = recipe::load_config(request.config);
+  if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
+  const PlanReport planned = plan(PlanRequest{.config = request.config, .tiers = request.tiers, .recipes = request.recipes});
+  if (planned.plans.empty()) throw util::Failure(ExitCode::bad_input, "no recipe is built for tier " + util::join(request.tiers, ", "));
+
+  auto discovery = engine::discover_engine(request.engine);
+  if (!discovery) throw util::Failure(ExitCode::bad_input, discovery.error().message);
+  detail::Console console{progress, {}};
+  if (discovery->kind == engine::EngineKind::host)
+    console.line("orchestrate: building on the HOST as local processes (not isolated): " + discovery->reason);
+
+  Store store(request.store_root.empty() ? default_store_root() : request.store_root);
+  const auto host = find_host_cuda();
+  NullSink quiet;
+  engine::HostEngine git_runner;
+
+  BuildReport report;
+  std::vector<BuildJob> jobs;
+  for (const auto& entry : planned.plans) {
+    BuildJob job;
+    job.recipe = config->find_recipe(entry.recipe);
+    job.plan = entry;
+    job.result.recipe = entry.recipe;
+    job.result.tier = entry.tier;
+    const auto fail = [&job](int code, std::string message) {
+      job.result.exit_code = code;
+      job.result.errors.push_back(std::move(message));
+    };
+    if (!entry.ok) {
+      fail(2, "unsatisfiable: " + util::join(entry.reasons, "; "));
+    } else if (auto image = choose_build_image(entry, discovery->kind, host); !image) {
+      fail(2, image.error());
+    } else if (auto source = prepare_source(job.recipe->source, store.workspace_dir(entry.recipe), git_runner, quiet); !source) {
+      fail(3, "source: " + source.error());
+    } else {
+      job.image = std::move(*image);
+      job.source = std::move(*source);
+      DriverInput input{.plan = &job.plan, .recipe = job.recipe,
+                        .place = discovery->kind == engine::EngineKind::host ? BuildPlace::host : BuildPlace::container,
+                        .cuda_home = job.image.cuda_home, .base_path = {}, .jobs = 1, .generator = CmakeGenerator::makefiles,
+                        .source_dir = job.source.dir, .workspace = store.workspace_dir(entry.recipe)};
+      if (input.place == BuildPlace::host)
+        if (const char* path = std::getenv("PATH")) input.base_path = path;
+      const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+      input.jobs = std::max(1u, (request.jobs ? request.jobs : cores) / static_cast<unsigned>(std::min<std::size_t>(planned.plans.size(), cores)));
+      auto driver = plan_driver(input);
+      if (!driver) {
+        fail(2, driver.error());
+      } else {
+        job.driver = std::move(*driver);
+        const KeyHasher key = hash_key(key_inputs(job, *config->find_tier(entry.tier), discovery->kind));
+        job.key = key.hex();
+        job.result.key = job.key;
+        if (request.explain) job.result.explain = key.explain();
+        if (auto hit = store.lookup(job.key)) load_hit(job, store, *hit);
+      }
+    }
+    if (job.result.exit_code != 0) job.result.status = BuildStatus::failed;
+    jobs.push_back(std::move(job));
+  }
+
+  // The misses, up to --jobs at a time.
+  std::vector<BuildJob*> misses;
+  for (auto& job : jobs)
+    if (job.result.exit_code == 0 && job.result.status != BuildStatus::cached) misses.push_back(&job);
+  if (!misses.empty()) {
+    engine::CancelFlag cancel;
+    engine::ScopedSignalCancel on_signal(cancel);
+    detail::RunContext context{.discovery = *discovery, .store = &store, .console = &console, .cancel = &cancel, .jobs_per_build = 1};
+    const unsigned parallel = std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : 1, static_cast<unsigned>(misses.size())));
+    std::atomic<std::size_t> next{0};
+    std::vector<std::jthread> workers;
+    for (unsigned w = 0; w < parallel; ++w)
+      workers.emplace_back([&] {
+        for (std::size_t i = next++; i < misses.size(); i = next++) detail::run_job(*misses[i], context);
+      });
+  }
+  for (auto& job : jobs) report.builds.push_back(std::move(job.result));
+  return report;
+}
+
+std::string render_build_json(const BuildReport& report) {
+  nlohmann::ordered_json builds = nlohmann::ordered_json::array();
+  for (const auto& b : report.builds) {
+    nlohmann::ordered_json j;
+    j["recipe"] = b.recipe;
+    j["tier"] = b.tier;
+    j["status"] = b.status == BuildStatus::built ? "built" : b.status == BuildStatus::cached ? "cached" : "failed";
+    j["key"] = b.key;
+    j["artifacts"] = nlohmann::ordered_json::array();
+    for (const auto& a : b.artifacts)
+      j["artifacts"].push_back({{"path", a.path}, {"name", a.name}, {"sha256", a.sha256}, {"sass", a.sass}, {"ptx", a.ptx}});
+    j["manifest"] = b.manifest.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(b.manifest);
+    if (!b.errors.empty()) j["errors"] = b.errors;
+    if (!b.warnings.empty()) j["warnings"] = b.warnings;
+    builds.push_back(std::move(j));
+  }
+  nlohmann::ordered_json root;
+  root["builds"] = std::move(builds);
+  return root.dump(2) + "\n";
+}
+
+std::string render_build_text(const BuildReport& report, bool explain) {
+  std::string out;
+  for (const auto& b : report.builds) {
+    const char* status = b.status == BuildStatus::built ? "built" : b.status == BuildStatus::cached ? "cached" : "FAILED";
+    out += b.recipe + " x " + b.tier + ": " + status;
+    if (!b.key.empty()) out += " (key " + b.key.substr(0, 16) + ")";
+    out += '\n';
+    if (explain && !b.explain.empty())
+      for (const auto& line : util::split_any(b.explain, "\n")) out += "    " + line + '\n';
+    for (const auto& a : b.artifacts)
+      out += "    " + a.name + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " + (a.sass.empty() ? "-" : util::join(a.sass, " ")) +
+             "  PTX " + (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
+    for (const auto& w : b.warnings) out += "    warning: " + w + '\n';
+    for (const auto& e : b.errors) out += "    error: " + e + '\n';
+  }
+  return out;
+}
+
+}  // namespace orc::app

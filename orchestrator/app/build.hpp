@@ -1,0 +1,66 @@
+#pragma once
+// `orchestrate build TIER`: plan, key, and on a miss build in an engine,
+// collect the artifacts, inspect and verify them, and store them with a
+// manifest. A hit needs no engine at all.
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/app/store.hpp"
+#include "orchestrator/engine/discovery.hpp"
+
+namespace orc::app {
+
+struct BuildRequest {
+  std::filesystem::path config;
+  std::vector<std::string> tiers;    // at least one
+  std::vector<std::string> recipes;  // empty = every recipe of the tiers
+  std::optional<engine::EngineKind> engine;  // nullopt = discover
+  unsigned jobs = 0;                          // 0 = one per core
+  bool explain = false;                       // print every key input
+  std::filesystem::path store_root;           // empty = default_store_root()
+  bool terminal = false;                      // stderr is a terminal: progress, not every log line
+};
+
+struct BuiltArtifact {
+  std::string name;  // where the build left it: "build/saxpy"
+  std::string path;  // where it lies now: the blob in the store
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::vector<std::string> sass;
+  std::vector<std::string> ptx;
+};
+
+enum class BuildStatus { built, cached, failed };
+
+struct BuildResult {
+  std::string recipe;
+  std::string tier;
+  BuildStatus status = BuildStatus::failed;
+  std::string key;
+  std::string manifest;  // "sha256:..." when stored
+  std::vector<BuiltArtifact> artifacts;
+  std::string explain;  // the key's inputs, one per line (with --explain)
+  std::vector<std::string> errors;
+  std::vector<std::string> warnings;
+  std::string log_file;
+  double seconds = 0;
+  int exit_code = 0;  // 0, 1 (build or verification failed) or 3 (the engine failed)
+};
+
+struct BuildReport {
+  std::vector<BuildResult> builds;
+  int exit_code() const;  // the worst: 3 over 1 over 0
+};
+
+// Streams build logs and progress to `progress` (stderr) as it goes.
+// Throws util::Failure for bad input (unknown tier, unsatisfiable plan, an
+// engine that cannot be chosen).
+BuildReport build(const BuildRequest& request, std::ostream& progress);
+
+std::string render_build_json(const BuildReport& report);
+std::string render_build_text(const BuildReport& report, bool explain);
+
+}  // namespace orc::app

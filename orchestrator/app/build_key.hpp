@@ -1,0 +1,66 @@
+#pragma once
+// The cache key of one recipe x tier build: SHA-256 over typed, delimited
+// fields, so no two different field lists hash the same bytes ("ab"+"c" is
+// not "a"+"bc"), and the same inputs always hash the same. Every field is
+// also kept as text: `--explain` prints one "name: value" line per field, so
+// two runs' explanations can be diffed to see why a key changed.
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace orc::recipe {
+struct Recipe;
+}
+
+namespace orc::app {
+
+// Bumped when the meaning of a field changes, so old entries miss.
+inline constexpr std::string_view k_key_schema = "orchestrate-build-key.v1";
+
+class KeyHasher {
+ public:
+  // Each field is hashed as  name NUL type NUL length NUL value NUL; a list
+  // as  name NUL "list" NUL count NUL, then each element length-prefixed.
+  void text(std::string_view name, std::string_view value);
+  void list(std::string_view name, const std::vector<std::string>& values);
+
+  // The hex SHA-256 of every field added, in order.
+  std::string hex() const;
+  // One line per field ("name: value"; a list as "name[i]: value").
+  std::string explain() const;
+
+ private:
+  std::string m_bytes;
+  std::vector<std::pair<std::string, std::string>> m_lines;
+};
+
+// Everything a build's outcome depends on, as text.
+struct KeyInputs {
+  std::string tool_version;   // orchestrate's own version
+  std::string recipe_text;    // canonical_recipe()
+  std::string tier;
+  std::vector<std::string> gpus;  // "name=cc"
+  std::string ptx_policy;
+  std::string source_kind;      // "path" | "git"
+  std::string source_revision;  // commit, or "tree:<sha256>"
+  std::string engine;
+  std::string image;
+  std::string image_digest;  // "" when unknown
+  std::string toolkit;
+  std::string cudnn;
+  std::vector<std::string> sass;
+  std::vector<std::string> ptx;
+  std::vector<std::string> env;    // NAME=VALUE, sorted; parallelism variables left out
+  std::vector<std::string> steps;  // each step's argv joined with spaces, in order
+};
+
+// The recipe's own fields as stable text: name, framework, source (git URL and
+// ref; a local path's location is left out: its content is the tree hash),
+// requirement ranges, steps (a script step by file name and content digest),
+// artifact globs.
+std::string canonical_recipe(const recipe::Recipe& recipe);
+
+KeyHasher hash_key(const KeyInputs& inputs);
+
+}  // namespace orc::app

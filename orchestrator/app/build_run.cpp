@@ -1,0 +1,227 @@
+// A build that missed the cache: scratch copy, steps in the engine, artifacts
+// collected, inspected, verified and stored.
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <deque>
+#include <fstream>
+
+#include "orchestrator/app/build_job.hpp"
+#include "orchestrator/app/build_verify.hpp"
+#include "orchestrator/engine/docker_engine.hpp"
+#include "orchestrator/engine/host_engine.hpp"
+#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app::detail {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+// Lines shown when a build fails.
+constexpr std::size_t k_tail_lines = 50;
+
+// Joins engine output into lines: each goes to the log file, to the console
+// with the build's name in front, and into the tail kept for failures.
+class BuildLog final : public engine::LogSink {
+ public:
+  BuildLog(const fs::path& file, std::string prefix, Console& console)
+      : m_file(file, std::ios::binary), m_prefix(std::move(prefix)), m_console(console) {}
+  ~BuildLog() override { flush(); }
+
+  void on_output(engine::OutputStream, std::string_view bytes) override {
+    m_file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    for (char c : bytes) {
+      if (c == '\n') emit();
+      else if (c != '\r') m_pending += c;
+    }
+  }
+  // A line of our own (what was decided), written like the build's output.
+  void note(const std::string& text) { on_output(engine::OutputStream::err, "orchestrate: " + text + "\n"); }
+  void flush() {
+    if (!m_pending.empty()) emit();
+    m_file.flush();
+  }
+  const std::deque<std::string>& tail() const { return m_tail; }
+
+ private:
+  void emit() {
+    m_console.line(m_prefix + m_pending);
+    m_tail.push_back(std::move(m_pending));
+    if (m_tail.size() > k_tail_lines) m_tail.pop_front();
+    m_pending.clear();
+  }
+
+  std::ofstream m_file;
+  std::string m_prefix;
+  Console& m_console;
+  std::string m_pending;
+  std::deque<std::string> m_tail;
+};
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm tm{};
+  ::gmtime_r(&now, &tm);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
+  return text;
+}
+
+void fail(BuildJob& job, int code, std::string message) {
+  job.result.status = BuildStatus::failed;
+  job.result.exit_code = std::max(job.result.exit_code, code);
+  job.result.errors.push_back(std::move(message));
+}
+
+std::unique_ptr<engine::Engine> open_engine(const RunContext& context, std::string& error) {
+  if (context.discovery.kind == engine::EngineKind::host) return std::make_unique<engine::HostEngine>(context.cancel);
+  auto connected = engine::DockerEngine::connect(context.discovery.socket, context.cancel);
+  if (!connected) {
+    error = "cannot reach the " + std::string(engine::to_string(context.discovery.kind)) + " engine at " +
+            context.discovery.socket.string() + ": " + connected.error().message;
+    return nullptr;
+  }
+  return std::make_unique<engine::DockerEngine>(std::move(*connected));
+}
+
+engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::vector<std::string> argv) {
+  engine::BuildSpec spec;
+  spec.image = job.image.reference;
+  spec.argv = std::move(argv);
+  spec.env = job.driver.env;
+  spec.mounts = {{.host = scratch / "src", .container = std::string(k_src_dir), .access = engine::Access::read_write},
+                 {.host = scratch / "build", .container = std::string(k_build_dir), .access = engine::Access::read_write}};
+  spec.mounts.insert(spec.mounts.end(), job.driver.mounts.begin(), job.driver.mounts.end());
+  spec.mounts.insert(spec.mounts.end(), job.image.mounts.begin(), job.image.mounts.end());
+  spec.working_dir = std::string(k_src_dir);
+  // The build writes into our scratch directories as us, not as root.
+  spec.user = std::to_string(::getuid()) + ":" + std::to_string(::getgid());
+  spec.labels = {{std::string(engine::k_managed_label), "true"},
+                 {"org.orchestrate.recipe", job.plan.recipe},
+                 {"org.orchestrate.tier", job.plan.tier}};
+  return spec;
+}
+
+// Runs every step; false (with the result filled) when one failed.
+bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine, const fs::path& scratch, BuildLog& log) {
+  std::vector<std::vector<std::string>> steps = job.driver.pre_steps;
+  steps.insert(steps.end(), job.driver.steps.begin(), job.driver.steps.end());
+  for (std::size_t i = 0; i < steps.size(); ++i) {
+    log.note("step " + std::to_string(i + 1) + "/" + std::to_string(steps.size()) + ": " + util::join(steps[i], " "));
+    auto result = engine.run(step_spec(job, scratch, steps[i]), log);
+    log.flush();
+    if (!result) {
+      const auto& e = result.error();
+      if (e.kind == engine::ErrorKind::cancelled) fail(job, 3, "interrupted: the build was cancelled and its container removed");
+      else if (e.engine_unreachable()) fail(job, 3, "the " + std::string(engine.name()) + " engine failed during the build: " + e.message);
+      else fail(job, e.kind == engine::ErrorKind::invalid_spec ? 2 : 3, "step " + std::to_string(i + 1) + ": " + e.message);
+      return false;
+    }
+    if (result->exit_code != 0) {
+      std::string message = "step " + std::to_string(i + 1) + " (" + steps[i].front() + ") exited with " +
+                            std::to_string(result->exit_code) + "; the last " + std::to_string(log.tail().size()) +
+                            " lines of the log (" + job.result.log_file + "):";
+      for (const auto& line : log.tail()) message += "\n    " + line;
+      fail(job, 1, std::move(message));
+      return false;
+    }
+    (void)context;
+  }
+  return true;
+}
+
+void store_build(BuildJob& job, const RunContext& context, const std::vector<CollectedArtifact>& files,
+                 const std::vector<inspect::FileReport>& reports, const Verification& verification) {
+  Store& store = *context.store;
+  Manifest m{.key = job.key, .recipe = job.plan.recipe, .framework = job.plan.framework, .tier = job.plan.tier,
+             .source_kind = job.source.kind, .source_revision = job.source.revision,
+             .engine = std::string(engine::to_string(context.discovery.kind)), .image = job.image.reference,
+             .image_digest = job.image.digest, .toolkit = job.plan.toolkit.value_or(""), .cudnn = job.plan.cudnn.value_or(""),
+             .host_compiler = job.image.host_compiler, .requested_sass = job.plan.sass, .requested_ptx = job.plan.ptx,
+             .artifacts = {}, .build_log = {}, .warnings = verification.warnings, .created = utc_now()};
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    auto hex = store.put_file(files[i].path);
+    if (!hex) return fail(job, 3, "storing " + files[i].name + ": " + hex.error());
+    ManifestArtifact a{.name = files[i].name, .sha256 = *hex, .size = reports[i].size, .sass = {}, .ptx = {}};
+    for (const auto& cc : reports[i].sass) a.sass.push_back(cc.sm());
+    for (const auto& cc : reports[i].ptx) a.ptx.push_back(cc.compute());
+    job.result.artifacts.push_back({.name = a.name, .path = store.blob_path(*hex).string(), .sha256 = *hex,
+                                    .size = a.size, .sass = a.sass, .ptx = a.ptx});
+    m.artifacts.push_back(std::move(a));
+  }
+  auto log_hex = store.put_file(job.result.log_file);
+  if (!log_hex) return fail(job, 3, "storing the build log: " + log_hex.error());
+  m.build_log = *log_hex;
+  auto manifest_hex = store.put_bytes(manifest_to_json(m));
+  if (!manifest_hex) return fail(job, 3, "storing the manifest: " + manifest_hex.error());
+  if (auto ok = store.record(job.key, *manifest_hex); !ok) return fail(job, 3, ok.error());
+  if (job.driver.bazel_fingerprint) {
+    const fs::path workspace = store.workspace_dir(job.plan.recipe);
+    if (auto ok = write_file_atomic(workspace / k_bazel_fingerprint_file, *job.driver.bazel_fingerprint + "\n", store.tmp_dir()); !ok)
+      job.result.warnings.push_back("could not remember bazel's arch fingerprint: " + ok.error());
+  }
+  job.result.manifest = "sha256:" + *manifest_hex;
+  job.result.status = BuildStatus::built;
+}
+
+void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch, BuildLog& log) {
+  log.note("building " + job.plan.recipe + " for " + job.plan.tier + " in " + job.image.reference + " (" +
+           std::string(engine::to_string(context.discovery.kind)) + "), key " + job.key);
+  if (context.discovery.kind == engine::EngineKind::host)
+    log.note("host engine: the steps run as local processes on this machine, NOT ISOLATED");
+  for (const auto& n : job.driver.notes) log.note(n);
+  if (auto ok = copy_source_tree(job.source.dir, scratch / "src"); !ok) return fail(job, 3, ok.error());
+  std::error_code ec;
+  fs::create_directories(scratch / "build", ec);
+  for (const auto& f : job.driver.files)
+    if (auto ok = write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok) return fail(job, 3, ok.error());
+
+  std::string engine_error;
+  auto engine = open_engine(context, engine_error);
+  if (!engine) return fail(job, 3, engine_error);
+  if (!run_steps(job, context, *engine, scratch, log)) return;
+
+  if (job.recipe->artifacts.empty()) return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");
+  auto files = collect_artifacts(job.recipe->artifacts, {scratch / "build", scratch / "src"});
+  if (!files) return fail(job, 1, files.error());
+  std::vector<fs::path> paths;
+  for (const auto& f : *files) paths.push_back(f.path);
+  std::vector<inspect::FileReport> reports;
+  try {
+    reports = inspect::inspect_files(paths, {});
+  } catch (const util::Failure& f) {
+    return fail(job, 1, f.what());
+  }
+  for (std::size_t i = 0; i < reports.size(); ++i) reports[i].path = (*files)[i].name;
+  const Verification verification = verify_artifacts(job.plan, reports);
+  job.result.warnings.insert(job.result.warnings.end(), verification.warnings.begin(), verification.warnings.end());
+  if (!verification.ok()) {
+    for (const auto& e : verification.errors) fail(job, 1, "verification: " + e);
+    return;
+  }
+  store_build(job, context, *files, reports, verification);
+}
+
+}  // namespace
+
+void run_job(BuildJob& job, const RunContext& context) {
+  const auto started = std::chrono::steady_clock::now();
+  const std::string name = job.plan.recipe + "-" + job.plan.tier;
+  std::error_code ec;
+  fs::create_directories(context.store->logs_dir(), ec);
+  job.result.log_file = (context.store->logs_dir() / (name + "-" + job.key.substr(0, 12) + ".log")).string();
+  const fs::path scratch = context.store->tmp_dir() / ("build-" + name + "-" + std::to_string(::getpid()));
+  {
+    BuildLog log(job.result.log_file, "[" + job.plan.recipe + "/" + job.plan.tier + "] ", *context.console);
+    build_in(job, context, scratch, log);
+  }
+  // The scratch tree is ours (the steps ran as our user), so it can go.
+  fs::remove_all(scratch, ec);
+  job.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+}
+
+}  // namespace orc::app::detail

@@ -1,0 +1,127 @@
+#include "orchestrator/app/build_verify.hpp"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <set>
+
+#include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace {
+
+namespace fs = std::filesystem;
+using arch::ComputeCapability;
+
+bool has_wildcard(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+
+// Expands one glob under `root`, component by component, so only the
+// directories the glob can reach are read.
+std::vector<fs::path> expand(const fs::path& root, std::string_view glob) {
+  std::vector<fs::path> current = {fs::path()};
+  const auto parts = util::split_any(glob, "/");
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    const std::string& part = parts[i];
+    std::vector<fs::path> next;
+    for (const auto& rel : current) {
+      std::error_code ec;
+      if (!has_wildcard(part)) {
+        if (fs::exists(root / rel / part, ec)) next.push_back(rel / part);
+        continue;
+      }
+      for (const auto& entry : fs::directory_iterator(root / rel, ec)) {
+        const std::string name = entry.path().filename().string();
+        // As in a shell, a wildcard does not match a leading dot unless written.
+        if (::fnmatch(part.c_str(), name.c_str(), FNM_PERIOD) == 0) next.push_back(rel / name);
+      }
+    }
+    std::ranges::sort(next);
+    current = std::move(next);
+  }
+  std::vector<fs::path> files;
+  for (const auto& rel : current) {
+    std::error_code ec;
+    if (!rel.empty() && fs::is_regular_file(root / rel, ec)) files.push_back(rel);
+  }
+  return files;
+}
+
+std::set<ComputeCapability> parse_all(const std::vector<std::string>& names) {
+  std::set<ComputeCapability> out;
+  for (const auto& n : names)
+    if (auto cc = ComputeCapability::parse(n)) out.insert(*cc);
+  return out;
+}
+
+std::string gpu_label(const PlannedGpu& g) { return g.name == g.cc ? "CC " + g.cc : g.name + " (" + g.cc + ")"; }
+
+}  // namespace
+
+std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(const std::vector<std::string>& globs,
+                                                                             const std::vector<fs::path>& roots) {
+  std::vector<CollectedArtifact> out;
+  for (const auto& glob : globs) {
+    if (glob.empty() || glob.front() == '/' || glob.find("..") != std::string::npos)
+      return std::unexpected("artifact glob '" + glob + "' must be a relative path inside the build");
+    bool found = false;
+    for (const auto& root : roots) {
+      const auto files = expand(root, glob);
+      for (const auto& rel : files) {
+        const std::string name = rel.generic_string();
+        if (std::ranges::none_of(out, [&](const CollectedArtifact& a) { return a.name == name; }))
+          out.push_back({.name = name, .path = root / rel});
+      }
+      if (!files.empty()) {
+        found = true;
+        break;
+      }
+    }
+    if (!found) {
+      std::vector<std::string> where;
+      for (const auto& r : roots) where.push_back(r.string());
+      return std::unexpected("artifact glob '" + glob + "' matched no file under " + util::join(where, " or "));
+    }
+  }
+  return out;
+}
+
+Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::FileReport>& reports) {
+  Verification v;
+  const auto want_sass = parse_all(plan.sass);
+  const auto want_ptx = parse_all(plan.ptx);
+  bool any_device_code = false;
+  for (const auto& r : reports) {
+    if (!r.device_code()) continue;
+    any_device_code = true;
+    if (r.damage) v.errors.push_back(r.path + ": damaged at offset " + std::to_string(r.damage->offset) + ": " + r.damage->what);
+    for (const auto& cc : want_sass)
+      if (!r.sass.contains(cc)) v.errors.push_back(r.path + ": planned SASS " + cc.sm() + " is missing");
+    for (const auto& cc : want_ptx)
+      if (!r.ptx.contains(cc)) v.errors.push_back(r.path + ": planned PTX " + cc.compute() + " is missing");
+    for (const auto& cc : r.sass)
+      if (!want_sass.contains(cc)) v.warnings.push_back(r.path + ": embeds SASS " + cc.sm() + ", which the plan did not ask for");
+    for (const auto& cc : r.ptx)
+      if (!want_ptx.contains(cc)) v.warnings.push_back(r.path + ": embeds PTX " + cc.compute() + ", which the plan did not ask for");
+    for (const auto& gpu : plan.gpus) {
+      const auto device = ComputeCapability::parse(gpu.cc);
+      if (!device) continue;
+      const auto verdict = inspect::judge(r.sass, r.ptx, *device);
+      if (verdict.outcome == inspect::Outcome::none) {
+        v.errors.push_back(r.path + ": " + gpu_label(gpu) +
+                           " would see \"no kernel image is available for execution on the device\"");
+      } else if (verdict.outcome == inspect::Outcome::jit) {
+        const bool planned_native = std::ranges::any_of(want_sass, [&](const ComputeCapability& cc) { return cc.sass_runs_on(*device); });
+        if (planned_native)
+          v.errors.push_back(r.path + ": " + gpu_label(gpu) + " runs only by PTX JIT, though the plan gives it SASS");
+        else
+          v.warnings.push_back(r.path + ": " + gpu_label(gpu) + " runs by PTX JIT (the plan gives it no SASS)");
+      }
+    }
+  }
+  if (!any_device_code) v.errors.push_back("no artifact holds device code: the build compiled no CUDA kernels");
+  return v;
+}
+
+}  // namespace orc::app

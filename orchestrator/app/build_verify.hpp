@@ -1,0 +1,38 @@
+#pragma once
+// After a build: which files the recipe's `artifacts:` globs name, and
+// whether what they embed matches the plan.
+#include <expected>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "orchestrator/app/plan.hpp"
+#include "orchestrator/inspect/inspection.hpp"
+
+namespace orc::app {
+
+struct CollectedArtifact {
+  std::string name;            // relative to the root it was found under: "build/saxpy"
+  std::filesystem::path path;  // on the host
+};
+
+// Expands each glob (shell wildcards per path component: * ? [..]; no '**')
+// under the first root where it matches anything, regular files only (a
+// symlink counts when it leads to a regular file). A glob that matches
+// nothing under any root is an error naming it and the roots.
+std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(
+    const std::vector<std::string>& globs, const std::vector<std::filesystem::path>& roots);
+
+struct Verification {
+  std::vector<std::string> errors;    // the build is not stored when any
+  std::vector<std::string> warnings;  // stored, and said
+  bool ok() const { return errors.empty(); }
+};
+
+// Per artifact holding device code: every planned SASS and PTX present;
+// every GPU of the tier native (JIT is accepted only for a GPU the plan gave
+// no SASS to: the plan then meant it); an embedded arch the plan did not ask
+// for is a warning. No artifact with device code at all is an error.
+Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::FileReport>& reports);
+
+}  // namespace orc::app

@@ -1,0 +1,78 @@
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <ostream>
+
+#include "orchestrator/app/images.hpp"
+#include "orchestrator/cli/commands.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+constexpr const char* k_footer = R"(Offline images are built from Debian packages through the engine API (no
+registry, no docker CLI): debootstrap from the host's Debian mirror (or
+ORCHESTRATE_DEBIAN_MIRROR), images/offline/NAME/setup.sh in a chroot, then the
+tree is imported. Rootfs tars are cached, so a second build is fast. What was
+built is recorded in $ORCHESTRATE_CACHE_DIR (else $XDG_CACHE_HOME/orchestrate)
+/images.v1.json.
+
+Exit codes: 0 ok; 1 nvcc in the image is not the catalog's toolkit; 2 bad usage
+or an unknown image; 3 no engine, the mirror or debootstrap failed, the
+import failed.)";
+
+}  // namespace
+
+void attach_images(CLI::App& sub, Io& io) {
+  sub.require_subcommand(1);
+  sub.footer(k_footer);
+
+  struct ListOptions {
+    std::string socket;
+    bool json = false;
+  };
+  auto list_opt = std::make_shared<ListOptions>();
+  CLI::App* list = sub.add_subcommand("list", "The image catalog, and which offline images the engine has");
+  list->add_option("--engine-socket", list_opt->socket, "The engine's API socket (default: discovered)");
+  list->add_flag("--json", list_opt->json, "Print {\"engine\", \"offline\": [...], \"official\": [...]} as JSON");
+  list->callback([list_opt, &io] {
+    app::ImagesListRequest request{.json = list_opt->json};
+    if (!list_opt->socket.empty()) request.engine_socket = list_opt->socket;
+    const app::ImagesOutput output = app::list_images(request);
+    io.out << output.out;
+    io.err << output.err;
+    io.exit_code = output.exit_code;
+  });
+
+  struct BuildOptions {
+    std::string name;
+    std::string socket;
+    std::string cache;
+    std::string images_dir;
+    std::string mirror;
+    bool rebuild = false;
+    bool json = false;
+  };
+  auto build_opt = std::make_shared<BuildOptions>();
+  CLI::App* build = sub.add_subcommand("build", "Build an offline image (11.8-bookworm, 12.4-trixie, host-bookworm)");
+  build->add_option("name", build_opt->name, "The image: its name or reference")->required();
+  build->add_option("--engine-socket", build_opt->socket, "The engine's API socket (default: discovered)");
+  build->add_option("--cache", build_opt->cache, "Where rootfs tars are cached (default: <cache>/rootfs.v1)");
+  build->add_option("--images-dir", build_opt->images_dir, "The images/ folder with offline/*/setup.sh");
+  build->add_option("--mirror", build_opt->mirror,
+                    "Debian mirror URL (default: ORCHESTRATE_DEBIAN_MIRROR, else the host's)");
+  build->add_flag("--rebuild", build_opt->rebuild, "Make the rootfs again and re-import, ignoring the cache");
+  build->add_flag("--json", build_opt->json, "Print the record and the step timings as JSON");
+  build->callback([build_opt, &io] {
+    app::ImageBuildRequest request{.name = build_opt->name,
+                                   .images_dir = build_opt->images_dir,
+                                   .mirror = build_opt->mirror,
+                                   .rebuild = build_opt->rebuild};
+    if (!build_opt->socket.empty()) request.engine_socket = build_opt->socket;
+    if (!build_opt->cache.empty()) request.cache_dir = build_opt->cache;
+    const app::ImageBuildResult result = app::build_image(request, io.err);
+    io.out << app::render_build_result(result, build_opt->json);
+    io.exit_code = 0;
+  });
+}
+
+}  // namespace orc::cli

@@ -1,0 +1,244 @@
+// `orchestrate images build` through app::build_image against a real dockerd
+// (scripts/start-dockerd.sh in a temporary directory, stopped by
+// scripts/stop-dockerd.sh): debootstrap from the host's Debian mirror,
+// setup.sh in a chroot, import through our API client, then containers of
+// the image with network none. Rootfs tars are cached in the build tree
+// (fixtures/images), so a rerun skips debootstrap and apt.
+//
+// Two ctest cases run this binary: integration_images (host-bookworm, with
+// the host's CUDA 13.0 mounted) and integration_images_cuda118 (the 5.4 GB
+// Debian CUDA 11.8 image: minutes the first time, so CI runs it once).
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "orchestrator/app/images.hpp"
+#include "orchestrator/engine/docker_engine.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "tests/integration/process.hpp"
+
+namespace orc::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+void say(const std::string& line) { std::cout << "[  images  ] " << line << std::endl; }
+
+std::string seconds_since(Clock::time_point start) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << std::chrono::duration<double>(Clock::now() - start).count();
+  return out.str();
+}
+
+std::string script(const char* name) { return std::string(ORC_SOURCE_DIR) + "/scripts/" + name; }
+
+struct Service {
+  fs::path dir;  // dockerd's files, and the state file's cache dir
+  fs::path socket;
+  std::string skip_reason;
+};
+
+Service& service() {
+  static Service s;
+  return s;
+}
+
+class DockerdEnvironment final : public ::testing::Environment {
+ public:
+  void SetUp() override {
+    Service& s = service();
+    if (::geteuid() != 0) {
+      s.skip_reason = "dockerd, debootstrap and chroot need root (run the suite as root, as CI does)";
+      return;
+    }
+    if (run_process({"sh", "-c", "command -v debootstrap"}).exit_code != 0) {
+      s.skip_reason = "debootstrap is not installed (apt-get install debootstrap)";
+      return;
+    }
+    char dir[] = "/tmp/orc-images-XXXXXX";
+    if (!::mkdtemp(dir)) {
+      s.skip_reason = "cannot make a temporary directory";
+      return;
+    }
+    s.dir = dir;
+    const auto start = Clock::now();
+    const ProcessResult started = run_process({script("start-dockerd.sh"), (s.dir / "engine").string()});
+    if (started.exit_code != 0) {
+      s.skip_reason = "dockerd could not start here: " + started.output;
+      return;
+    }
+    s.socket = s.dir / "engine" / "docker.sock";
+    say("dockerd answered on " + s.socket.string() + " after " + seconds_since(start) + " s");
+    // The state file goes to a directory of this run; the rootfs tars to
+    // the build tree's cache.
+    ::setenv("ORCHESTRATE_CACHE_DIR", (s.dir / "cache").c_str(), 1);
+  }
+
+  void TearDown() override {
+    Service& s = service();
+    if (s.dir.empty()) return;
+    const auto start = Clock::now();
+    const ProcessResult stopped = run_process({script("stop-dockerd.sh"), (s.dir / "engine").string()});
+    if (stopped.exit_code != 0 || !stopped.output.empty()) say("stop-dockerd.sh: " + stopped.output);
+    std::error_code ec;
+    fs::remove_all(s.dir, ec);
+    say("dockerd stopped and its storage removed in " + seconds_since(start) + " s");
+  }
+};
+
+[[maybe_unused]] ::testing::Environment* const g_environment =
+    ::testing::AddGlobalTestEnvironment(new DockerdEnvironment);
+
+struct Output final : engine::LogSink {
+  void on_output(engine::OutputStream, std::string_view bytes) override { text.append(bytes); }
+  std::string text;
+};
+
+class Images : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!service().skip_reason.empty()) GTEST_SKIP() << service().skip_reason;
+  }
+
+  app::ImageBuildResult build(const std::string& name) {
+    const auto start = Clock::now();
+    auto result = app::build_image({.name = name,
+                                    .engine_socket = service().socket,
+                                    .cache_dir = fs::path(ORC_FIXTURES_DIR) / "images",
+                                    .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
+                                   std::cout);
+    say(name + " built in " + seconds_since(start) + " s: " + app::render_build_result(result, false));
+    return result;
+  }
+
+  // Runs argv in a container of `image` with no network, the host's CUDA
+  // and/or a scratch directory mounted as asked.
+  std::pair<int, std::string> run_in(const std::string& image, std::vector<std::string> argv,
+                                     std::vector<engine::Mount> mounts = {}) {
+    auto engine = engine::DockerEngine::connect(service().socket);
+    EXPECT_TRUE(engine) << engine.error().message;
+    if (!engine) return {-1, ""};
+    engine::BuildSpec spec{
+        .image = image, .argv = std::move(argv), .mounts = std::move(mounts), .working_dir = "/work"};
+    EXPECT_EQ(spec.network, "none");
+    Output out;
+    const auto start = Clock::now();
+    auto ran = engine->run(spec, out);
+    EXPECT_TRUE(ran) << ran.error().message;
+    say(quoted(spec.argv) + " in " + image + ": " + seconds_since(start) + " s");
+    return {ran ? ran->exit_code : -1, out.text};
+  }
+};
+
+constexpr const char* k_kernel = R"(__global__ void saxpy(int n, float a, const float* x, float* y) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) y[i] = a * x[i] + y[i];
+}
+)";
+
+TEST_F(Images, HostBookwormServesTheHostToolkit) {
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+  const app::ImageBuildResult first = build("host-bookworm");
+  EXPECT_EQ(first.record.reference, "orchestrate/cuda:host-bookworm");
+  EXPECT_TRUE(first.record.id.starts_with("sha256:")) << first.record.id;
+  EXPECT_TRUE(first.record.toolkit.starts_with("13.0")) << first.record.toolkit;  // the host's, by nvcc --version
+  ASSERT_FALSE(first.record.packages.empty());
+  EXPECT_TRUE(first.record.packages.front().starts_with("cmake=")) << first.record.packages.front();
+
+  // The build pipeline's view: the state file holds the same record.
+  const auto found = app::find_built_image("orchestrate/cuda:host-bookworm");
+  ASSERT_TRUE(found);
+  EXPECT_EQ(found->id, first.record.id);
+  EXPECT_EQ(app::find_built_image("host-bookworm")->id, first.record.id);
+
+  // nvcc 13.0 from the host, compiling in the image with its g++ and no network.
+  TempDir work("orc-images-work");
+  std::ofstream(work.path() / "k.cu") << k_kernel;
+  const std::vector<engine::Mount> mounts = {
+      {.host = "/usr/local/cuda", .container = "/usr/local/cuda"},
+      {.host = work.path(), .container = "/work", .access = engine::Access::read_write}};
+  auto [code, out] = run_in(first.record.reference, {"/usr/local/cuda/bin/nvcc", "--version"}, mounts);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("release 13.0"), std::string::npos) << out;
+  std::tie(code, out) =
+      run_in(first.record.reference,
+             {"/usr/local/cuda/bin/nvcc", "-c", "-gencode", "arch=compute_90,code=sm_90", "k.cu", "-o", "k.o"}, mounts);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_TRUE(fs::is_regular_file(work.path() / "k.o"));
+
+  // A second build reuses the cached rootfs and the imported image.
+  const auto start = Clock::now();
+  const app::ImageBuildResult second = build("host-bookworm");
+  EXPECT_TRUE(second.rootfs_cached);
+  EXPECT_FALSE(second.imported);
+  EXPECT_EQ(second.record.id, first.record.id);
+  EXPECT_EQ(second.record.created, first.record.created);
+  EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 10.0);
+
+  // `images list` sees it in the engine, with the ID the state file records.
+  const app::ImagesOutput listed = app::list_images({.engine_socket = service().socket, .json = true});
+  const auto j = nlohmann::json::parse(listed.out);
+  EXPECT_EQ(j["engine"]["reachable"], true);
+  bool seen = false;
+  for (const auto& image : j["offline"]) {
+    if (image["name"] != "host-bookworm") continue;
+    seen = true;
+    EXPECT_EQ(image["in_engine"]["id"], first.record.id);
+    EXPECT_EQ(image["built"]["toolkit"], first.record.toolkit);
+  }
+  EXPECT_TRUE(seen) << listed.out;
+}
+
+TEST_F(Images, UnknownEngineSocketIsAnOutsideFailure) {
+  try {
+    app::build_image({.name = "host-bookworm",
+                      .engine_socket = service().dir / "nothing.sock",
+                      .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
+                     std::cout);
+    FAIL() << "built without an engine";
+  } catch (const util::Failure& f) {
+    EXPECT_EQ(f.code(), util::ExitCode::outside_failure);
+    EXPECT_NE(std::string(f.what()).find("nothing.sock"), std::string::npos) << f.what();
+  }
+}
+
+TEST_F(Images, Cuda118CompilesKeplerAndAmpereWithoutNetwork) {
+  const app::ImageBuildResult built = build("11.8-bookworm");
+  EXPECT_EQ(built.record.reference, "orchestrate/cuda:11.8-bookworm");
+  EXPECT_TRUE(built.record.toolkit.starts_with("11.8")) << built.record.toolkit;
+
+  TempDir work("orc-images-work");
+  std::ofstream(work.path() / "k.cu") << k_kernel;
+  const std::vector<engine::Mount> mounts = {
+      {.host = work.path(), .container = "/work", .access = engine::Access::read_write}};
+  auto [code, out] = run_in(built.record.reference, {"nvcc", "--version"}, mounts);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("release 11.8"), std::string::npos) << out;
+
+  std::tie(code, out) = run_in(built.record.reference,
+                               {"nvcc", "-ccbin", "g++-11", "-c", "-gencode", "arch=compute_35,code=sm_35", "-gencode",
+                                "arch=compute_80,code=sm_80", "k.cu", "-o", "k.o"},
+                               mounts);
+  EXPECT_EQ(code, 0) << out;
+  // nvcc 11.8 warns that sm_35 is deprecated, and compiles it.
+  EXPECT_NE(out.find("deprecated"), std::string::npos) << out;
+  ASSERT_TRUE(fs::is_regular_file(work.path() / "k.o"));
+
+  // cuobjdump 11.8 (in the image) lists exactly the two cubins.
+  std::tie(code, out) = run_in(built.record.reference, {"cuobjdump", "--list-elf", "k.o"}, mounts);
+  EXPECT_EQ(code, 0) << out;
+  EXPECT_NE(out.find("sm_35"), std::string::npos) << out;
+  EXPECT_NE(out.find("sm_80"), std::string::npos) << out;
+}
+
+}  // namespace
+}  // namespace orc::integration

@@ -1,0 +1,190 @@
+// Build drivers: what each framework's build runs, and the Caffe and bazel
+// state they manage.
+#include "orchestrator/app/build_drivers.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+namespace orc::app {
+namespace {
+
+// The CUDA part of Caffe 1.0's Makefile.config.example, as shipped.
+constexpr const char* k_caffe_example = R"(# CUDA directory contains bin/ and lib/ directories that we need.
+CUDA_DIR := /usr/local/cuda
+# On Ubuntu 14.04, if cuda tools are installed via
+# "sudo apt-get install nvidia-cuda-toolkit" then use this instead:
+# CUDA_DIR := /usr
+
+# CUDA architecture setting: going with all of them.
+# For CUDA < 6.0, comment the *_50 through *_61 lines for compatibility.
+# For CUDA < 8.0, comment the *_60 and *_61 lines for compatibility.
+# For CUDA >= 9.0, comment the *_20 and *_21 lines for compatibility.
+CUDA_ARCH := -gencode arch=compute_20,code=sm_20 \
+		-gencode arch=compute_20,code=sm_21 \
+		-gencode arch=compute_30,code=sm_30 \
+		-gencode arch=compute_35,code=sm_35 \
+		-gencode arch=compute_50,code=sm_50 \
+		-gencode arch=compute_52,code=sm_52 \
+		-gencode arch=compute_60,code=sm_60 \
+		-gencode arch=compute_61,code=sm_61 \
+		-gencode arch=compute_61,code=compute_61
+
+# BLAS choice:
+# atlas for ATLAS (default)
+BLAS := atlas
+)";
+
+TEST(CaffeMakefileConfig, ReplacesTheContinuedCudaArchAssignmentAndCudaDir) {
+  const std::string arch = "-gencode arch=compute_70,code=sm_70 -gencode arch=compute_75,code=sm_75";
+  const std::string out = rewrite_caffe_makefile_config(k_caffe_example, arch, "/usr");
+  EXPECT_NE(out.find("\nCUDA_ARCH := " + arch + "\n\n# BLAS choice:"), std::string::npos) << out;
+  EXPECT_EQ(out.find("compute_20"), std::string::npos) << out;
+  EXPECT_EQ(out.find("compute_61"), std::string::npos) << out;
+  EXPECT_NE(out.find("\nCUDA_DIR := /usr\n"), std::string::npos);
+  // Comments stay as written, including the commented-out CUDA_DIR.
+  EXPECT_NE(out.find("# CUDA_DIR := /usr\n"), std::string::npos);
+  EXPECT_NE(out.find("# For CUDA >= 9.0, comment the *_20 and *_21 lines"), std::string::npos);
+  EXPECT_NE(out.find("BLAS := atlas\n"), std::string::npos);
+}
+
+TEST(CaffeMakefileConfig, AppendsCudaArchWhenTheExampleHasNone) {
+  const std::string out = rewrite_caffe_makefile_config("BLAS := open\n", "-gencode arch=compute_80,code=sm_80", "/usr/local/cuda");
+  EXPECT_TRUE(out.starts_with("BLAS := open\n"));
+  EXPECT_TRUE(out.ends_with("CUDA_ARCH := -gencode arch=compute_80,code=sm_80\n")) << out;
+}
+
+TEST(BazelFingerprint, ExpungesOnlyWhenTheArchsChanged) {
+  const std::vector<flags::EnvVar> old_env = {{"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,compute_90"}, {"TF_CUDA_VERSION", "12.4"}};
+  const std::vector<flags::EnvVar> new_env = {{"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,sm_90,compute_100"}, {"TF_CUDA_VERSION", "12.4"}};
+  const std::string before = bazel_arch_fingerprint(old_env);
+  const std::string after = bazel_arch_fingerprint(new_env);
+  EXPECT_NE(before, after);
+  EXPECT_FALSE(bazel_expunge_reason(std::nullopt, after)) << "a workspace never configured needs no clean";
+  EXPECT_FALSE(bazel_expunge_reason(after, after));
+  const auto why = bazel_expunge_reason(before, after);
+  ASSERT_TRUE(why);
+  EXPECT_NE(why->find("sm_80,compute_90"), std::string::npos) << *why;
+  EXPECT_NE(why->find("sm_80,sm_90,compute_100"), std::string::npos) << *why;
+}
+
+class DriverTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = std::filesystem::temp_directory_path() /
+            ("orc-driver-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    std::filesystem::remove_all(m_dir);
+    std::filesystem::create_directories(m_dir / "src");
+    m_plan.recipe = "r";
+    m_plan.tier = "t";
+    m_recipe.name = "r";
+  }
+  void TearDown() override { std::filesystem::remove_all(m_dir); }
+
+  DriverPlan run(recipe::Framework framework, std::vector<flags::EnvVar> env) {
+    m_recipe.framework = framework;
+    m_plan.env = std::move(env);
+    DriverInput in{.plan = &m_plan, .recipe = &m_recipe, .place = BuildPlace::container, .cuda_home = "/usr/local/cuda",
+                   .base_path = {}, .jobs = 6, .generator = CmakeGenerator::ninja, .source_dir = m_dir / "src",
+                   .workspace = m_dir / "ws"};
+    auto out = plan_driver(in);
+    EXPECT_TRUE(out) << (out ? "" : out.error());
+    return out ? *out : DriverPlan{};
+  }
+  static std::string env_of(const DriverPlan& p, std::string_view name) {
+    for (const auto& [n, v] : p.env)
+      if (n == name) return v;
+    return "(unset)";
+  }
+
+  std::filesystem::path m_dir;
+  PlanEntry m_plan;
+  recipe::Recipe m_recipe;
+};
+
+TEST_F(DriverTest, CmakeDefaultsConfigureWithThePlansArchitectures) {
+  const auto p = run(recipe::Framework::cmake, {{"CMAKE_CUDA_ARCHITECTURES", "80-real;90"}, {"CUDAARCHS", "80-real;90"}});
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[0], (std::vector<std::string>{"cmake", "-S", "/src", "-B", "/build", "-G", "Ninja",
+                                                  "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CUDA_ARCHITECTURES=80-real;90"}));
+  EXPECT_EQ(p.steps[1], (std::vector<std::string>{"cmake", "--build", "/build", "-j", "6"}));
+  EXPECT_EQ(env_of(p, "CUDAARCHS"), "80-real;90");
+  EXPECT_EQ(env_of(p, "CUDA_HOME"), "/usr/local/cuda");
+  EXPECT_TRUE(env_of(p, "PATH").starts_with("/usr/local/cuda/bin:"));
+  EXPECT_EQ(env_of(p, "MAX_JOBS"), "6");
+  EXPECT_EQ(env_of(p, "HOME"), "/tmp");
+}
+
+TEST_F(DriverTest, RecipeCmakeStepsGetTheArchsOnConfigureStepsOnly) {
+  m_recipe.build = {{.argv = {"cmake", "-S", ".", "-B", "build"}, .script = {}, .where = {}},
+                    {.argv = {"cmake", "--build", "build", "--parallel"}, .script = {}, .where = {}}};
+  const auto p = run(recipe::Framework::cmake, {{"CMAKE_CUDA_ARCHITECTURES", "100-real;120"}});
+  ASSERT_EQ(p.steps.size(), 2u);
+  EXPECT_EQ(p.steps[0].back(), "-DCMAKE_CUDA_ARCHITECTURES=100-real;120");
+  EXPECT_EQ(p.steps[1], (std::vector<std::string>{"cmake", "--build", "build", "--parallel"}));
+}
+
+TEST_F(DriverTest, CaffeCmakeUsesManualArchCacheVariables) {
+  const auto p = run(recipe::Framework::caffe_cmake,
+                     {{"CUDA_ARCH_NAME", "Manual"}, {"CUDA_ARCH_BIN", "60 70 75"}, {"CUDA_ARCH_PTX", ""}});
+  ASSERT_EQ(p.steps.size(), 2u);
+  const auto& configure = p.steps[0];
+  for (const char* arg : {"-DCUDA_ARCH_NAME=Manual", "-DCUDA_ARCH_BIN=60 70 75", "-DCUDA_ARCH_PTX="})
+    EXPECT_NE(std::ranges::find(configure, arg), configure.end()) << arg;
+}
+
+TEST_F(DriverTest, PytorchBuildsAWheelWithTheArchList) {
+  const auto p = run(recipe::Framework::pytorch, {{"TORCH_CUDA_ARCH_LIST", "8.0;9.0+PTX"}});
+  ASSERT_EQ(p.steps.size(), 1u);
+  EXPECT_EQ(p.steps[0], (std::vector<std::string>{"python3", "setup.py", "bdist_wheel"}));
+  EXPECT_EQ(env_of(p, "TORCH_CUDA_ARCH_LIST"), "8.0;9.0+PTX");
+  EXPECT_EQ(env_of(p, "MAX_JOBS"), "6");
+}
+
+TEST_F(DriverTest, NvccNeedsTheRecipesStepsAndPassesGencodeThroughTheEnvironment) {
+  m_recipe.framework = recipe::Framework::nvcc;
+  DriverInput in{.plan = &m_plan, .recipe = &m_recipe, .jobs = 1};
+  EXPECT_FALSE(plan_driver(in));
+  m_recipe.build = {{.argv = {"nvcc", "-o", "k", "k.cu"}, .script = {}, .where = {}}};
+  const auto p = run(recipe::Framework::nvcc, {{"NVCC_APPEND_FLAGS", "-gencode=arch=compute_80,code=sm_80"}});
+  EXPECT_EQ(p.steps, (std::vector<std::vector<std::string>>{{"nvcc", "-o", "k", "k.cu"}}));
+  EXPECT_EQ(env_of(p, "NVCC_APPEND_FLAGS"), "-gencode=arch=compute_80,code=sm_80");
+}
+
+TEST_F(DriverTest, ScriptStepsAreMountedReadOnlyAndRunByBash) {
+  std::ofstream(m_dir / "build.sh") << "make\n";
+  m_recipe.build = {{.argv = {}, .script = m_dir / "build.sh", .where = {}}};
+  const auto p = run(recipe::Framework::pytorch, {});
+  ASSERT_EQ(p.mounts.size(), 1u);
+  EXPECT_EQ(p.mounts[0].container, "/orc/steps/build.sh");
+  EXPECT_EQ(p.mounts[0].access, engine::Access::read_only);
+  EXPECT_EQ(p.steps, (std::vector<std::vector<std::string>>{{"bash", "/orc/steps/build.sh"}}));
+}
+
+TEST_F(DriverTest, CaffeWritesMakefileConfigFromTheExample) {
+  std::ofstream(m_dir / "src" / "Makefile.config.example") << k_caffe_example;
+  const auto p = run(recipe::Framework::caffe, {{"CUDA_ARCH", "-gencode arch=compute_80,code=sm_80"}});
+  ASSERT_EQ(p.files.size(), 1u);
+  EXPECT_EQ(p.files[0].relative, "Makefile.config");
+  EXPECT_NE(p.files[0].text.find("CUDA_ARCH := -gencode arch=compute_80,code=sm_80\n"), std::string::npos);
+  EXPECT_EQ(p.steps, (std::vector<std::vector<std::string>>{{"make", "-j6", "all"}}));
+}
+
+TEST_F(DriverTest, TensorflowExpungesWhenTheWorkspaceWasConfiguredForOtherArchs) {
+  const std::vector<flags::EnvVar> env = {{"TF_NEED_CUDA", "1"}, {"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,compute_90"}};
+  const auto first = run(recipe::Framework::tensorflow, env);
+  EXPECT_TRUE(first.pre_steps.empty());
+  ASSERT_TRUE(first.bazel_fingerprint);
+  std::filesystem::create_directories(m_dir / "ws");
+  std::ofstream(m_dir / "ws" / std::string(k_bazel_fingerprint_file)) << *first.bazel_fingerprint << "\n";
+  EXPECT_TRUE(run(recipe::Framework::tensorflow, env).pre_steps.empty()) << "same archs: bazel's cache is still right";
+  const auto changed = run(recipe::Framework::tensorflow, {{"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,sm_90,compute_100"}});
+  EXPECT_EQ(changed.pre_steps, (std::vector<std::vector<std::string>>{{"bazel", "clean", "--expunge"}}));
+  ASSERT_FALSE(changed.notes.empty());
+  EXPECT_NE(changed.notes.back().find("clean --expunge"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace orc::app

@@ -1,0 +1,206 @@
+// Cache key, local store, artifact collection and verification.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "orchestrator/app/build_key.hpp"
+#include "orchestrator/app/build_source.hpp"
+#include "orchestrator/app/build_verify.hpp"
+#include "orchestrator/app/store.hpp"
+
+namespace orc::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+class TempDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("orc-app-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+  }
+  void TearDown() override { fs::remove_all(m_dir); }
+  void write(const fs::path& rel, const std::string& text) {
+    fs::create_directories((m_dir / rel).parent_path());
+    std::ofstream(m_dir / rel, std::ios::binary) << text;
+  }
+  fs::path m_dir;
+};
+
+KeyInputs inputs() {
+  return KeyInputs{.tool_version = "0.1.0", .recipe_text = "name=saxpy\n", .tier = "tier-new", .gpus = {"A100=8.0"},
+                   .ptx_policy = "highest", .source_kind = "path", .source_revision = "tree:abc", .engine = "docker",
+                   .image = "orchestrate/cuda:host-bookworm", .image_digest = "", .toolkit = "13.0", .cudnn = "",
+                   .sass = {"sm_80"}, .ptx = {"compute_80"}, .env = {"CUDAARCHS=80"}, .steps = {"cmake -S /src"}};
+}
+
+TEST(BuildKey, SameInputsSameKeyAndEveryFieldCounts) {
+  const std::string key = hash_key(inputs()).hex();
+  EXPECT_EQ(key.size(), 64u);
+  EXPECT_EQ(key, hash_key(inputs()).hex());
+  auto other = inputs();
+  other.gpus.push_back("H100=9.0");
+  EXPECT_NE(hash_key(other).hex(), key);
+  other = inputs();
+  other.source_revision = "tree:abd";
+  EXPECT_NE(hash_key(other).hex(), key);
+  other = inputs();
+  other.image_digest = "sha256:1234";
+  EXPECT_NE(hash_key(other).hex(), key);
+}
+
+TEST(BuildKey, FieldsAreDelimitedSoMovedBytesChangeTheKey) {
+  KeyHasher a, b;
+  a.list("env", {"AB", "C"});
+  b.list("env", {"A", "BC"});
+  EXPECT_NE(a.hex(), b.hex());
+  KeyHasher c, d;
+  c.text("x", "1");
+  c.text("y", "");
+  d.text("x", "");
+  d.text("y", "1");
+  EXPECT_NE(c.hex(), d.hex());
+}
+
+TEST(BuildKey, ExplainPrintsEveryFieldOnePerLine) {
+  const std::string text = hash_key(inputs()).explain();
+  for (const char* line : {"tier: tier-new\n", "tier.gpus[0]: A100=8.0\n", "source.revision: tree:abc\n",
+                           "image.reference: orchestrate/cuda:host-bookworm\n", "image.digest: unknown\n",
+                           "archs.sass[0]: sm_80\n", "env[0]: CUDAARCHS=80\n", "steps[0]: cmake -S /src\n",
+                           "tool.version: 0.1.0\n", "recipe: name=saxpy\\n\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
+}
+
+TEST_F(TempDir, TreeHashFollowsContentAndIgnoresGit) {
+  write("src/a.cu", "kernel");
+  write("src/sub/b.txt", "b");
+  const auto first = tree_hash(m_dir / "src");
+  ASSERT_TRUE(first);
+  EXPECT_TRUE(first->starts_with("tree:"));
+  write("src/.git/HEAD", "ref: refs/heads/main");
+  EXPECT_EQ(*tree_hash(m_dir / "src"), *first);
+  write("src/a.cu", "kernel2");
+  EXPECT_NE(*tree_hash(m_dir / "src"), *first);
+}
+
+TEST_F(TempDir, StoreWritesBlobsByDigestAndRecordsManifests) {
+  Store store(m_dir / "cache");
+  write("artifact", "hello");
+  const auto hex = store.put_file(m_dir / "artifact");
+  ASSERT_TRUE(hex) << hex.error();
+  // sha256("hello")
+  EXPECT_EQ(*hex, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+  EXPECT_EQ(store.blob_path(*hex), m_dir / "cache/blobs.v1/sha256/2c" / *hex);
+  EXPECT_TRUE(store.has_blob(*hex));
+  EXPECT_TRUE(fs::is_empty(m_dir / "cache/tmp")) << "no temporary file is left behind";
+
+  EXPECT_FALSE(store.lookup("k1"));
+  EXPECT_FALSE(store.record("k1", std::string(64, 'a'))) << "an entry never names a missing manifest";
+  Manifest m{.key = "k1", .recipe = "saxpy", .framework = "cmake", .tier = "t", .source_kind = "path",
+             .source_revision = "tree:x", .engine = "host", .image = "host", .image_digest = "", .toolkit = "13.0",
+             .cudnn = "", .host_compiler = "", .requested_sass = {"sm_80"}, .requested_ptx = {},
+             .artifacts = {{.name = "build/saxpy", .sha256 = *hex, .size = 5, .sass = {"sm_80"}, .ptx = {}}},
+             .build_log = *hex, .warnings = {}, .created = "2025-01-01T00:00:00Z"};
+  const auto manifest = store.put_bytes(manifest_to_json(m));
+  ASSERT_TRUE(manifest);
+  ASSERT_TRUE(store.record("k1", *manifest));
+  EXPECT_EQ(store.lookup("k1"), *manifest);
+  const auto back = manifest_from_json(*store.read_blob(*manifest));
+  ASSERT_TRUE(back);
+  EXPECT_EQ(back->artifacts.at(0).name, "build/saxpy");
+  EXPECT_EQ(back->requested_sass, (std::vector<std::string>{"sm_80"}));
+}
+
+TEST_F(TempDir, AnEntryOfAnUnknownSchemaIsAMiss) {
+  Store store(m_dir);
+  write("builds.v1/k.json", R"({"schema_version": 2, "manifest": "sha256:00"})");
+  EXPECT_FALSE(store.lookup("k"));
+  write("builds.v1/k.json", "not json");
+  EXPECT_FALSE(store.lookup("k"));
+  EXPECT_FALSE(manifest_from_json(R"({"schema_version": 9})"));
+}
+
+TEST_F(TempDir, AtomicWriteReplacesWholeFiles) {
+  ASSERT_TRUE(write_file_atomic(m_dir / "f", "one", m_dir / "tmp"));
+  ASSERT_TRUE(write_file_atomic(m_dir / "f", "two", m_dir / "tmp"));
+  std::ifstream in(m_dir / "f");
+  std::string text((std::istreambuf_iterator<char>(in)), {});
+  EXPECT_EQ(text, "two");
+  EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
+}
+
+TEST_F(TempDir, GlobsCollectFromTheFirstRootThatMatches) {
+  write("build/saxpy", "x");
+  write("build/lib/libk.so.1", "x");
+  write("build/lib/libk.a", "x");
+  write("src/dist/k-1.0.whl", "x");
+  const auto got = collect_artifacts({"saxpy", "lib/libk.so*", "dist/*.whl"}, {m_dir / "build", m_dir / "src"});
+  ASSERT_TRUE(got) << got.error();
+  ASSERT_EQ(got->size(), 3u);
+  EXPECT_EQ((*got)[0].name, "saxpy");
+  EXPECT_EQ((*got)[1].name, "lib/libk.so.1");
+  EXPECT_EQ((*got)[2].name, "dist/k-1.0.whl");
+  EXPECT_EQ((*got)[2].path, m_dir / "src/dist/k-1.0.whl");
+  const auto none = collect_artifacts({"dist/*.tar.gz"}, {m_dir / "build", m_dir / "src"});
+  ASSERT_FALSE(none);
+  EXPECT_NE(none.error().find("artifact glob 'dist/*.tar.gz' matched no file"), std::string::npos) << none.error();
+  EXPECT_FALSE(collect_artifacts({"../etc/passwd"}, {m_dir}));
+}
+
+inspect::FileReport report_with(std::set<arch::ComputeCapability> sass, std::set<arch::ComputeCapability> ptx) {
+  inspect::FileReport r;
+  r.path = "build/saxpy";
+  r.format = "elf";
+  r.sass = std::move(sass);
+  r.ptx = std::move(ptx);
+  r.entries = r.sass.size() + r.ptx.size();
+  r.elf_entries = r.sass.size();
+  r.ptx_entries = r.ptx.size();
+  return r;
+}
+
+PlanEntry tier_plan() {
+  PlanEntry p;
+  p.gpus = {{"A100", "8.0"}, {"H100", "9.0"}};
+  p.sass = {"sm_80", "sm_90"};
+  p.ptx = {"compute_90"};
+  return p;
+}
+
+TEST(Verify, ExactlyThePlannedArchsPass) {
+  const auto v = verify_artifacts(tier_plan(), {report_with({{8, 0}, {9, 0}}, {{9, 0}})});
+  EXPECT_TRUE(v.ok());
+  EXPECT_TRUE(v.warnings.empty());
+}
+
+TEST(Verify, AMissingSassNamesTheGpuThatFails) {
+  const auto v = verify_artifacts(tier_plan(), {report_with({{9, 0}}, {{9, 0}})});
+  ASSERT_FALSE(v.ok());
+  const std::string all = v.errors.at(0) + "|" + v.errors.at(1);
+  EXPECT_NE(all.find("planned SASS sm_80 is missing"), std::string::npos) << all;
+  EXPECT_NE(all.find("A100 (8.0) would see \"no kernel image is available for execution on the device\""), std::string::npos) << all;
+}
+
+TEST(Verify, JitIsAFailureWhenThePlanGaveTheGpuSass) {
+  auto plan = tier_plan();
+  plan.sass = {"sm_80"};
+  plan.ptx = {"compute_80"};
+  const auto v = verify_artifacts(plan, {report_with({{8, 0}}, {{8, 0}})});
+  // H100 gets no SASS by plan design, so JIT there is a warning only.
+  EXPECT_TRUE(v.ok());
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("H100 (9.0) runs by PTX JIT"), std::string::npos);
+}
+
+TEST(Verify, AnExtraArchIsAWarningAndNoDeviceCodeAnError) {
+  const auto v = verify_artifacts(tier_plan(), {report_with({{8, 0}, {8, 6}, {9, 0}}, {{9, 0}})});
+  EXPECT_TRUE(v.ok());
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_NE(v.warnings[0].find("embeds SASS sm_86, which the plan did not ask for"), std::string::npos);
+  EXPECT_FALSE(verify_artifacts(tier_plan(), {report_with({}, {})}).ok());
+}
+
+}  // namespace
+}  // namespace orc::app
