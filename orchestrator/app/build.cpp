@@ -10,6 +10,7 @@
 
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_key.hpp"
+#include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -95,8 +96,22 @@ std::expected<BuildImage, std::string> choose_build_image(const PlanEntry& plan,
   for (const auto& m : choice->mounts)
     image.mounts.push_back({.host = m.host, .container = m.container,
                             .access = m.read_only ? engine::Access::read_only : engine::Access::read_write});
+  // An image this project builds itself is keyed by the ID the engine gave
+  // it (recorded by `orchestrate images build`), not by its tag: rebuilding
+  // the image must rebuild what was made in it. One never built here is
+  // bad local state, said before anything runs.
+  if (choice->source != compat::ImageSource::official) {
+    const compat::OfflineImage* offline = compat::find_offline_image(choice->reference);
+    const std::string name = offline ? std::string(offline->name) : choice->reference;
+    auto record = find_built_image(choice->reference);
+    if (!record || record->id.empty())
+      return std::unexpected("the build image " + choice->reference + " was never built here (no record in " +
+                             image_state_path().string() + "): run `orchestrate images build " + name + "` first");
+    image.digest = record->id;
+  }
   // The host toolkit a host-mount image borrows is part of what it builds with.
-  if (choice->source == compat::ImageSource::host_mount && host) image.digest = "host cuda " + host->toolkit.str();
+  if (choice->source == compat::ImageSource::host_mount && host)
+    image.digest += (image.digest.empty() ? "" : " + ") + std::string("host cuda ") + host->toolkit.str();
   return image;
 }
 

@@ -9,6 +9,7 @@
 
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_verify.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/inspect/inspection.hpp"
@@ -86,6 +87,31 @@ std::unique_ptr<engine::Engine> open_engine(const RunContext& context, std::stri
     return nullptr;
   }
   return std::make_unique<engine::DockerEngine>(std::move(*connected));
+}
+
+// The image must be in the engine, and be the one the key was made from
+// (its recorded ID leads job.image.digest); otherwise nothing runs. False
+// with the result filled when it is not.
+bool check_image(BuildJob& job, const RunContext& context, engine::DockerEngine& engine) {
+  const compat::OfflineImage* offline = compat::find_offline_image(job.image.reference);
+  const std::string remedy = offline ? "run `orchestrate images build " + std::string(offline->name) + "`"
+                                     : "pull it (" + std::string(engine.name()) + " pull " + job.image.reference + ")";
+  const std::string where = "the " + std::string(engine.name()) + " engine at " + context.discovery.socket.string();
+  auto info = engine.inspect_image(job.image.reference);
+  if (!info) {
+    const auto& e = info.error();
+    if (e.kind == engine::ErrorKind::not_found)
+      fail(job, 2, "the build image " + job.image.reference + " is not in " + where + ": " + remedy);
+    else
+      fail(job, 3, "cannot inspect the build image " + job.image.reference + " in " + where + ": " + e.message);
+    return false;
+  }
+  if (offline && !job.image.digest.starts_with(info->id)) {
+    fail(job, 2, "the build image " + job.image.reference + " in " + where + " is " + info->id +
+                     ", not the one recorded by `orchestrate images build` (" + job.image.digest + "): " + remedy + " again");
+    return false;
+  }
+  return true;
 }
 
 engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::vector<std::string> argv) {
@@ -183,6 +209,7 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   std::string engine_error;
   auto engine = open_engine(context, engine_error);
   if (!engine) return fail(job, 3, engine_error);
+  if (auto* docker = dynamic_cast<engine::DockerEngine*>(engine.get()); docker && !check_image(job, context, *docker)) return;
   if (!run_steps(job, context, *engine, scratch, log)) return;
 
   if (job.recipe->artifacts.empty()) return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");

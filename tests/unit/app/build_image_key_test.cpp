@@ -1,0 +1,113 @@
+// The built image's ID in the build key: app::build against a docker engine
+// whose socket does not exist, so the key is made (and explained) but no
+// container can run. The image's record comes from a state file of the test.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "orchestrator/app/build.hpp"
+#include "orchestrator/app/images.hpp"
+
+namespace orc::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* k_config = R"(toolkits: ["13.0"]
+tiers:
+  tier-b:
+    gpus: ["B200"]
+recipes:
+  - name: saxpy
+    framework: cmake
+    source: {path: src}
+    tiers: [tier-b]
+    build:
+      - [cmake, -S, ., -B, build]
+    artifacts: ["build/saxpy"]
+)";
+
+class BuildImageKey : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    // The host-mount image serves CUDA 13.0 only where the host has it.
+    if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no /usr/local/cuda/bin/nvcc on this host";
+    m_dir = fs::temp_directory_path() / ("orc-image-key-" + std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir / "src");
+    std::ofstream(m_dir / "orchestrate.yaml") << k_config;
+    std::ofstream(m_dir / "src" / "CMakeLists.txt") << "project(saxpy LANGUAGES CUDA)\n";
+    save_env("ORCHESTRATE_CACHE_DIR", (m_dir / "cache").string());
+    // Nothing answers here: a miss fails at the engine, after the key.
+    save_env("DOCKER_HOST", "unix://" + (m_dir / "absent.sock").string());
+  }
+  void TearDown() override {
+    for (const auto& [name, value] : m_saved)
+      if (value) ::setenv(name.c_str(), value->c_str(), 1);
+      else ::unsetenv(name.c_str());
+    if (!m_dir.empty()) fs::remove_all(m_dir);
+  }
+
+  void save_env(const std::string& name, const std::string& value) {
+    const char* old = std::getenv(name.c_str());
+    m_saved.emplace_back(name, old ? std::optional<std::string>(old) : std::nullopt);
+    ::setenv(name.c_str(), value.c_str(), 1);
+  }
+
+  void record_image(const std::string& id) {
+    save_image_record(image_state_path(), ImageRecord{.name = "host-bookworm", .reference = "orchestrate/cuda:host-bookworm",
+                                                      .id = id, .digests = {}, .created = "2026-11-29T00:00:00Z",
+                                                      .toolkit = "13.0.88", .packages = {}, .rootfs_key = "k",
+                                                      .engine = "/absent.sock"});
+  }
+
+  BuildResult run() {
+    std::ostringstream progress;
+    const BuildReport report = build(BuildRequest{.config = m_dir / "orchestrate.yaml", .tiers = {"tier-b"}, .recipes = {},
+                                                  .engine = engine::EngineKind::docker, .jobs = 1, .explain = true,
+                                                  .store_root = m_dir / "store", .terminal = false},
+                                     progress);
+    EXPECT_EQ(report.builds.size(), 1u);
+    return report.builds.empty() ? BuildResult{} : report.builds.front();
+  }
+
+  fs::path m_dir;
+  std::vector<std::pair<std::string, std::optional<std::string>>> m_saved;
+};
+
+std::string errors(const BuildResult& r) {
+  std::string out;
+  for (const auto& e : r.errors) out += e + "\n";
+  return out;
+}
+
+TEST_F(BuildImageKey, AnImageNeverBuiltIsBadLocalStateNamingTheCommand) {
+  const BuildResult r = run();
+  EXPECT_EQ(r.status, BuildStatus::failed);
+  EXPECT_EQ(r.exit_code, 2) << errors(r);
+  EXPECT_NE(errors(r).find("`orchestrate images build host-bookworm`"), std::string::npos) << errors(r);
+  EXPECT_TRUE(r.manifest.empty());
+}
+
+TEST_F(BuildImageKey, TheRecordedImageIdIsInTheKeyAndTheExplanation) {
+  record_image("sha256:aaaa");
+  const BuildResult first = run();
+  // The key was made; the miss then found no engine: exit 3, nothing stored.
+  EXPECT_EQ(first.exit_code, 3) << errors(first);
+  EXPECT_EQ(first.key.size(), 64u);
+  EXPECT_TRUE(first.manifest.empty());
+  EXPECT_NE(first.explain.find("image.digest: sha256:aaaa + host cuda 13."), std::string::npos) << first.explain;
+  EXPECT_EQ(run().key, first.key) << "the same image keys the same";
+
+  record_image("sha256:bbbb");
+  const BuildResult rebuilt = run();
+  EXPECT_NE(rebuilt.key, first.key) << "a rebuilt image must miss";
+  EXPECT_NE(rebuilt.explain.find("image.digest: sha256:bbbb + host cuda 13."), std::string::npos) << rebuilt.explain;
+}
+
+}  // namespace
+}  // namespace orc::app
