@@ -5,6 +5,7 @@
 #include <string>
 
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::compat {
 
@@ -90,18 +91,6 @@ constexpr std::array<std::string_view, 2> k_fields = {"cuda", "min_cc"};
   throw util::Failure(util::ExitCode::check_failed, "cuDNN table, row " + std::string(version) + ": " + what);
 }
 
-std::vector<std::string_view> words(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const auto start = text.find_first_not_of(' ');
-    if (start == std::string_view::npos) return out;
-    text.remove_prefix(start);
-    const auto end = std::min(text.find(' '), text.size());
-    out.push_back(text.substr(0, end));
-    text.remove_prefix(end);
-  }
-}
-
 // major.minor exactly: a third component would make contains() ambiguous.
 util::Version parse_major_minor(const Row& row, std::string_view text) {
   auto v = util::Version::parse(text);
@@ -124,7 +113,7 @@ CudaSpan parse_span(const Row& row, std::string_view text) {
 CudnnRelease build(const Row& row) {
   CudnnRelease r;
   r.version = parse_major_minor(row, row.version);
-  for (std::string_view word : words(row.cuda)) {
+  for (std::string_view word : util::split_words(row.cuda)) {
     CudaSpan span = parse_span(row, word);
     if (!r.cuda.empty() && !(r.cuda.back().last < span.first)) bad_row(row.version, "CUDA spans out of order");
     r.cuda.push_back(std::move(span));
@@ -133,7 +122,7 @@ CudnnRelease build(const Row& row) {
   auto cc = arch::ComputeCapability::parse(row.min_cc);
   if (!cc) bad_row(row.version, cc.error());
   r.min_cc = *cc;
-  for (std::string_view field : words(row.unconfirmed)) {
+  for (std::string_view field : util::split_words(row.unconfirmed)) {
     if (std::ranges::find(k_fields, field) == k_fields.end())
       bad_row(row.version, "unknown field '" + std::string(field) + "' in unconfirmed");
     r.unconfirmed.push_back(field);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::compat {
 
@@ -145,18 +146,6 @@ constexpr std::array<std::string_view, 7> k_fields = {"archs",      "deprecated"
                       "toolkit table, row " + std::string(version) + ": " + what);
 }
 
-std::vector<std::string_view> words(std::string_view text) {
-  std::vector<std::string_view> out;
-  while (true) {
-    const auto start = text.find_first_not_of(' ');
-    if (start == std::string_view::npos) return out;
-    text.remove_prefix(start);
-    const auto end = std::min(text.find(' '), text.size());
-    out.push_back(text.substr(0, end));
-    text.remove_prefix(end);
-  }
-}
-
 arch::ComputeCapability parse_cc(const Row& row, std::string_view text) {
   auto cc = arch::ComputeCapability::parse(text);
   if (!cc) bad_row(row.version, cc.error());
@@ -167,7 +156,7 @@ arch::ComputeCapability parse_cc(const Row& row, std::string_view text) {
 // like nvcc's --list-gpu-arch.
 std::vector<arch::ComputeCapability> parse_ccs(const Row& row, std::string_view text) {
   std::vector<arch::ComputeCapability> out;
-  for (std::string_view word : words(text)) {
+  for (std::string_view word : util::split_words(text)) {
     const auto cc = parse_cc(row, word);
     if (!out.empty() && !(out.back() < cc)) bad_row(row.version, "'" + std::string(word) + "' out of order");
     out.push_back(cc);
@@ -206,7 +195,7 @@ Toolkit build(const Row& row, const Toolkit* previous_released) {
   t.max_gcc = row.max_gcc;
   t.max_clang = row.max_clang;
   t.ptx_isa = parse_version(row, row.ptx_isa);
-  for (std::string_view field : words(row.unconfirmed)) {
+  for (std::string_view field : util::split_words(row.unconfirmed)) {
     if (std::ranges::find(k_fields, field) == k_fields.end())
       bad_row(row.version, "unknown field '" + std::string(field) + "' in unconfirmed");
     t.unconfirmed.push_back(field);

@@ -32,6 +32,18 @@ std::vector<std::string> split_any(std::string_view s, std::string_view separato
   return out;
 }
 
+std::vector<std::string_view> split_words(std::string_view text) {
+  std::vector<std::string_view> out;
+  while (true) {
+    const auto start = text.find_first_not_of(' ');
+    if (start == std::string_view::npos) return out;
+    text.remove_prefix(start);
+    const auto end = std::min(text.find(' '), text.size());
+    out.push_back(text.substr(0, end));
+    text.remove_prefix(end);
+  }
+}
+
 std::string join(std::span<const std::string> parts, std::string_view separator) {
   std::string out;
   for (std::size_t i = 0; i < parts.size(); ++i) {

@@ -11,6 +11,9 @@ std::string to_lower(std::string_view s);
 std::string_view trim(std::string_view s);
 // Splits on any of the separator characters; empty pieces are dropped.
 std::vector<std::string> split_any(std::string_view s, std::string_view separators);
+// Splits on spaces, dropping empty pieces; the views point into `text`, so
+// they live as long as it does (table literals: forever).
+std::vector<std::string_view> split_words(std::string_view text);
 std::string join(std::span<const std::string> parts, std::string_view separator);
 bool starts_with_ci(std::string_view s, std::string_view prefix);
 

@@ -47,6 +47,8 @@ TEST(Strings, SplitTrimJoin) {
   EXPECT_EQ(split_any("8.0;8.6 9.0", "; "), (std::vector<std::string>{"8.0", "8.6", "9.0"}));
   EXPECT_EQ(split_any(";;", ";"), std::vector<std::string>{});
   EXPECT_EQ(trim("  x \t"), "x");
+  EXPECT_EQ(split_words("  75 80  90a "), (std::vector<std::string_view>{"75", "80", "90a"}));
+  EXPECT_TRUE(split_words("   ").empty());
   const std::vector<std::string> parts{"a", "b"};
   EXPECT_EQ(join(parts, ", "), "a, b");
 }
