@@ -35,7 +35,7 @@ void attach_build(CLI::App& sub, Io& io) {
   };
   auto opt = std::make_shared<Options>();
   sub.add_option("tiers", opt->tiers, "Tiers to build for")->required();
-  sub.add_option("--recipe", opt->recipes, "Build only this recipe (repeatable)");
+  sub.add_option("-r,--recipe", opt->recipes, "Build only this recipe (repeatable)");
   sub.add_option("--engine", opt->engine, "docker, podman or host (default: the first engine socket found, else host)")
       ->check(CLI::IsMember({"docker", "podman", "host"}));
   sub.add_option("--jobs", opt->jobs, "Builds at once, and the parallelism they share (default: one per core)");
