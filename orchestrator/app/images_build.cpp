@@ -10,11 +10,13 @@
 #include <ostream>
 #include <sstream>
 
+#include <optional>
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/app/images_detail.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/file_lock.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -178,6 +180,9 @@ ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& pro
   const fs::path tar = cache / (std::string(image->name) + "-" + key.substr(0, 16) + ".tar");
   const fs::path packages_file = tar.string() + ".packages";
   std::vector<std::string> packages;
+  // Held from the cache check to the rename: a second build of the same image
+  // (another shell, a parallel test) waits, then finds the tar made.
+  std::optional<util::FileLock> rootfs_lock(std::in_place, cache / (std::string(image->name) + ".lock"), progress);
   if (!request.rebuild && fs::is_regular_file(tar) && fs::is_regular_file(packages_file)) {
     result.rootfs_cached = true;
     packages = util::split_any(read_text(packages_file), "\n");
@@ -202,6 +207,7 @@ ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& pro
     result.tar_s = secs(made.tar);
     remove_stale_tars(cache, *image, tar);
   }
+  rootfs_lock.reset();
 
   const fs::path state_file = request.state_file.value_or(image_state_path());
   const std::optional<ImageRecord> previous = find_built_image(reference, state_file);
