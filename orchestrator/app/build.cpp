@@ -10,6 +10,7 @@
 
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_key.hpp"
+#include "orchestrator/app/host_toolkits.hpp"
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/host_engine.hpp"
@@ -32,69 +33,41 @@ constexpr std::string_view k_tool_version = "0.1.0";
 // which differs between shells.
 constexpr std::array<std::string_view, 3> k_unkeyed_env = {"MAX_JOBS", "CMAKE_BUILD_PARALLEL_LEVEL", "PATH"};
 
-// Collects a process's stdout; the rest is dropped.
-class Capture final : public engine::LogSink {
- public:
-  void on_output(engine::OutputStream stream, std::string_view bytes) override {
-    if (stream == engine::OutputStream::out) text += bytes;
-  }
-  std::string text;
-};
-
 class NullSink final : public engine::LogSink {
  public:
   void on_output(engine::OutputStream, std::string_view) override {}
 };
 
-// The host's toolkit: nvcc on PATH, else /usr/local/cuda; its root is two
-// levels above the real nvcc.
-std::optional<compat::HostCuda> find_host_cuda() {
-  std::string nvcc;
-  if (const char* path = std::getenv("PATH"))
-    for (const auto& dir : util::split_any(path, ":"))
-      if (::access((dir + "/nvcc").c_str(), X_OK) == 0) {
-        nvcc = dir + "/nvcc";
-        break;
-      }
-  if (nvcc.empty()) nvcc = std::string(compat::k_default_host_cuda) + "/bin/nvcc";
-  if (::access(nvcc.c_str(), X_OK) != 0) return std::nullopt;
-  engine::HostEngine runner;
-  Capture capture;
-  engine::BuildSpec spec;
-  spec.argv = {nvcc, "--version"};
-  auto run = runner.run(spec, capture);
-  if (!run || run->exit_code != 0) return std::nullopt;
-  auto version = compat::parse_nvcc_version(capture.text);
-  if (!version) return std::nullopt;
-  std::error_code ec;
-  const fs::path real = fs::canonical(nvcc, ec);
-  return compat::HostCuda{.toolkit = *version, .root = (ec ? fs::path(nvcc) : real).parent_path().parent_path().string()};
-}
-
 // The image for a plan on this engine, or why there is none.
 std::expected<BuildImage, std::string> choose_build_image(const PlanEntry& plan, engine::EngineKind kind,
+                                                          const std::vector<HostToolkit>& host_toolkits,
                                                           const std::optional<compat::HostCuda>& host) {
   const util::Version wanted = *util::Version::parse(*plan.toolkit);
   if (kind == engine::EngineKind::host) {
-    if (!host) return std::unexpected("the host engine found no CUDA toolkit (no nvcc on PATH or in /usr/local/cuda)");
-    if (host->toolkit.truncated(2) != wanted.truncated(2))
-      return std::unexpected("the host's toolkit, CUDA " + host->toolkit.str() + " at " + host->root +
-                             ", cannot serve this plan (it chose CUDA " + *plan.toolkit +
-                             "); list only the host's toolkit in the configuration's toolkits:, or use a container engine");
-    return BuildImage{.reference = "host", .digest = "cuda " + host->toolkit.str() + " at " + host->root,
-                      .cuda_home = host->root, .host_compiler = {}, .mounts = {}};
+    // The host plan chose among the host's toolkits, so one is there.
+    const auto toolkit = find_host_toolkit(host_toolkits, wanted);
+    if (!toolkit) return std::unexpected("no toolkit on this host serves CUDA " + *plan.toolkit);
+    return BuildImage{.reference = "host",
+                      .digest = "cuda " + toolkit->version.str() + " at " + toolkit->root.string(),
+                      .cuda_home = toolkit->root.string(),
+                      .host_compiler = {},
+                      .mounts = {}};
   }
   const compat::Toolkit* toolkit = compat::find_toolkit(wanted);
   const compat::CudnnRelease* cudnn = plan.cudnn ? compat::find_cudnn(*util::Version::parse(*plan.cudnn)) : nullptr;
   if (!toolkit) return std::unexpected("no toolkit row for CUDA " + *plan.toolkit);
   auto choice = compat::choose_image(*toolkit, cudnn, compat::ImagePreference::offline_first, host);
   if (!choice) return std::unexpected("no build image serves CUDA " + *plan.toolkit);
-  BuildImage image{.reference = choice->reference, .digest = {}, .cuda_home = std::string(compat::k_default_host_cuda),
-                   .host_compiler = choice->host_compiler, .mounts = {}};
+  BuildImage image{.reference = choice->reference,
+                   .digest = {},
+                   .cuda_home = std::string(compat::k_default_host_cuda),
+                   .host_compiler = choice->host_compiler,
+                   .mounts = {}};
   // Debian's packaged toolkit lives in /usr (nvcc is /usr/bin/nvcc).
   if (choice->nvcc.starts_with("/usr/bin/")) image.cuda_home = "/usr";
   for (const auto& m : choice->mounts)
-    image.mounts.push_back({.host = m.host, .container = m.container,
+    image.mounts.push_back({.host = m.host,
+                            .container = m.container,
                             .access = m.read_only ? engine::Access::read_only : engine::Access::read_write});
   // An image this project builds itself is keyed by the ID the engine gave
   // it (recorded by `orchestrate images build`), not by its tag: rebuilding
@@ -115,12 +88,69 @@ std::expected<BuildImage, std::string> choose_build_image(const PlanEntry& plan,
   return image;
 }
 
+// The host engine can build only with what is installed here: the plan is
+// made again with the host's toolkits that the configuration allows. A
+// recipe x tier they cannot serve fails with the reasons, and with what the
+// full plan would have used, so the user knows what to install.
+PlanReport plan_on_host(PlanRequest request, const recipe::Config& config,
+                        const std::vector<HostToolkit>& host_toolkits, const PlanReport& full_plan) {
+  std::vector<util::Version> usable;
+  for (const auto& t : host_toolkits) {
+    const util::Version v = t.version.truncated(2);
+    const bool allowed = config.toolkits.empty() || std::ranges::any_of(config.toolkits, [&](const util::Version& c) {
+                           return c.truncated(2) == v;
+                         });
+    if (allowed && std::ranges::find(usable, v) == usable.end()) usable.push_back(v);
+  }
+  std::vector<std::string> allowed;
+  for (const auto& v : config.toolkits) allowed.push_back(v.str());
+  PlanReport host_plan = full_plan;
+  if (!usable.empty()) {
+    request.toolkits = usable;
+    host_plan = plan(request);
+  }
+  for (std::size_t i = 0; i < host_plan.plans.size(); ++i) {
+    PlanEntry& e = host_plan.plans[i];
+    if (!usable.empty() && e.ok) continue;
+    const PlanEntry& full = full_plan.plans[i];
+    std::string why;
+    if (host_toolkits.empty())
+      why =
+          "the host engine found no CUDA toolkit (no nvcc in ORCHESTRATE_HOST_TOOLKITS, on PATH, in "
+          "ORCHESTRATE_HOST_CUDA, /usr/local/cuda or /usr/local/cuda-*)";
+    else if (usable.empty())
+      why = "none of the toolkits on this host (" + describe_host_toolkits(host_toolkits) +
+            ") is in the configuration's toolkits: (" + util::join(allowed, ", ") + ")";
+    else
+      why = "the toolkits on this host (" + describe_host_toolkits(host_toolkits) +
+            ") cannot serve it: " + util::join(e.reasons, "; ");
+    if (full.ok)
+      why += "; with every configured toolkit it would use CUDA " + *full.toolkit + ": install that toolkit here (" +
+             "ORCHESTRATE_HOST_TOOLKITS names extra ones) or build in a container engine";
+    e.ok = false;
+    e.reasons = {why};
+    e.host_unservable = true;
+  }
+  return host_plan;
+}
+
 KeyInputs key_inputs(const BuildJob& job, const recipe::Tier& tier, engine::EngineKind kind) {
-  KeyInputs in{.tool_version = std::string(k_tool_version), .recipe_text = canonical_recipe(*job.recipe),
-               .tier = tier.name, .gpus = {}, .ptx_policy = job.plan.ptx_policy, .source_kind = job.source.kind,
-               .source_revision = job.source.revision, .engine = std::string(engine::to_string(kind)),
-               .image = job.image.reference, .image_digest = job.image.digest, .toolkit = job.plan.toolkit.value_or(""),
-               .cudnn = job.plan.cudnn.value_or(""), .sass = job.plan.sass, .ptx = job.plan.ptx, .env = {}, .steps = {}};
+  KeyInputs in{.tool_version = std::string(k_tool_version),
+               .recipe_text = canonical_recipe(*job.recipe),
+               .tier = tier.name,
+               .gpus = {},
+               .ptx_policy = job.plan.ptx_policy,
+               .source_kind = job.source.kind,
+               .source_revision = job.source.revision,
+               .engine = std::string(engine::to_string(kind)),
+               .image = job.image.reference,
+               .image_digest = job.image.digest,
+               .toolkit = job.plan.toolkit.value_or(""),
+               .cudnn = job.plan.cudnn.value_or(""),
+               .sass = job.plan.sass,
+               .ptx = job.plan.ptx,
+               .env = {},
+               .steps = {}};
   for (const auto& g : job.plan.gpus) in.gpus.push_back(g.name + "=" + g.cc);
   for (const auto& [name, value] : job.driver.env)
     if (std::ranges::find(k_unkeyed_env, name) == k_unkeyed_env.end()) in.env.push_back(name + "=" + value);
@@ -129,8 +159,10 @@ KeyInputs key_inputs(const BuildJob& job, const recipe::Tier& tier, engine::Engi
     // The -j of a default step is parallelism too.
     std::vector<std::string> shown;
     for (std::size_t i = 0; i < step.size(); ++i) {
-      if (step[i] == "-j" && i + 1 < step.size()) ++i;
-      else if (!step[i].starts_with("--jobs=") && !(step[i].starts_with("-j") && step[i].size() > 2)) shown.push_back(step[i]);
+      if (step[i] == "-j" && i + 1 < step.size())
+        ++i;
+      else if (!step[i].starts_with("--jobs=") && !(step[i].starts_with("-j") && step[i].size() > 2))
+        shown.push_back(step[i]);
     }
     in.steps.push_back(util::join(shown, " "));
   }
@@ -146,8 +178,12 @@ bool load_hit(BuildJob& job, Store& store, const std::string& manifest_hex) {
   if (!manifest) return false;
   for (const auto& a : manifest->artifacts) {
     if (!store.has_blob(a.sha256)) return false;
-    job.result.artifacts.push_back({.name = a.name, .path = store.blob_path(a.sha256).string(), .sha256 = a.sha256,
-                                    .size = a.size, .sass = a.sass, .ptx = a.ptx});
+    job.result.artifacts.push_back({.name = a.name,
+                                    .path = store.blob_path(a.sha256).string(),
+                                    .sha256 = a.sha256,
+                                    .size = a.size,
+                                    .sass = a.sass,
+                                    .ptx = a.ptx});
   }
   job.result.status = BuildStatus::cached;
   job.result.manifest = "sha256:" + manifest_hex;
@@ -165,17 +201,26 @@ int BuildReport::exit_code() const {
 BuildReport build(const BuildRequest& request, std::ostream& progress) {
   auto config = recipe::load_config(request.config);
   if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
-  const PlanReport planned = plan(PlanRequest{.config = request.config, .tiers = request.tiers, .recipes = request.recipes});
-  if (planned.plans.empty()) throw util::Failure(ExitCode::bad_input, "no recipe is built for tier " + util::join(request.tiers, ", "));
+  PlanRequest plan_request{
+      .config = request.config, .tiers = request.tiers, .recipes = request.recipes, .toolkits = {}};
+  const PlanReport full_plan = plan(plan_request);
+  if (full_plan.plans.empty())
+    throw util::Failure(ExitCode::bad_input, "no recipe is built for tier " + util::join(request.tiers, ", "));
 
   auto discovery = engine::discover_engine(request.engine);
   if (!discovery) throw util::Failure(ExitCode::bad_input, discovery.error().message);
   detail::Console console{progress, {}};
-  if (discovery->kind == engine::EngineKind::host)
+  std::vector<HostToolkit> host_toolkits;
+  PlanReport planned = full_plan;
+  if (discovery->kind == engine::EngineKind::host) {
     console.line("orchestrate: building on the HOST as local processes (not isolated): " + discovery->reason);
+    host_toolkits = discover_host_toolkits(host_toolkit_search_from_environment());
+    console.line("orchestrate: toolkits on this host: " + describe_host_toolkits(host_toolkits));
+    planned = plan_on_host(plan_request, *config, host_toolkits, full_plan);
+  }
 
   Store store(request.store_root.empty() ? default_store_root() : request.store_root);
-  const auto host = find_host_cuda();
+  const auto host = detect_host_cuda();
   NullSink quiet;
   engine::HostEngine git_runner;
 
@@ -192,22 +237,29 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
       job.result.errors.push_back(std::move(message));
     };
     if (!entry.ok) {
-      fail(2, "unsatisfiable: " + util::join(entry.reasons, "; "));
-    } else if (auto image = choose_build_image(entry, discovery->kind, host); !image) {
+      fail(2, (entry.host_unservable ? "" : "unsatisfiable: ") + util::join(entry.reasons, "; "));
+    } else if (auto image = choose_build_image(entry, discovery->kind, host_toolkits, host); !image) {
       fail(2, image.error());
-    } else if (auto source = prepare_source(job.recipe->source, store.workspace_dir(entry.recipe), git_runner, quiet); !source) {
+    } else if (auto source = prepare_source(job.recipe->source, store.workspace_dir(entry.recipe), git_runner, quiet);
+               !source) {
       fail(3, "source: " + source.error());
     } else {
       job.image = std::move(*image);
       job.source = std::move(*source);
-      DriverInput input{.plan = &job.plan, .recipe = job.recipe,
+      DriverInput input{.plan = &job.plan,
+                        .recipe = job.recipe,
                         .place = discovery->kind == engine::EngineKind::host ? BuildPlace::host : BuildPlace::container,
-                        .cuda_home = job.image.cuda_home, .base_path = {}, .jobs = 1, .generator = CmakeGenerator::makefiles,
-                        .source_dir = job.source.dir, .workspace = store.workspace_dir(entry.recipe)};
+                        .cuda_home = job.image.cuda_home,
+                        .base_path = {},
+                        .jobs = 1,
+                        .generator = CmakeGenerator::makefiles,
+                        .source_dir = job.source.dir,
+                        .workspace = store.workspace_dir(entry.recipe)};
       if (input.place == BuildPlace::host)
         if (const char* path = std::getenv("PATH")) input.base_path = path;
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
-      input.jobs = std::max(1u, (request.jobs ? request.jobs : cores) / static_cast<unsigned>(std::min<std::size_t>(planned.plans.size(), cores)));
+      input.jobs = std::max(1u, (request.jobs ? request.jobs : cores) /
+                                    static_cast<unsigned>(std::min<std::size_t>(planned.plans.size(), cores)));
       auto driver = plan_driver(input);
       if (!driver) {
         fail(2, driver.error());
@@ -231,8 +283,10 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   if (!misses.empty()) {
     engine::CancelFlag cancel;
     engine::ScopedSignalCancel on_signal(cancel);
-    detail::RunContext context{.discovery = *discovery, .store = &store, .console = &console, .cancel = &cancel, .jobs_per_build = 1};
-    const unsigned parallel = std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : 1, static_cast<unsigned>(misses.size())));
+    detail::RunContext context{
+        .discovery = *discovery, .store = &store, .console = &console, .cancel = &cancel, .jobs_per_build = 1};
+    const unsigned parallel =
+        std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : 1, static_cast<unsigned>(misses.size())));
     std::atomic<std::size_t> next{0};
     std::vector<std::jthread> workers;
     for (unsigned w = 0; w < parallel; ++w)
@@ -254,7 +308,8 @@ std::string render_build_json(const BuildReport& report) {
     j["key"] = b.key;
     j["artifacts"] = nlohmann::ordered_json::array();
     for (const auto& a : b.artifacts)
-      j["artifacts"].push_back({{"path", a.path}, {"name", a.name}, {"sha256", a.sha256}, {"sass", a.sass}, {"ptx", a.ptx}});
+      j["artifacts"].push_back(
+          {{"path", a.path}, {"name", a.name}, {"sha256", a.sha256}, {"sass", a.sass}, {"ptx", a.ptx}});
     j["manifest"] = b.manifest.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(b.manifest);
     if (!b.errors.empty()) j["errors"] = b.errors;
     if (!b.warnings.empty()) j["warnings"] = b.warnings;
@@ -268,15 +323,18 @@ std::string render_build_json(const BuildReport& report) {
 std::string render_build_text(const BuildReport& report, bool explain) {
   std::string out;
   for (const auto& b : report.builds) {
-    const char* status = b.status == BuildStatus::built ? "built" : b.status == BuildStatus::cached ? "cached" : "FAILED";
+    const char* status = b.status == BuildStatus::built    ? "built"
+                         : b.status == BuildStatus::cached ? "cached"
+                                                           : "FAILED";
     out += b.recipe + " x " + b.tier + ": " + status;
     if (!b.key.empty()) out += " (key " + b.key.substr(0, 16) + ")";
     out += '\n';
     if (explain && !b.explain.empty())
       for (const auto& line : util::split_any(b.explain, "\n")) out += "    " + line + '\n';
     for (const auto& a : b.artifacts)
-      out += "    " + a.name + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " + (a.sass.empty() ? "-" : util::join(a.sass, " ")) +
-             "  PTX " + (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
+      out += "    " + a.name + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
+             (a.sass.empty() ? "-" : util::join(a.sass, " ")) + "  PTX " +
+             (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
     for (const auto& w : b.warnings) out += "    warning: " + w + '\n';
     for (const auto& e : b.errors) out += "    error: " + e + '\n';
   }

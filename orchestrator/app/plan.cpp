@@ -24,8 +24,8 @@ recipe::Config load_or_fail(const std::filesystem::path& file) {
 }
 
 template <typename T, typename NameOf>
-void check_names(const std::vector<std::string>& wanted, const std::vector<T>& have, NameOf name_of, std::string_view what,
-                 const std::filesystem::path& file) {
+void check_names(const std::vector<std::string>& wanted, const std::vector<T>& have, NameOf name_of,
+                 std::string_view what, const std::filesystem::path& file) {
   std::vector<std::string> names;
   for (const auto& item : have) names.emplace_back(name_of(item));
   std::vector<Diagnostic> errors;
@@ -37,11 +37,13 @@ void check_names(const std::vector<std::string>& wanted, const std::vector<T>& h
   if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
 }
 
-compat::ResolveRequest request_for(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier) {
+compat::ResolveRequest request_for(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
+                                   const std::optional<std::vector<util::Version>>& toolkits) {
   compat::ResolveRequest request;
   for (const auto& g : tier.gpus) request.gpus.push_back({g.name, g.cc});
   request.ptx = tier.ptx;
-  const auto constraint = [](const std::optional<recipe::Requirement>& req, std::string origin) -> std::optional<compat::RangeConstraint> {
+  const auto constraint = [](const std::optional<recipe::Requirement>& req,
+                             std::string origin) -> std::optional<compat::RangeConstraint> {
     if (!req) return std::nullopt;
     return compat::RangeConstraint{req->range, std::move(origin)};
   };
@@ -50,7 +52,7 @@ compat::ResolveRequest request_for(const recipe::Config& config, const recipe::R
   request.gcc = constraint(r.requires_.gcc, "recipe requires gcc");
   request.needs_cudnn = recipe::framework_uses_cudnn(r.framework);
   request.driver = tier.driver;
-  request.candidates = config.toolkits;
+  request.candidates = toolkits ? *toolkits : config.toolkits;
   return request;
 }
 
@@ -98,7 +100,7 @@ void choose_plan_image(PlanEntry& e, const compat::Resolution& res, const ImageC
 }
 
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
-                   const ImageContext& images) {
+                   const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
   PlanEntry e;
   e.recipe = r.name;
   e.framework = std::string(recipe::framework_name(r.framework));
@@ -106,7 +108,7 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   e.ptx_policy = std::string(recipe::ptx_policy_name(tier.ptx));
   for (const auto& g : tier.gpus) e.gpus.push_back({g.name, g.cc.dotted()});
 
-  const auto outcome = compat::resolve(request_for(config, r, tier));
+  const auto outcome = compat::resolve(request_for(config, r, tier, toolkits));
   if (const auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
     e.reasons = u->reasons;
     if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
@@ -144,8 +146,10 @@ bool PlanReport::all_ok() const {
 
 PlanReport plan(const PlanRequest& request) {
   const recipe::Config config = load_or_fail(request.config);
-  check_names(request.tiers, config.tiers, [](const recipe::Tier& t) { return t.name; }, "tier", request.config);
-  check_names(request.recipes, config.recipes, [](const recipe::Recipe& r) { return r.name; }, "recipe", request.config);
+  check_names(
+      request.tiers, config.tiers, [](const recipe::Tier& t) { return t.name; }, "tier", request.config);
+  check_names(
+      request.recipes, config.recipes, [](const recipe::Recipe& r) { return r.name; }, "recipe", request.config);
 
   PlanReport report;
   report.config_warnings = config.warnings;
@@ -156,7 +160,7 @@ PlanReport plan(const PlanRequest& request) {
     for (const auto& r : config.recipes) {
       if (!request.recipes.empty() && std::ranges::find(request.recipes, r.name) == request.recipes.end()) continue;
       if (std::ranges::find(r.tiers, tier.name) == r.tiers.end()) continue;
-      report.plans.push_back(plan_one(config, r, tier, images));
+      report.plans.push_back(plan_one(config, r, tier, images, request.toolkits));
     }
   }
   return report;

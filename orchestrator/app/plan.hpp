@@ -13,9 +13,13 @@
 namespace orc::app {
 
 struct PlanRequest {
-  std::filesystem::path config;     // orchestrate.yaml
-  std::vector<std::string> tiers;   // empty = every tier
-  std::vector<std::string> recipes; // empty = every recipe
+  std::filesystem::path config;      // orchestrate.yaml
+  std::vector<std::string> tiers;    // empty = every tier
+  std::vector<std::string> recipes;  // empty = every recipe
+  // The toolkits the resolver may choose from, in place of the
+  // configuration's toolkits: (the host engine passes the ones installed
+  // here that the configuration allows). nullopt = the configuration's.
+  std::optional<std::vector<util::Version>> toolkits;
 };
 
 struct PlannedGpu {
@@ -40,6 +44,7 @@ struct PlanEntry {
   std::vector<std::string> reasons;
   std::vector<std::string> warnings;
   std::vector<std::vector<std::string>> split;  // for unsatisfiable plans: tier split that resolves
+  bool host_unservable = false;                 // satisfiable in general; not with the host engine's toolkits
 };
 
 struct PlanReport {

@@ -26,14 +26,19 @@ std::vector<std::string> gpu_ccs(const Tier& tier) {
   return out;
 }
 
+// Every diagnostic of a failed load, for the assertion message.
+template <class Result>
+std::string rendered(const Result& result) {
+  std::string all;
+  if (!result)
+    for (const auto& d : result.error()) all += d.render();
+  return all;
+}
+
 TEST(RecipeConfig, TheExampleConfigurationLoadsCleanly) {
   const std::filesystem::path file = ORC_SOURCE_DIR "/recipes/orchestrate.yaml";
   const auto result = load_config(file);
-  ASSERT_TRUE(result.has_value()) << [&] {
-    std::string all;
-    for (const auto& d : result.error()) all += d.render();
-    return all;
-  }();
+  ASSERT_TRUE(result.has_value()) << rendered(result);
   const Config& config = *result;
   EXPECT_TRUE(config.warnings.empty()) << config.warnings.front().headline();
   EXPECT_EQ(config.file, file);
@@ -52,12 +57,41 @@ TEST(RecipeConfig, TheExampleConfigurationLoadsCleanly) {
   ASSERT_TRUE(config.tiers[0].driver.has_value());
   EXPECT_EQ(config.tiers[0].driver->str(), "535.104.05");
 
-  // Inline recipes first, then included files in sorted order.
-  EXPECT_EQ(names(config.recipes), (std::vector<std::string>{"saxpy-cmake", "saxpy-nvcc", "caffe-cmake", "caffe-make",
-                                                             "tf-ops", "vision-ext"}));
-  // One recipe per framework.
-  for (Framework f : {Framework::pytorch, Framework::tensorflow, Framework::caffe, Framework::caffe_cmake,
-                      Framework::cmake, Framework::nvcc}) {
+  // What `orchestrate build` makes of it: the two saxpy projects, in every tier.
+  for (const char* name : {"saxpy-cmake", "saxpy-nvcc"}) {
+    const Recipe* r = config.find_recipe(name);
+    ASSERT_NE(r, nullptr) << name;
+    EXPECT_EQ(r->source.kind, Source::Kind::path);
+    EXPECT_TRUE(std::filesystem::is_directory(r->source.path)) << r->source.path;
+    EXPECT_EQ(r->tiers, (std::vector<std::string>{"tier-old", "tier-new", "tier-next"}));
+  }
+  EXPECT_EQ(config.recipes[0].name, "saxpy-cmake") << "inline recipes first, then included files in sorted order";
+
+  // Every tier is used by some recipe.
+  for (const Tier& tier : config.tiers) {
+    EXPECT_TRUE(std::ranges::any_of(config.recipes, [&](const Recipe& r) {
+      return std::ranges::find(r.tiers, tier.name) != r.tiers.end();
+    })) << tier.name;
+  }
+}
+
+// frameworks/orchestrate.yaml: the same cluster, one recipe per framework.
+TEST(RecipeConfig, TheFrameworksConfigurationLoadsCleanly) {
+  const std::filesystem::path file = ORC_SOURCE_DIR "/recipes/frameworks/orchestrate.yaml";
+  const auto result = load_config(file);
+  ASSERT_TRUE(result.has_value()) << rendered(result);
+  const Config& config = *result;
+  EXPECT_TRUE(config.warnings.empty()) << config.warnings.front().headline();
+  const auto main = load_config(ORC_SOURCE_DIR "/recipes/orchestrate.yaml");
+  ASSERT_TRUE(main.has_value());
+  ASSERT_EQ(config.tiers.size(), main->tiers.size());
+  for (std::size_t i = 0; i < config.tiers.size(); ++i) {
+    EXPECT_EQ(config.tiers[i].name, main->tiers[i].name) << "the same cluster as the main example";
+    EXPECT_EQ(gpu_ccs(config.tiers[i]), gpu_ccs(main->tiers[i]));
+  }
+  EXPECT_EQ(names(config.recipes), (std::vector<std::string>{"caffe-cmake", "caffe-make", "tf-ops", "vision-ext"}));
+  // With the main example's two, one recipe per framework.
+  for (Framework f : {Framework::pytorch, Framework::tensorflow, Framework::caffe, Framework::caffe_cmake}) {
     EXPECT_TRUE(std::ranges::any_of(config.recipes, [&](const Recipe& r) { return r.framework == f; }))
         << framework_name(f);
   }
@@ -67,7 +101,9 @@ TEST(RecipeConfig, TheExampleConfigurationLoadsCleanly) {
   EXPECT_EQ(vision->framework, Framework::pytorch);
   EXPECT_EQ(vision->file, file.parent_path() / "vision-ext.recipe.yaml");
   EXPECT_EQ(vision->source.kind, Source::Kind::path);
-  EXPECT_EQ(vision->source.path, (std::filesystem::path(ORC_SOURCE_DIR) / "examples/vision-ext").lexically_normal());
+  EXPECT_EQ(vision->source.path,
+            (std::filesystem::path(ORC_SOURCE_DIR) / "recipes/frameworks/vision-ext").lexically_normal());
+  EXPECT_TRUE(std::filesystem::exists(vision->source.path / "setup.py"));
   ASSERT_TRUE(vision->requires_.framework.has_value());
   EXPECT_EQ(vision->requires_.framework->range.text(), ">=2.4");
   EXPECT_TRUE(vision->requires_.framework->range.contains(util::Version(2, 5)));
@@ -86,7 +122,7 @@ TEST(RecipeConfig, TheExampleConfigurationLoadsCleanly) {
   ASSERT_NE(caffe, nullptr);
   ASSERT_EQ(caffe->build.size(), 1u);
   EXPECT_EQ(caffe->build[0].script,
-            (std::filesystem::path(ORC_SOURCE_DIR) / "recipes/scripts/caffe-make.sh").lexically_normal());
+            (std::filesystem::path(ORC_SOURCE_DIR) / "recipes/frameworks/scripts/caffe-make.sh").lexically_normal());
   EXPECT_TRUE(std::filesystem::exists(caffe->build[0].script));
 
   // Every tier is used by some recipe.

@@ -1,0 +1,105 @@
+#include "orchestrator/app/host_toolkits.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "orchestrator/app/images_detail.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string env_or_empty(const char* name) {
+  const char* value = std::getenv(name);
+  return value ? value : "";
+}
+
+bool has_nvcc(const fs::path& root) { return ::access((root / "bin" / "nvcc").c_str(), X_OK) == 0; }
+
+// A folder's cuda-* children that hold a toolkit, sorted so discovery does
+// not depend on directory order.
+std::vector<fs::path> versioned_children(const fs::path& parent) {
+  std::vector<fs::path> out;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(parent, ec))
+    if (entry.path().filename().string().starts_with("cuda-") && has_nvcc(entry.path())) out.push_back(entry.path());
+  std::ranges::sort(out);
+  return out;
+}
+
+}  // namespace
+
+HostToolkitSearch host_toolkit_search_from_environment() {
+  HostToolkitSearch search;
+  for (const auto& entry : util::split_any(env_or_empty("ORCHESTRATE_HOST_TOOLKITS"), ":"))
+    if (!entry.empty()) search.listed.emplace_back(entry);
+  for (const auto& dir : util::split_any(env_or_empty("PATH"), ":"))
+    if (!dir.empty()) search.path_dirs.emplace_back(dir);
+  const std::string host_cuda = env_or_empty("ORCHESTRATE_HOST_CUDA");
+  search.default_root = host_cuda.empty() ? fs::path(compat::k_default_host_cuda) : fs::path(host_cuda);
+  search.versioned_parent = fs::path(compat::k_default_host_cuda).parent_path();
+  return search;
+}
+
+std::vector<HostToolkit> discover_host_toolkits(const HostToolkitSearch& search) {
+  std::vector<std::pair<fs::path, std::string>> roots;
+  for (const auto& listed : search.listed) {
+    if (has_nvcc(listed))
+      roots.emplace_back(listed, "ORCHESTRATE_HOST_TOOLKITS");
+    else
+      for (const auto& child : versioned_children(listed)) roots.emplace_back(child, "ORCHESTRATE_HOST_TOOLKITS");
+  }
+  for (const auto& dir : search.path_dirs)
+    if (::access((dir / "nvcc").c_str(), X_OK) == 0) {
+      // nvcc's root is two levels above the real file (a symlink in
+      // /usr/bin to /usr/local/cuda-13.0/bin/nvcc names cuda-13.0).
+      std::error_code ec;
+      const fs::path real = fs::canonical(dir / "nvcc", ec);
+      roots.emplace_back((ec ? dir / "nvcc" : real).parent_path().parent_path(), "PATH");
+      break;
+    }
+  if (!search.default_root.empty() && has_nvcc(search.default_root))
+    roots.emplace_back(search.default_root, search.default_root.string());
+  if (!search.versioned_parent.empty())
+    for (const auto& child : versioned_children(search.versioned_parent))
+      roots.emplace_back(child, search.versioned_parent.string() + "/cuda-*");
+
+  std::vector<HostToolkit> found;
+  std::vector<fs::path> seen;
+  for (const auto& [root, how] : roots) {
+    std::error_code ec;
+    const fs::path canonical = fs::canonical(root, ec);
+    const fs::path key = ec ? root : canonical;
+    if (std::ranges::find(seen, key) != seen.end()) continue;
+    seen.push_back(key);
+    const auto ran = images_detail::run_command({.argv = {(root / "bin" / "nvcc").string(), "--version"}});
+    if (ran.exit_code != 0) continue;
+    const auto version = compat::parse_nvcc_version(ran.output);
+    if (!version) continue;
+    // The canonical root: /usr/local/cuda and cuda-13.0 are one toolkit.
+    found.push_back({.version = *version, .root = key, .found_by = how});
+  }
+  std::ranges::stable_sort(found, [](const HostToolkit& a, const HostToolkit& b) { return b.version < a.version; });
+  return found;
+}
+
+std::optional<HostToolkit> find_host_toolkit(const std::vector<HostToolkit>& toolkits, const util::Version& wanted) {
+  for (const auto& t : toolkits)
+    if (t.version.truncated(2) == wanted.truncated(2)) return t;
+  return std::nullopt;
+}
+
+std::string describe_host_toolkits(const std::vector<HostToolkit>& toolkits) {
+  if (toolkits.empty()) return "none";
+  std::vector<std::string> parts;
+  for (const auto& t : toolkits) parts.push_back(t.version.str() + " (" + t.root.string() + ")");
+  return util::join(parts, ", ");
+}
+
+}  // namespace orc::app
