@@ -13,6 +13,7 @@
 #include "orchestrator/app/host_toolkits.hpp"
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -134,6 +135,28 @@ PlanReport plan_on_host(PlanRequest request, const recipe::Config& config,
   return host_plan;
 }
 
+// What to do about an engine socket that does not answer, by what went wrong.
+std::string engine_unreachable_message(const engine::Discovery& discovery, const engine::Error& error) {
+  std::string message = "cannot reach the " + std::string(engine::to_string(discovery.kind)) + " engine at " +
+                        discovery.socket.string() + ": " + error.message;
+  switch (error.kind) {
+    case engine::ErrorKind::permission_denied:
+      message +=
+          " (this user may not use that socket: run as a member of its group, e.g. `docker`, or as root; "
+          "or choose another engine with --engine)";
+      break;
+    case engine::ErrorKind::socket_missing:
+    case engine::ErrorKind::connection_refused:
+      message +=
+          " (is the daemon running? start it, point DOCKER_HOST / CONTAINER_HOST at its socket, or "
+          "build with --engine host)";
+      break;
+    default:
+      break;
+  }
+  return message;
+}
+
 KeyInputs key_inputs(const BuildJob& job, const recipe::Tier& tier, engine::EngineKind kind) {
   KeyInputs in{.tool_version = std::string(k_tool_version),
                .recipe_text = canonical_recipe(*job.recipe),
@@ -219,6 +242,14 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
     planned = plan_on_host(plan_request, *config, host_toolkits, full_plan);
   }
 
+  // A container engine that cannot be reached is said first and as itself
+  // (exit 3, with the socket and why), not as the image check it would
+  // otherwise fail. Hits are still served: they need no engine.
+  std::optional<std::string> engine_problem;
+  if (discovery->kind != engine::EngineKind::host)
+    if (auto probe = engine::DockerEngine::connect(discovery->socket); !probe)
+      engine_problem = engine_unreachable_message(*discovery, probe.error());
+
   Store store(request.store_root.empty() ? default_store_root() : request.store_root);
   const auto host = detect_host_cuda();
   NullSink quiet;
@@ -239,7 +270,10 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
     if (!entry.ok) {
       fail(2, (entry.host_unservable ? "" : "unsatisfiable: ") + util::join(entry.reasons, "; "));
     } else if (auto image = choose_build_image(entry, discovery->kind, host_toolkits, host); !image) {
-      fail(2, image.error());
+      if (engine_problem)
+        fail(3, *engine_problem);
+      else
+        fail(2, image.error());
     } else if (auto source = prepare_source(job.recipe->source, store.workspace_dir(entry.recipe), git_runner, quiet);
                !source) {
       fail(3, "source: " + source.error());
@@ -278,8 +312,16 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
 
   // The misses, up to --jobs at a time.
   std::vector<BuildJob*> misses;
-  for (auto& job : jobs)
-    if (job.result.exit_code == 0 && job.result.status != BuildStatus::cached) misses.push_back(&job);
+  for (auto& job : jobs) {
+    if (job.result.exit_code != 0 || job.result.status == BuildStatus::cached) continue;
+    if (engine_problem) {
+      job.result.exit_code = 3;
+      job.result.status = BuildStatus::failed;
+      job.result.errors.push_back(*engine_problem);
+      continue;
+    }
+    misses.push_back(&job);
+  }
   if (!misses.empty()) {
     engine::CancelFlag cancel;
     engine::ScopedSignalCancel on_signal(cancel);

@@ -2,7 +2,12 @@
 // in-process through cli::run.
 #include "orchestrator/cli/cli.hpp"
 
+#include <grp.h>
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -509,6 +514,80 @@ TEST_F(CliTest, ImagesListShowsTheCatalogAndTheStateFile) {
   EXPECT_TRUE(nlohmann::json::parse(r.out)["offline"][0]["built"].is_null());
   write("images.v1.json", "{not json");
   EXPECT_EQ(run_cli({"images", "list", "--engine-socket", socket}).code, 0);
+}
+
+// A one-recipe configuration whose tier-next build needs the host-mount
+// image, for the engine-failure cases below (they fail before any image is
+// used).
+std::string engine_case_config(const std::filesystem::path& dir) {
+  std::filesystem::create_directories(dir / "src");
+  std::ofstream(dir / "orchestrate.yaml") << "toolkits: [\"13.0\"]\n"
+                                             "tiers:\n  tier-next: {gpus: [B200]}\n"
+                                             "recipes:\n  - name: k\n    framework: nvcc\n"
+                                             "    source: {path: src}\n    tiers: [tier-next]\n"
+                                             "    build: [[nvcc, -o, k, k.cu]]\n    artifacts: [k]\n";
+  return (dir / "orchestrate.yaml").string();
+}
+
+// The engine is reached before anything else is checked: a socket that is
+// not there is exit 3 with the socket and what to do, not a complaint about
+// the image.
+TEST_F(CliTest, BuildWithoutTheEnginesSocketExitsThreeAndSaysWhatToDo) {
+  const auto config = engine_case_config(m_dir);
+  const ScopedEnv docker("DOCKER_HOST", "unix://" + (m_dir / "docker.sock").string());
+  const ScopedEnv cache("ORCHESTRATE_CACHE_DIR", (m_dir / "cache").string());
+  const auto r = run_cli({"build", "tier-next", "-f", config});
+  EXPECT_EQ(r.code, 3) << r.out << r.err;
+  EXPECT_NE(r.out.find("cannot reach the docker engine at " + (m_dir / "docker.sock").string()), std::string::npos)
+      << r.out;
+  EXPECT_NE(r.out.find("is the daemon running?"), std::string::npos) << r.out;
+  EXPECT_EQ(r.out.find("never built"), std::string::npos) << r.out;
+}
+
+// A socket this user may not open (root's 0600 socket, tried as nobody).
+TEST_F(CliTest, BuildWithAPermissionDeniedSocketExitsThreeAndNamesTheGroup) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root, to create a socket another user cannot open";
+  const std::filesystem::path shared = "/tmp/orc-cli-perm-" + std::to_string(::getpid());
+  std::filesystem::create_directories(shared);
+  std::filesystem::permissions(shared, std::filesystem::perms::all);
+  const auto config = engine_case_config(shared);
+  const std::filesystem::path socket_path = shared / "docker.sock";
+  const int listener = ::socket(AF_UNIX, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_un address{};
+  address.sun_family = AF_UNIX;
+  std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
+  ASSERT_EQ(::bind(listener, reinterpret_cast<const sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(::listen(listener, 1), 0);
+  ::chmod(socket_path.c_str(), 0600);
+
+  int out_pipe[2];
+  ASSERT_EQ(::pipe(out_pipe), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    ::close(out_pipe[0]);
+    if (::setgroups(0, nullptr) != 0 || ::setgid(65534) != 0 || ::setuid(65534) != 0) ::_exit(100);
+    ::setenv("DOCKER_HOST", ("unix://" + socket_path.string()).c_str(), 1);
+    ::setenv("ORCHESTRATE_CACHE_DIR", (shared / "cache").c_str(), 1);
+    const auto r = run_cli({"build", "tier-next", "-f", config});
+    const std::string said = r.out + r.err;
+    const auto written = ::write(out_pipe[1], said.data(), said.size());
+    ::_exit(written == static_cast<ssize_t>(said.size()) ? r.code : 101);
+  }
+  ::close(out_pipe[1]);
+  std::string said;
+  char buf[4096];
+  for (ssize_t n; (n = ::read(out_pipe[0], buf, sizeof buf)) > 0;) said.append(buf, static_cast<std::size_t>(n));
+  ::close(out_pipe[0]);
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  ::close(listener);
+  std::filesystem::remove_all(shared);
+  ASSERT_TRUE(WIFEXITED(status));
+  EXPECT_EQ(WEXITSTATUS(status), 3) << said;
+  EXPECT_NE(said.find("permission denied"), std::string::npos) << said;
+  EXPECT_NE(said.find("member of its group"), std::string::npos) << said;
 }
 
 }  // namespace
