@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 #include <ostream>
@@ -232,7 +233,7 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
 
   auto discovery = engine::discover_engine(request.engine);
   if (!discovery) throw util::Failure(ExitCode::bad_input, discovery.error().message);
-  detail::Console console{progress, {}};
+  detail::Console console(progress, request.terminal);
   std::vector<HostToolkit> host_toolkits;
   PlanReport planned = full_plan;
   if (discovery->kind == engine::EngineKind::host) {
@@ -333,9 +334,23 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
     std::vector<std::jthread> workers;
     for (unsigned w = 0; w < parallel; ++w)
       workers.emplace_back([&] {
-        for (std::size_t i = next++; i < misses.size(); i = next++) detail::run_job(*misses[i], context);
+        for (std::size_t i = next++; i < misses.size(); i = next++) {
+          BuildJob& job = *misses[i];
+          const std::string name = job.plan.recipe + "/" + job.plan.tier;
+          console.started(name);
+          const auto start = std::chrono::steady_clock::now();
+          detail::run_job(job, context);
+          const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+          char seconds[32];
+          std::snprintf(seconds, sizeof seconds, "%.1f s", took);
+          console.finished(name, job.result.status == BuildStatus::built
+                                     ? std::string("built in ") + seconds
+                                     : "FAILED (exit " + std::to_string(job.result.exit_code) + ") after " + seconds +
+                                           "; log: " + job.result.log_file);
+        }
       });
   }
+  console.done();
   for (auto& job : jobs) report.builds.push_back(std::move(job.result));
   return report;
 }

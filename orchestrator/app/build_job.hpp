@@ -1,6 +1,7 @@
 #pragma once
 // One recipe x tier build as build.cpp prepares it and build_run.cpp runs
 // it (private to the app module).
+#include <chrono>
 #include <filesystem>
 #include <mutex>
 #include <optional>
@@ -37,15 +38,35 @@ struct BuildJob {
   BuildResult result;
 };
 
-// Where a run's output goes: stderr (serialized between parallel builds)
-// and the build's log file; the last lines are kept for a failure report.
-struct Console {
-  std::ostream& stream;
-  std::mutex mutex;
-  void line(const std::string& text) {
-    std::scoped_lock lock(mutex);
-    stream << text << '\n' << std::flush;
-  }
+// Where a run's progress goes (stderr), serialized between parallel builds.
+// Plain mode (a log file, CI) prints every line of every build with its
+// name in front. Terminal mode keeps one status line at the bottom, redrawn
+// in place: how many builds run, for how long, and the latest line of
+// output; only orchestrate's own lines and each build's outcome scroll
+// above it. Either way each build's whole output is in its log file.
+class Console {
+ public:
+  Console(std::ostream& stream, bool terminal);
+  // A line that stays (what was decided, a build's outcome).
+  void line(const std::string& text);
+  // A line of a build's output.
+  void output(const std::string& build, const std::string& text);
+  void started(const std::string& build);
+  void finished(const std::string& build, const std::string& outcome);
+  // Clears the status line (the report follows on stdout).
+  void done();
+
+ private:
+  void draw_status();
+  void clear_status();
+
+  std::ostream& m_stream;
+  bool m_terminal;
+  std::mutex m_mutex;
+  std::vector<std::string> m_running;
+  std::string m_latest;
+  std::chrono::steady_clock::time_point m_start;
+  bool m_status_shown = false;
 };
 
 struct RunContext {

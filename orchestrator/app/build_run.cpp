@@ -29,15 +29,17 @@ constexpr std::size_t k_tail_lines = 50;
 // with the build's name in front, and into the tail kept for failures.
 class BuildLog final : public engine::LogSink {
  public:
-  BuildLog(const fs::path& file, std::string prefix, Console& console)
-      : m_file(file, std::ios::binary), m_prefix(std::move(prefix)), m_console(console) {}
+  BuildLog(const fs::path& file, std::string name, Console& console)
+      : m_file(file, std::ios::binary), m_name(std::move(name)), m_console(console) {}
   ~BuildLog() override { flush(); }
 
   void on_output(engine::OutputStream, std::string_view bytes) override {
     m_file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
     for (char c : bytes) {
-      if (c == '\n') emit();
-      else if (c != '\r') m_pending += c;
+      if (c == '\n')
+        emit();
+      else if (c != '\r')
+        m_pending += c;
     }
   }
   // A line of our own (what was decided), written like the build's output.
@@ -50,14 +52,14 @@ class BuildLog final : public engine::LogSink {
 
  private:
   void emit() {
-    m_console.line(m_prefix + m_pending);
+    m_console.output(m_name, m_pending);
     m_tail.push_back(std::move(m_pending));
     if (m_tail.size() > k_tail_lines) m_tail.pop_front();
     m_pending.clear();
   }
 
   std::ofstream m_file;
-  std::string m_prefix;
+  std::string m_name;
   Console& m_console;
   std::string m_pending;
   std::deque<std::string> m_tail;
@@ -107,8 +109,9 @@ bool check_image(BuildJob& job, const RunContext& context, engine::DockerEngine&
     return false;
   }
   if (offline && !job.image.digest.starts_with(info->id)) {
-    fail(job, 2, "the build image " + job.image.reference + " in " + where + " is " + info->id +
-                     ", not the one recorded by `orchestrate images build` (" + job.image.digest + "): " + remedy + " again");
+    fail(job, 2,
+         "the build image " + job.image.reference + " in " + where + " is " + info->id +
+             ", not the one recorded by `orchestrate images build` (" + job.image.digest + "): " + remedy + " again");
     return false;
   }
   return true;
@@ -119,8 +122,9 @@ engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::v
   spec.image = job.image.reference;
   spec.argv = std::move(argv);
   spec.env = job.driver.env;
-  spec.mounts = {{.host = scratch / "src", .container = std::string(k_src_dir), .access = engine::Access::read_write},
-                 {.host = scratch / "build", .container = std::string(k_build_dir), .access = engine::Access::read_write}};
+  spec.mounts = {
+      {.host = scratch / "src", .container = std::string(k_src_dir), .access = engine::Access::read_write},
+      {.host = scratch / "build", .container = std::string(k_build_dir), .access = engine::Access::read_write}};
   spec.mounts.insert(spec.mounts.end(), job.driver.mounts.begin(), job.driver.mounts.end());
   spec.mounts.insert(spec.mounts.end(), job.image.mounts.begin(), job.image.mounts.end());
   spec.working_dir = std::string(k_src_dir);
@@ -133,7 +137,8 @@ engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::v
 }
 
 // Runs every step; false (with the result filled) when one failed.
-bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine, const fs::path& scratch, BuildLog& log) {
+bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine, const fs::path& scratch,
+               BuildLog& log) {
   std::vector<std::vector<std::string>> steps = job.driver.pre_steps;
   steps.insert(steps.end(), job.driver.steps.begin(), job.driver.steps.end());
   for (std::size_t i = 0; i < steps.size(); ++i) {
@@ -142,9 +147,13 @@ bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine,
     log.flush();
     if (!result) {
       const auto& e = result.error();
-      if (e.kind == engine::ErrorKind::cancelled) fail(job, 3, "interrupted: the build was cancelled and its container removed");
-      else if (e.engine_unreachable()) fail(job, 3, "the " + std::string(engine.name()) + " engine failed during the build: " + e.message);
-      else fail(job, e.kind == engine::ErrorKind::invalid_spec ? 2 : 3, "step " + std::to_string(i + 1) + ": " + e.message);
+      if (e.kind == engine::ErrorKind::cancelled)
+        fail(job, 3, "interrupted: the build was cancelled and its container removed");
+      else if (e.engine_unreachable())
+        fail(job, 3, "the " + std::string(engine.name()) + " engine failed during the build: " + e.message);
+      else
+        fail(job, e.kind == engine::ErrorKind::invalid_spec ? 2 : 3,
+             "step " + std::to_string(i + 1) + ": " + e.message);
       return false;
     }
     if (result->exit_code != 0) {
@@ -163,20 +172,36 @@ bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine,
 void store_build(BuildJob& job, const RunContext& context, const std::vector<CollectedArtifact>& files,
                  const std::vector<inspect::FileReport>& reports, const Verification& verification) {
   Store& store = *context.store;
-  Manifest m{.key = job.key, .recipe = job.plan.recipe, .framework = job.plan.framework, .tier = job.plan.tier,
-             .source_kind = job.source.kind, .source_revision = job.source.revision,
-             .engine = std::string(engine::to_string(context.discovery.kind)), .image = job.image.reference,
-             .image_digest = job.image.digest, .toolkit = job.plan.toolkit.value_or(""), .cudnn = job.plan.cudnn.value_or(""),
-             .host_compiler = job.image.host_compiler, .requested_sass = job.plan.sass, .requested_ptx = job.plan.ptx,
-             .artifacts = {}, .build_log = {}, .warnings = verification.warnings, .created = utc_now()};
+  Manifest m{.key = job.key,
+             .recipe = job.plan.recipe,
+             .framework = job.plan.framework,
+             .tier = job.plan.tier,
+             .source_kind = job.source.kind,
+             .source_revision = job.source.revision,
+             .engine = std::string(engine::to_string(context.discovery.kind)),
+             .image = job.image.reference,
+             .image_digest = job.image.digest,
+             .toolkit = job.plan.toolkit.value_or(""),
+             .cudnn = job.plan.cudnn.value_or(""),
+             .host_compiler = job.image.host_compiler,
+             .requested_sass = job.plan.sass,
+             .requested_ptx = job.plan.ptx,
+             .artifacts = {},
+             .build_log = {},
+             .warnings = verification.warnings,
+             .created = utc_now()};
   for (std::size_t i = 0; i < files.size(); ++i) {
     auto hex = store.put_file(files[i].path);
     if (!hex) return fail(job, 3, "storing " + files[i].name + ": " + hex.error());
     ManifestArtifact a{.name = files[i].name, .sha256 = *hex, .size = reports[i].size, .sass = {}, .ptx = {}};
     for (const auto& cc : reports[i].sass) a.sass.push_back(cc.sm());
     for (const auto& cc : reports[i].ptx) a.ptx.push_back(cc.compute());
-    job.result.artifacts.push_back({.name = a.name, .path = store.blob_path(*hex).string(), .sha256 = *hex,
-                                    .size = a.size, .sass = a.sass, .ptx = a.ptx});
+    job.result.artifacts.push_back({.name = a.name,
+                                    .path = store.blob_path(*hex).string(),
+                                    .sha256 = *hex,
+                                    .size = a.size,
+                                    .sass = a.sass,
+                                    .ptx = a.ptx});
     m.artifacts.push_back(std::move(a));
   }
   auto log_hex = store.put_file(job.result.log_file);
@@ -187,7 +212,9 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   if (auto ok = store.record(job.key, *manifest_hex); !ok) return fail(job, 3, ok.error());
   if (job.driver.bazel_fingerprint) {
     const fs::path workspace = store.workspace_dir(job.plan.recipe);
-    if (auto ok = write_file_atomic(workspace / k_bazel_fingerprint_file, *job.driver.bazel_fingerprint + "\n", store.tmp_dir()); !ok)
+    if (auto ok = write_file_atomic(workspace / k_bazel_fingerprint_file, *job.driver.bazel_fingerprint + "\n",
+                                    store.tmp_dir());
+        !ok)
       job.result.warnings.push_back("could not remember bazel's arch fingerprint: " + ok.error());
   }
   job.result.manifest = "sha256:" + *manifest_hex;
@@ -204,15 +231,18 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   std::error_code ec;
   fs::create_directories(scratch / "build", ec);
   for (const auto& f : job.driver.files)
-    if (auto ok = write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok) return fail(job, 3, ok.error());
+    if (auto ok = write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok)
+      return fail(job, 3, ok.error());
 
   std::string engine_error;
   auto engine = open_engine(context, engine_error);
   if (!engine) return fail(job, 3, engine_error);
-  if (auto* docker = dynamic_cast<engine::DockerEngine*>(engine.get()); docker && !check_image(job, context, *docker)) return;
+  if (auto* docker = dynamic_cast<engine::DockerEngine*>(engine.get()); docker && !check_image(job, context, *docker))
+    return;
   if (!run_steps(job, context, *engine, scratch, log)) return;
 
-  if (job.recipe->artifacts.empty()) return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");
+  if (job.recipe->artifacts.empty())
+    return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");
   auto files = collect_artifacts(job.recipe->artifacts, {scratch / "build", scratch / "src"});
   if (!files) return fail(job, 1, files.error());
   std::vector<fs::path> paths;
@@ -243,7 +273,7 @@ void run_job(BuildJob& job, const RunContext& context) {
   job.result.log_file = (context.store->logs_dir() / (name + "-" + job.key.substr(0, 12) + ".log")).string();
   const fs::path scratch = context.store->tmp_dir() / ("build-" + name + "-" + std::to_string(::getpid()));
   {
-    BuildLog log(job.result.log_file, "[" + job.plan.recipe + "/" + job.plan.tier + "] ", *context.console);
+    BuildLog log(job.result.log_file, job.plan.recipe + "/" + job.plan.tier, *context.console);
     build_in(job, context, scratch, log);
   }
   // The scratch tree is ours (the steps ran as our user), so it can go.

@@ -133,7 +133,10 @@ class PodmanEnvironment final : public ::testing::Environment {
     const auto start = std::chrono::steady_clock::now();
     if (s.pid > 0) stop(s.pid);
     // Containers outlive a killed service (conmon holds them); the CLI
-    // reads the same configuration and removes them.
+    // reads the same configuration and removes them, locally: with
+    // CONTAINER_HOST set (the build cases point `orchestrate build` at the
+    // service with it) it would ask the dead service.
+    ::unsetenv("CONTAINER_HOST");
     const ProcessResult removed = run_process({"podman", "rm", "--all", "--force", "--time", "0"});
     if (removed.exit_code != 0) say("podman rm: " + removed.output);
     unmount_under(s.dir);

@@ -2,6 +2,13 @@
 // whose socket does not exist, so the key is made (and explained) but no
 // container can run. The image's record comes from a state file of the test.
 #include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <thread>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -85,7 +92,50 @@ std::string errors(const BuildResult& r) {
   return out;
 }
 
+// Answers every request on a unix socket with a Docker engine's /version
+// body, so `build` finds an engine and gets as far as the image check.
+class VersionOnlyEngine {
+ public:
+  explicit VersionOnlyEngine(const fs::path& socket_path) {
+    m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_un address{};
+    address.sun_family = AF_UNIX;
+    std::snprintf(address.sun_path, sizeof address.sun_path, "%s", socket_path.c_str());
+    if (::bind(m_fd, reinterpret_cast<const sockaddr*>(&address), sizeof address) != 0 || ::listen(m_fd, 4) != 0)
+      throw std::runtime_error("cannot listen on " + socket_path.string());
+    m_thread = std::jthread([this](std::stop_token stop) {
+      while (!stop.stop_requested()) {
+        const int client = ::accept(m_fd, nullptr, nullptr);
+        if (client < 0) return;
+        std::string request;
+        char buf[1024];
+        while (request.find("\r\n\r\n") == std::string::npos) {
+          const ssize_t n = ::read(client, buf, sizeof buf);
+          if (n <= 0) break;
+          request.append(buf, static_cast<std::size_t>(n));
+        }
+        const std::string body = R"({"Version":"24.0.7","ApiVersion":"1.43","MinAPIVersion":"1.12","Os":"linux"})";
+        const std::string response = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+                                     std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        [[maybe_unused]] const auto written = ::write(client, response.data(), response.size());
+        ::close(client);
+      }
+    });
+  }
+  ~VersionOnlyEngine() {
+    m_thread.request_stop();
+    ::shutdown(m_fd, SHUT_RDWR);
+    ::close(m_fd);
+  }
+
+ private:
+  int m_fd = -1;
+  std::jthread m_thread;
+};
+
 TEST_F(BuildImageKey, AnImageNeverBuiltIsBadLocalStateNamingTheCommand) {
+  const VersionOnlyEngine engine(m_dir / "engine.sock");
+  save_env("DOCKER_HOST", "unix://" + (m_dir / "engine.sock").string());
   const BuildResult r = run();
   EXPECT_EQ(r.status, BuildStatus::failed);
   EXPECT_EQ(r.exit_code, 2) << errors(r);

@@ -1,0 +1,291 @@
+// `orchestrate build` (app::build) through a real container engine: the
+// cases shared by integration_build (dockerd, build_docker_test.cpp) and
+// integration_build_podman (Podman's API service, engine_podman_test.cpp).
+// The images are made by app::build_image from rootfs tars cached in
+// fixtures/images of the build tree (as integration_images does); the
+// example saxpy-cmake project is built in containers of them, its artifacts
+// inspected and stored; a rerun is a hit that creates no container; a tier
+// change rebuilds; a failing step and an empty glob fail and store nothing;
+// the engine dying mid-build is exit 3 and stores nothing. The two-toolkit
+// case (CUDA 11.8 for Pascal and Volta, the host's 13.0 for Blackwell) is
+// its own ctest case, integration_build_cuda118.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <ctime>
+#include <fstream>
+#include <functional>
+#include <iostream>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <streambuf>
+#include <thread>
+
+#include "orchestrator/app/build.hpp"
+#include "orchestrator/app/images.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "tests/integration/engine_service.hpp"
+#include "tests/integration/process.hpp"
+
+namespace orc::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr const char* k_label = "org.orchestrate.recipe=saxpy-cmake";
+
+// Container-create events for our label since `since` (unix seconds): the
+// containers are removed after each step, so the engine's event log is
+// where a created one still shows.
+int creates_since(std::time_t since) {
+  const nlohmann::json filters{{"type", {"container"}}, {"event", {"create"}}, {"label", {k_label}}};
+  const ProcessResult got =
+      run_process({"curl", "-sfG", "--unix-socket", engine_service().socket.string(), "--data-urlencode",
+                   "filters=" + filters.dump(), "--data-urlencode", "since=" + std::to_string(since),
+                   "--data-urlencode", "until=" + std::to_string(std::time(nullptr) + 1), "http://localhost/events"});
+  if (got.exit_code != 0) return -1;
+  int count = 0;
+  std::istringstream lines(got.output);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("\"create\"") != std::string::npos) ++count;
+  return count;
+}
+
+// A saxpy-cmake recipe entry of the test configurations.
+std::string saxpy_recipe(const std::string& name, const std::string& tiers, const std::string& steps,
+                         const std::string& artifacts) {
+  const std::string src = std::string(ORC_SOURCE_DIR) + "/recipes/examples/saxpy-cmake";
+  return "  - name: " + name + "\n    framework: cmake\n    source: {path: " + src + "}\n    tiers: [" + tiers +
+         "]\n    build:\n" + steps + "    artifacts: [\"" + artifacts + "\"]\n";
+}
+
+std::string config_text(const std::string& gpus) {
+  const std::string cmake_steps =
+      "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"
+      "      - cmake --build build --parallel\n";
+  return "toolkits: [\"13.0\"]\ntiers:\n  tier-x:\n    gpus: [" + gpus + "]\nrecipes:\n" +
+         saxpy_recipe("saxpy-cmake", "tier-x", cmake_steps, "build/saxpy") +
+         saxpy_recipe("fails", "tier-x", "      - [\"false\"]\n", "build/saxpy") +
+         saxpy_recipe("no-match", "tier-x", "      - [\"true\"]\n", "build/nothing-*.so") +
+         saxpy_recipe("slow", "tier-x", "      - [\"sh\", \"-c\", \"echo started; exec sleep 20\"]\n", "build/saxpy");
+}
+
+std::string errors(const app::BuildResult& r) {
+  std::string out;
+  for (const auto& e : r.errors) out += e + "\n";
+  return out;
+}
+
+// Passes build output on to stdout and calls `hook` with everything written
+// so far (the engine-dying case waits for its step to start).
+class WatchedOutput final : public std::streambuf {
+ public:
+  explicit WatchedOutput(std::function<void(const std::string&)> hook) : m_hook(std::move(hook)) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::lock_guard lock(m_mutex);
+    std::cout.write(s, n);
+    m_seen.append(s, static_cast<std::size_t>(n));
+    m_hook(m_seen);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    xsputn(&ch, 1);
+    return c;
+  }
+
+ private:
+  std::function<void(const std::string&)> m_hook;
+  std::mutex m_mutex;
+  std::string m_seen;
+};
+
+class BuildInEngine : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const EngineService& s = engine_service();
+    if (!s.skip_reason.empty()) GTEST_SKIP() << s.skip_reason;
+    ASSERT_TRUE(s.setup_error.empty()) << s.setup_error;
+    if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+    if (run_process({"sh", "-c", "command -v debootstrap"}).exit_code != 0)
+      GTEST_SKIP() << "debootstrap is not installed (apt-get install debootstrap)";
+    m_kind = s.name == "podman" ? engine::EngineKind::podman : engine::EngineKind::docker;
+    // The image state file and the build store belong to this run; the
+    // engine is found the way a user's shell would point at it.
+    ::setenv("ORCHESTRATE_CACHE_DIR", (s.dir / "cache").c_str(), 1);
+    ::setenv(m_kind == engine::EngineKind::podman ? "CONTAINER_HOST" : "DOCKER_HOST",
+             ("unix://" + s.socket.string()).c_str(), 1);
+    m_config = s.dir / "orchestrate.yaml";
+    m_store = s.dir / "store";
+  }
+
+  void ensure_image(const std::string& name) {
+    const auto start = Clock::now();
+    const app::ImageBuildResult image = app::build_image({.name = name,
+                                                          .engine_socket = engine_service().socket,
+                                                          .cache_dir = fs::path(ORC_FIXTURES_DIR) / "images",
+                                                          .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
+                                                         std::cout);
+    say(name + " ready in " + seconds_since(start) + " s (rootfs tar " + (image.rootfs_cached ? "cached" : "made") +
+        ")");
+    ASSERT_TRUE(image.record.id.starts_with("sha256:")) << image.record.id;
+  }
+
+  app::BuildReport build_tiers(const std::vector<std::string>& tiers, const std::vector<std::string>& recipes,
+                               std::ostream& progress = std::cout) {
+    const auto start = Clock::now();
+    app::BuildReport report = app::build(app::BuildRequest{.config = m_config,
+                                                           .tiers = tiers,
+                                                           .recipes = recipes,
+                                                           .engine = m_kind,
+                                                           .jobs = 2,
+                                                           .explain = false,
+                                                           .store_root = m_store,
+                                                           .terminal = false},
+                                         progress);
+    say(app::render_build_text(report, false) + "  in " + seconds_since(start) + " s");
+    return report;
+  }
+
+  app::BuildResult build(const std::string& recipe, std::ostream& progress = std::cout) {
+    const app::BuildReport report = build_tiers({"tier-x"}, {recipe}, progress);
+    EXPECT_EQ(report.builds.size(), 1u);
+    if (report.builds.empty()) return {};
+    return report.builds.front();
+  }
+
+  void write_config(const std::string& gpus) { std::ofstream(m_config) << config_text(gpus); }
+
+  engine::EngineKind m_kind = engine::EngineKind::docker;
+  fs::path m_config;
+  fs::path m_store;
+};
+
+TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
+  ensure_image("host-bookworm");
+
+  // Blackwell, datacenter and consumer: SASS for each, PTX of the newest.
+  write_config("\"B200\", \"RTX 5090\"");
+  const std::time_t first_start = std::time(nullptr);
+  const app::BuildResult first = build("saxpy-cmake");
+  ASSERT_EQ(first.status, app::BuildStatus::built) << errors(first);
+  EXPECT_EQ(first.exit_code, 0);
+  ASSERT_EQ(first.artifacts.size(), 1u);
+  EXPECT_EQ(first.artifacts[0].sass, (std::vector<std::string>{"sm_100", "sm_120"}));
+  EXPECT_EQ(first.artifacts[0].ptx, (std::vector<std::string>{"compute_120"}));
+  EXPECT_TRUE(fs::exists(first.artifacts[0].path)) << first.artifacts[0].path;
+  EXPECT_FALSE(first.manifest.empty());
+  // The event query sees what a build creates (so its zero below means something).
+  EXPECT_GE(creates_since(first_start), 2) << "each build step is a container";
+
+  // Nothing changed: a hit, and not one container.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // events are dated in whole seconds
+  const std::time_t second_start = std::time(nullptr);
+  const app::BuildResult second = build("saxpy-cmake");
+  EXPECT_EQ(second.status, app::BuildStatus::cached) << errors(second);
+  EXPECT_EQ(second.key, first.key);
+  EXPECT_EQ(second.manifest, first.manifest);
+  EXPECT_EQ(creates_since(second_start), 0) << "a cache hit created a container";
+
+  // Another tier: another key, a rebuild for Hopper.
+  write_config("\"H100\"");
+  const app::BuildResult hopper = build("saxpy-cmake");
+  ASSERT_EQ(hopper.status, app::BuildStatus::built) << errors(hopper);
+  EXPECT_NE(hopper.key, first.key);
+  ASSERT_EQ(hopper.artifacts.size(), 1u);
+  EXPECT_EQ(hopper.artifacts[0].sass, (std::vector<std::string>{"sm_90"}));
+  EXPECT_EQ(hopper.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+
+  // A step that exits non-zero: failed, exit 1, nothing stored.
+  const app::Store store(m_store);
+  const app::BuildResult failed = build("fails");
+  EXPECT_EQ(failed.status, app::BuildStatus::failed);
+  EXPECT_EQ(failed.exit_code, 1) << errors(failed);
+  EXPECT_NE(errors(failed).find("exited with 1"), std::string::npos) << errors(failed);
+  EXPECT_TRUE(failed.manifest.empty());
+  EXPECT_FALSE(store.lookup(failed.key));
+
+  // A glob that matches nothing: a failure that names the glob, nothing stored.
+  const app::BuildResult empty = build("no-match");
+  EXPECT_EQ(empty.status, app::BuildStatus::failed);
+  EXPECT_EQ(empty.exit_code, 1) << errors(empty);
+  EXPECT_NE(errors(empty).find("build/nothing-*.so"), std::string::npos) << errors(empty);
+  EXPECT_TRUE(empty.manifest.empty());
+  EXPECT_FALSE(store.lookup(empty.key));
+}
+
+// Two tiers that need two toolkits, built in parallel in one run: Pascal and
+// Volta are gone from CUDA 13, so they get Debian's 11.8 image; Blackwell
+// needs 12.8 or later, so it gets the host's 13.0 mounted. Each artifact
+// holds exactly the planned SASS and PTX.
+TEST_F(BuildInEngine, TwoToolkitsCuda118ForPascalVoltaAndTheHosts130ForBlackwell) {
+  ensure_image("11.8-bookworm");
+  ensure_image("host-bookworm");
+  const std::string cmake_steps =
+      "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"
+      "      - cmake --build build --parallel\n";
+  std::ofstream(m_config) << "toolkits: [\"11.8\", \"13.0\"]\n"
+                             "tiers:\n"
+                             "  tier-pv: {gpus: [\"Tesla P100\", \"V100\"]}\n"
+                             "  tier-bw: {gpus: [\"B200\", \"RTX 5090\"], ptx: none}\n"
+                             "recipes:\n" +
+                                 saxpy_recipe("saxpy-cmake", "tier-pv, tier-bw", cmake_steps, "build/saxpy");
+  const app::BuildReport report = build_tiers({"tier-pv", "tier-bw"}, {"saxpy-cmake"});
+  ASSERT_EQ(report.builds.size(), 2u);
+  EXPECT_EQ(report.exit_code(), 0);
+  for (const auto& b : report.builds) {
+    ASSERT_EQ(b.status, app::BuildStatus::built) << b.tier << ": " << errors(b);
+    ASSERT_EQ(b.artifacts.size(), 1u) << b.tier;
+    const auto manifest = app::Store(m_store).read_blob(b.manifest.substr(std::string("sha256:").size()));
+    ASSERT_TRUE(manifest.has_value()) << b.manifest;
+    const auto j = nlohmann::json::parse(*manifest);
+    if (b.tier == "tier-pv") {
+      EXPECT_EQ(b.artifacts[0].sass, (std::vector<std::string>{"sm_60", "sm_70"}));
+      EXPECT_EQ(b.artifacts[0].ptx, (std::vector<std::string>{"compute_70"}));
+      EXPECT_EQ(j["toolkit"], "11.8") << j.dump(2);
+      EXPECT_EQ(j["image"]["reference"], "orchestrate/cuda:11.8-bookworm") << j.dump(2);
+    } else {
+      EXPECT_EQ(b.artifacts[0].sass, (std::vector<std::string>{"sm_100", "sm_120"}));
+      EXPECT_EQ(b.artifacts[0].ptx, (std::vector<std::string>{}));
+      EXPECT_EQ(j["toolkit"], "13.0") << j.dump(2);
+      EXPECT_EQ(j["image"]["reference"], "orchestrate/cuda:host-bookworm") << j.dump(2);
+    }
+  }
+}
+
+// Last in the file (the engine does not come back): the engine is killed
+// while a build step runs. The build exits 3 naming the engine, and stores
+// nothing.
+TEST_F(BuildInEngine, ZzEngineDyingMidBuildExitsThreeAndStoresNothing) {
+  ensure_image("host-bookworm");
+  write_config("\"H100\"");
+  const pid_t pid = engine_service().pid;
+  ASSERT_GT(pid, 0);
+  bool killed = false;
+  WatchedOutput watched([&](const std::string& seen) {
+    if (!killed && seen.find("] started\n") != std::string::npos) {
+      killed = true;
+      ::kill(pid, SIGKILL);
+    }
+  });
+  std::ostream progress(&watched);
+  const app::BuildResult dead = build("slow", progress);
+  ASSERT_TRUE(killed) << "the step never printed 'started'";
+  EXPECT_EQ(dead.status, app::BuildStatus::failed);
+  EXPECT_EQ(dead.exit_code, 3) << errors(dead);
+  EXPECT_NE(errors(dead).find("engine"), std::string::npos) << errors(dead);
+  EXPECT_TRUE(dead.manifest.empty());
+  EXPECT_FALSE(app::Store(m_store).lookup(dead.key));
+  std::cout << "[  engine  ] " << errors(dead);
+}
+
+}  // namespace
+}  // namespace orc::integration
