@@ -4,7 +4,8 @@
 #   --fuzz   also clang 19 and its libFuzzer runtime (clang 14 cannot compile
 #            libstdc++ 12's std::expected, see tests/fuzz/CMakeLists.txt)
 #   --test   also what the integration suites start for real: dockerd (docker.io,
-#            runc), podman, debootstrap for the base image
+#            runc), podman, debootstrap for the base image, docker-registry and
+#            htpasswd (apache2-utils) for the registry suite
 set -euo pipefail
 
 packages=(
@@ -16,7 +17,7 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    --test) packages+=(docker.io runc podman debootstrap) ;;
+    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils) ;;
     *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test)" >&2; exit 2 ;;
   esac
 done

@@ -1,0 +1,49 @@
+// The registry side of bench/registry_fetch.sh: pushes a file as a blob, or
+// fetches one through orc::registry::Client (streamed to disk, sha256
+// verified while reading) and prints the seconds it took.
+//   bench_registry_fetch push URL FILE          -> prints "sha256:... SIZE"
+//   bench_registry_fetch fetch URL DIGEST SIZE OUT [nosync] -> prints seconds
+// "nosync" leaves out the fsync before the rename, as curl -o does.
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "orchestrator/registry/client.hpp"
+#include "orchestrator/registry/digest.hpp"
+
+int main(int argc, char** argv) {
+  using namespace orc::registry;
+  const std::string mode = argc > 1 ? argv[1] : "";
+  if (!((mode == "push" && argc == 4) || (mode == "fetch" && (argc == 6 || argc == 7)))) {
+    std::fprintf(stderr, "usage: %s push URL FILE | fetch URL DIGEST SIZE OUT [nosync]\n", argv[0]);
+    return 2;
+  }
+  Client client(ClientOptions{.url = argv[2]}, make_curl_transport());
+  if (mode == "push") {
+    Sha256 hasher;
+    const auto size = hash_file(argv[3], hasher);
+    if (!size) {
+      std::fprintf(stderr, "%s\n", size.error().message.c_str());
+      return 1;
+    }
+    const std::string digest = hasher.digest();
+    const auto pushed = client.push_blob(digest, std::filesystem::path(argv[3]));
+    if (!pushed) {
+      std::fprintf(stderr, "%s\n", pushed.error().message.c_str());
+      return 1;
+    }
+    std::printf("%s %llu\n", digest.c_str(), static_cast<unsigned long long>(*size));
+    return 0;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const auto durability = argc == 7 && std::string(argv[6]) == "nosync" ? Durability::caller_syncs : Durability::fsync;
+  const auto fetched = client.fetch_blob(argv[3], std::stoull(argv[4]), argv[5], durability);
+  const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
+  if (!fetched) {
+    std::fprintf(stderr, "%s\n", fetched.error().message.c_str());
+    return 1;
+  }
+  std::printf("%.3f\n", took.count());
+  return 0;
+}

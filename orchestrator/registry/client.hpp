@@ -1,0 +1,150 @@
+#pragma once
+// A distribution-v2 / OCI registry client for one repository: the /v2/
+// check, blobs (HEAD, resumable verified GET, monolithic and chunked upload),
+// manifests, tag lists and referrers (with the tag-schema fallback for
+// registries without the referrers API). Authentication (anonymous, Basic,
+// Bearer token) and retries happen inside; every expected failure is an
+// Error whose message is safe to print.
+#include <chrono>
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "orchestrator/registry/auth.hpp"
+#include "orchestrator/registry/error.hpp"
+#include "orchestrator/registry/layout.hpp"
+#include "orchestrator/registry/protocol.hpp"
+#include "orchestrator/registry/retry.hpp"
+#include "orchestrator/registry/transport.hpp"
+
+namespace orc::registry {
+
+struct ClientOptions {
+  // "http://127.0.0.1:5000/team/artifacts"; credentials in the URL are taken
+  // out of it and used like `credentials`.
+  std::string url;
+  std::optional<Credentials> credentials;
+  RetryPolicy retry;
+  // Limit for requests that are not blob transfers.
+  std::chrono::milliseconds request_timeout{60'000};
+  // Waits between retries; tests record instead of sleeping.
+  std::function<void(std::chrono::milliseconds)> sleep;
+  // One line per request and per retry decision, credentials redacted.
+  std::function<void(std::string_view)> log;
+};
+
+enum class UploadMode { monolithic, chunked };
+
+enum class Durability { fsync, caller_syncs };
+
+struct UploadOptions {
+  UploadMode mode = UploadMode::monolithic;
+  std::uint64_t chunk_size = 16 << 20;  // PATCH size in chunked mode
+};
+
+// What a blob upload reads: a file, or bytes (configs, signatures).
+using BlobSource = std::variant<std::filesystem::path, std::string>;
+
+struct PushedBlob {
+  bool uploaded = false;  // false: the registry had it, nothing was sent
+};
+
+struct FetchedManifest {
+  std::string media_type;  // Content-Type without parameters
+  std::string digest;      // of the bytes, verified
+  std::string body;
+};
+
+struct PutManifestResult {
+  std::string digest;
+  // The registry said (OCI-Subject header) that it indexed the manifest's
+  // subject: the referrers API exists and no fallback tag is needed.
+  bool subject_indexed = false;
+};
+
+// One Client per thread: it remembers the Authorization that last worked.
+class Client {
+ public:
+  // Throws util::Failure (bad_input) for a malformed URL: configuration.
+  Client(ClientOptions options, std::shared_ptr<Transport> transport);
+
+  const std::string& repository() const { return m_remote.repository; }
+  // The repository URL without credentials, for messages.
+  std::string display_url() const;
+
+  // GET /v2/: reachable, speaks the API, credentials accepted.
+  std::expected<void, Error> ping();
+
+  // HEAD of a blob: its size, or nullopt when the registry lacks it.
+  std::expected<std::optional<std::uint64_t>, Error> blob_size(std::string_view digest);
+
+  // Streams a blob to `destination`, verifying the digest (and `size` when
+  // given) while reading. Bytes land in `destination` + ".partial" first; a
+  // broken transfer resumes with Range (a partial file left by an earlier
+  // run is re-hashed and continued); only verified bytes are renamed into
+  // place. A digest mismatch removes the partial file.
+  // With Durability::caller_syncs the fsync before the rename is left to a
+  // caller that syncs anyway (the store fsyncs what it renames into place);
+  // a 1 GiB fsync costs about as much as the transfer itself.
+  std::expected<void, Error> fetch_blob(std::string_view digest, std::optional<std::uint64_t> size,
+                                        const std::filesystem::path& destination,
+                                        Durability durability = Durability::fsync);
+
+  // Uploads a blob unless the registry has it (HEAD first).
+  std::expected<PushedBlob, Error> push_blob(std::string_view digest, const BlobSource& source,
+                                             UploadOptions options = {});
+
+  // PUT a manifest by tag or digest with its media type as Content-Type.
+  std::expected<PutManifestResult, Error> put_manifest(std::string_view reference, std::string_view media_type,
+                                                       std::string_view body);
+  // GET a manifest or index by tag or digest; the body's digest is checked
+  // against the reference (by digest) or Docker-Content-Digest (by tag).
+  std::expected<FetchedManifest, Error> get_manifest(std::string_view reference);
+
+  // Every tag, following Link pagination; `page_size` 0 lets the registry
+  // choose.
+  std::expected<std::vector<std::string>, Error> list_tags(std::size_t page_size = 0);
+
+  // The manifests whose subject is `digest`, of `artifact_type` when not
+  // empty: the referrers API, or the "sha256-<hex>" tag where it is missing.
+  std::expected<std::vector<Descriptor>, Error> referrers(std::string_view digest, std::string_view artifact_type = {});
+
+  // PUTs a manifest that has a subject, by its digest, and makes it findable
+  // by referrers(): nothing more when the registry indexes subjects, else
+  // adds it to the fallback tag's index.
+  std::expected<std::string, Error> put_referrer(const Manifest& parsed, std::string_view body);
+
+ private:
+  class DownloadSink;
+
+  std::string api_url(std::string_view tail) const;
+  // One exchange with the authentication dance (401 -> credentials -> once
+  // more), no retries.
+  std::expected<Response, TransportError> send_authenticated(Request request, BodySink* sink);
+  // send_authenticated with retries on transient failures and 429/5xx.
+  std::expected<Response, Error> exchange(Request request);
+  // Answers a 401's challenge; false when nothing we have can answer it.
+  bool authenticate(const Response& response);
+  Error http_error(const Request& request, const Response& response, std::string_view what = {}) const;
+  Error transport_error(const Request& request, const TransportError& error) const;
+  void log(std::string_view line) const;
+  void wait(std::chrono::milliseconds delay) const;
+
+  std::expected<std::string, Error> start_upload();
+  std::expected<std::string, Error> upload_chunks(std::string location, const BlobSource& source, std::uint64_t size,
+                                                  std::uint64_t chunk_size);
+
+  ClientOptions m_options;
+  Remote m_remote;
+  std::shared_ptr<Transport> m_transport;
+  std::string m_authorization;  // the header value that last worked
+};
+
+}  // namespace orc::registry

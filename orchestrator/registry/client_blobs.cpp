@@ -1,0 +1,315 @@
+// Blobs: HEAD, the resumable verified download, and uploads.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+#include <system_error>
+#include <vector>
+
+#include "orchestrator/registry/client.hpp"
+#include "orchestrator/registry/digest.hpp"
+
+namespace orc::registry {
+
+namespace {
+
+constexpr std::string_view k_octet_stream = "application/octet-stream";
+
+// A download that makes progress may break again; one that makes none gets
+// the policy's attempts. This caps the first kind (a server that cuts every
+// connection after a few bytes must not keep us forever).
+constexpr int k_max_resumes = 100;
+
+std::unexpected<Error> io_error(const std::string& what, int error_number) {
+  return std::unexpected(Error{ErrorKind::io, what + ": " + std::strerror(error_number)});
+}
+
+bool write_all(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Closes the partial file on every way out of fetch_blob.
+class Fd {
+ public:
+  explicit Fd(int fd) : m_fd(fd) {}
+  ~Fd() { close(); }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  int get() const { return m_fd; }
+  int close() {
+    const int rc = m_fd >= 0 ? ::close(m_fd) : 0;
+    m_fd = -1;
+    return rc;
+  }
+
+ private:
+  int m_fd;
+};
+
+}  // namespace
+
+// Writes a blob's bytes to the partial file and hashes them as they arrive.
+// A 206 continues the file; a 200 (the server ignored Range) starts it over.
+class Client::DownloadSink final : public BodySink {
+ public:
+  DownloadSink(int fd, BackgroundSha256& hasher, std::uint64_t& have, std::optional<std::uint64_t> size)
+      : m_fd(fd), m_hasher(hasher), m_have(have), m_size(size) {
+    m_buffer.reserve(k_write_size);
+  }
+
+  bool start(const Response& head) override {
+    const auto range = head.header("Content-Range");
+    switch (resume_action(m_have, head.status, range)) {
+      case ResumeAction::append:
+        return true;
+      case ResumeAction::restart:
+        if (m_have > 0 && ::ftruncate(m_fd, 0) != 0) {
+          m_failure = Error{ErrorKind::io, std::string("cannot truncate the partial file: ") + std::strerror(errno)};
+          return false;
+        }
+        m_buffer.clear();
+        m_hasher.reset();
+        m_have = 0;
+        return true;
+      case ResumeAction::fail:
+        m_failure = Error{ErrorKind::protocol, "asked for bytes from " + std::to_string(m_have) +
+                                                   " and got Content-Range '" + range.value_or("") + "'"};
+        return false;
+    }
+    return false;
+  }
+
+  bool chunk(std::string_view bytes) override {
+    if (m_size && m_have + bytes.size() > *m_size) {
+      m_failure = Error{ErrorKind::digest_mismatch,
+                        "the registry sent more than the " + std::to_string(*m_size) + " bytes the descriptor names"};
+      return false;
+    }
+    m_buffer.insert(m_buffer.end(), bytes.begin(), bytes.end());
+    m_hasher.update(bytes);
+    m_have += bytes.size();
+    return m_buffer.size() < k_write_size || flush();
+  }
+
+  // Writes what the buffer holds; the file then has exactly `have` bytes.
+  bool flush() {
+    if (!m_buffer.empty() && !write_all(m_fd, std::string_view(m_buffer.data(), m_buffer.size()))) {
+      m_failure = Error{ErrorKind::io, std::string("cannot write the partial file: ") + std::strerror(errno)};
+      return false;
+    }
+    m_buffer.clear();
+    return true;
+  }
+
+  const std::optional<Error>& failure() const { return m_failure; }
+
+ private:
+  int m_fd;
+  BackgroundSha256& m_hasher;
+  std::uint64_t& m_have;
+  std::optional<std::uint64_t> m_size;
+  std::optional<Error> m_failure;
+  // curl hands over 16 KiB at a time; one write() per 16 KiB costs a 1 GiB
+  // download more kernel time than the transfer itself.
+  static constexpr std::size_t k_write_size = 2 << 20;
+  std::vector<char> m_buffer;
+};
+
+std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string_view digest) {
+  if (!is_sha256_digest(digest))
+    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  Request request{.method = "HEAD", .url = api_url("blobs/" + std::string(digest))};
+  auto response = exchange(request);
+  if (!response) return std::unexpected(response.error());
+  if (response->status == 404) return std::nullopt;
+  if (!response->ok()) return std::unexpected(http_error(request, *response, "blob " + std::string(digest)));
+  const auto length = response->header("Content-Length");
+  std::uint64_t size = 0;
+  try {
+    size = length ? std::stoull(*length) : 0;
+  } catch (const std::exception&) {
+    return std::unexpected(Error{ErrorKind::protocol, "HEAD " + redact_url(request.url) + ": bad Content-Length"});
+  }
+  return size;
+}
+
+std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::optional<std::uint64_t> size,
+                                              const std::filesystem::path& destination, Durability durability) {
+  if (!is_sha256_digest(digest))
+    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  const std::filesystem::path partial = destination.string() + ".partial";
+  BackgroundSha256 hasher;
+  std::uint64_t have = 0;
+  std::error_code ec;
+  if (std::filesystem::exists(partial, ec)) {
+    // An earlier run's bytes: hash them so the download continues after them.
+    auto prefix = hash_file(partial, hasher);
+    if (!prefix) return std::unexpected(prefix.error());
+    have = *prefix;
+    if (size && have > *size) {
+      std::filesystem::remove(partial, ec);
+      hasher.reset();
+      have = 0;
+    } else if (have > 0) {
+      log("resuming " + std::string(digest) + " from byte " + std::to_string(have) + " of an earlier download");
+    }
+  }
+  Fd fd(::open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
+  if (fd.get() < 0) return io_error("cannot write " + partial.string(), errno);
+  const auto give_up = [&](Error error, bool keep_partial) {
+    fd.close();
+    if (!keep_partial) std::filesystem::remove(partial, ec);
+    return std::unexpected(std::move(error));
+  };
+
+  const std::string url = api_url("blobs/" + std::string(digest));
+  int failures = 0;
+  for (int tries = 0; !(size && have == *size); ++tries) {
+    Request request{.method = "GET", .url = url};
+    if (have > 0) request.headers.emplace_back("Range", "bytes=" + std::to_string(have) + "-");
+    const std::uint64_t before = have;
+    DownloadSink sink(fd.get(), hasher, have, size);
+    auto response = send_authenticated(request, &sink);
+    sink.flush();
+    if (sink.failure()) {
+      Error error = *sink.failure();
+      error.message = "GET " + redact_url(url) + ": " + error.message;
+      const bool keep = error.kind == ErrorKind::io;
+      return give_up(std::move(error), keep);
+    }
+    std::optional<std::chrono::milliseconds> retry_after;
+    if (response && response->ok()) {
+      if (!size || have >= *size) break;
+      // The connection ended cleanly but early: resume like a broken one.
+    } else if (response && response->status == 416 && have > 0) {
+      // Our partial bytes are not a prefix the server can continue: start over.
+      if (::ftruncate(fd.get(), 0) != 0)
+        return give_up(Error{ErrorKind::io, "cannot truncate " + partial.string()}, false);
+      hasher.reset();
+      have = 0;
+    } else if (response && !is_retryable_status(response->status)) {
+      return give_up(http_error(request, *response, "blob " + std::string(digest)), response->status != 404);
+    } else if (!response && !is_transient(response.error().kind)) {
+      return give_up(transport_error(request, response.error()), true);
+    } else if (response) {
+      if (const auto value = response->header("Retry-After"))
+        retry_after = parse_retry_after(*value, std::chrono::system_clock::now());
+    }
+    failures = have > before ? 1 : failures + 1;
+    const auto delay = tries < k_max_resumes ? retry_delay(m_options.retry, failures, retry_after) : std::nullopt;
+    if (!delay) {
+      // The partial file stays: the next fetch continues from it.
+      if (response && !response->ok())
+        return give_up(http_error(request, *response, "blob " + std::string(digest)), true);
+      if (!response) return give_up(transport_error(request, response.error()), true);
+      return give_up(Error{ErrorKind::unreachable, "GET " + redact_url(url) + ": the transfer kept ending early"},
+                     true);
+    }
+    log("resuming " + std::string(digest) + " at byte " + std::to_string(have) + " in " +
+        std::to_string(delay->count()) + " ms");
+    wait(*delay);
+  }
+
+  if ((durability == Durability::fsync && ::fsync(fd.get()) != 0) || fd.close() != 0)
+    return give_up(Error{ErrorKind::io, "cannot write " + partial.string()}, false);
+  const std::string got = hasher.digest();
+  if (got != digest || (size && have != *size)) {
+    return give_up(
+        Error{ErrorKind::digest_mismatch, "GET " + redact_url(url) + ": the " + std::to_string(have) +
+                                              " bytes received hash to " + got + "; the partial download was removed"},
+        false);
+  }
+  std::filesystem::rename(partial, destination, ec);
+  if (ec) return give_up(Error{ErrorKind::io, "cannot rename " + partial.string() + ": " + ec.message()}, false);
+  return {};
+}
+
+std::expected<std::string, Error> Client::start_upload() {
+  Request request{.method = "POST", .url = api_url("blobs/uploads/")};
+  request.headers.emplace_back("Content-Type", k_octet_stream);
+  auto response = exchange(request);
+  if (!response) return std::unexpected(response.error());
+  if (response->status != 202) return std::unexpected(http_error(request, *response, "starting an upload"));
+  const auto location = resolve_url(m_remote.origin, response->header("Location").value_or(""));
+  if (!location)
+    return std::unexpected(Error{ErrorKind::protocol, "POST " + redact_url(request.url) + ": no usable Location"});
+  return *location;
+}
+
+namespace {
+
+std::variant<std::string, FileSlice> slice_of(const BlobSource& source, std::uint64_t offset, std::uint64_t size) {
+  if (const auto* path = std::get_if<std::filesystem::path>(&source)) return FileSlice{*path, offset, size};
+  return std::get<std::string>(source).substr(offset, size);
+}
+
+}  // namespace
+
+std::expected<std::string, Error> Client::upload_chunks(std::string location, const BlobSource& source,
+                                                        std::uint64_t size, std::uint64_t chunk_size) {
+  for (std::uint64_t offset = 0; offset < size;) {
+    const std::uint64_t n = std::min(chunk_size, size - offset);
+    // distribution writes the range without "bytes=" and inclusive.
+    const std::string range = std::to_string(offset) + "-" + std::to_string(offset + n - 1);
+    Request request{.method = "PATCH", .url = location, .body = slice_of(source, offset, n)};
+    request.headers.emplace_back("Content-Type", k_octet_stream);
+    request.headers.emplace_back("Content-Range", range);
+    auto response = exchange(request);
+    if (!response) return std::unexpected(response.error());
+    if (response->status != 202) return std::unexpected(http_error(request, *response, "uploading a chunk"));
+    if (const auto got = response->header("Range"); got && *got != "0-" + std::to_string(offset + n - 1))
+      return std::unexpected(Error{ErrorKind::protocol, "PATCH " + redact_url(location) + ": the registry holds " +
+                                                            *got + " after bytes " + range});
+    const auto next = resolve_url(m_remote.origin, response->header("Location").value_or(""));
+    if (!next)
+      return std::unexpected(Error{ErrorKind::protocol, "PATCH " + redact_url(location) + ": no usable Location"});
+    location = *next;
+    offset += n;
+  }
+  return location;
+}
+
+std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, const BlobSource& source,
+                                                   UploadOptions options) {
+  if (!is_sha256_digest(digest))
+    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  std::uint64_t size = 0;
+  if (const auto* path = std::get_if<std::filesystem::path>(&source)) {
+    std::error_code ec;
+    size = std::filesystem::file_size(*path, ec);
+    if (ec) return std::unexpected(Error{ErrorKind::io, "cannot read " + path->string() + ": " + ec.message()});
+  } else {
+    size = std::get<std::string>(source).size();
+  }
+  auto existing = blob_size(digest);
+  if (!existing) return std::unexpected(existing.error());
+  if (*existing) {
+    log("blob " + std::string(digest) + " already in " + display_url() + "; not uploading");
+    return PushedBlob{.uploaded = false};
+  }
+  auto location = start_upload();
+  if (!location) return std::unexpected(location.error());
+  Request put{.method = "PUT"};
+  if (options.mode == UploadMode::chunked) {
+    location = upload_chunks(std::move(*location), source, size, std::max<std::uint64_t>(options.chunk_size, 1));
+    if (!location) return std::unexpected(location.error());
+  } else {
+    put.body = slice_of(source, 0, size);
+  }
+  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") + "digest=" + url_encode(digest);
+  put.headers.emplace_back("Content-Type", k_octet_stream);
+  auto response = exchange(put);
+  if (!response) return std::unexpected(response.error());
+  if (response->status != 201)
+    return std::unexpected(http_error(put, *response, "finishing the upload of " + std::string(digest)));
+  return PushedBlob{.uploaded = true};
+}
+
+}  // namespace orc::registry

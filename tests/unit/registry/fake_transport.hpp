@@ -1,0 +1,70 @@
+#pragma once
+// A scripted registry Transport for unit tests: each request gets the next
+// scripted answer (or a handler's), and every request is recorded so a test
+// can assert what was sent. A scripted answer can cut its body after some
+// bytes, the way a dropped connection does.
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/registry/transport.hpp"
+
+namespace orc::registry::testing {
+
+struct Answer {
+  int status = 200;
+  Headers headers;
+  std::string body;
+  std::optional<TransportErrorKind> error;    // fail instead of answering
+  std::size_t cut_after = std::string::npos;  // body bytes delivered before the connection breaks
+};
+
+class FakeTransport final : public Transport {
+ public:
+  void push(Answer answer) { m_script.push_back(std::move(answer)); }
+  void handle_with(std::function<Answer(const Request&)> handler) { m_handler = std::move(handler); }
+
+  std::expected<Response, TransportError> send(const Request& request, BodySink* sink) override {
+    requests.push_back(request);
+    Answer answer;
+    if (!m_script.empty()) {
+      answer = std::move(m_script.front());
+      m_script.pop_front();
+    } else if (m_handler) {
+      answer = m_handler(request);
+    } else {
+      ADD_FAILURE() << "unscripted request: " << request.method << " " << request.url;
+      return std::unexpected(TransportError{TransportErrorKind::other, "unscripted"});
+    }
+    if (answer.error) return std::unexpected(TransportError{*answer.error, "scripted failure"});
+    Response response{.status = answer.status, .headers = answer.headers};
+    const bool cut = answer.cut_after < answer.body.size();
+    const std::string bytes = answer.body.substr(0, answer.cut_after);
+    if (sink && response.ok()) {
+      if (!sink->start(response) || (!bytes.empty() && !sink->chunk(bytes)))
+        return std::unexpected(TransportError{TransportErrorKind::aborted, "stopped by the receiver"});
+    } else {
+      response.body = bytes;
+    }
+    if (cut) return std::unexpected(TransportError{TransportErrorKind::broken, "connection reset"});
+    return response;
+  }
+
+  std::vector<Request> requests;
+
+ private:
+  std::deque<Answer> m_script;
+  std::function<Answer(const Request&)> m_handler;
+};
+
+inline std::string header_of(const Request& request, std::string_view name) {
+  return find_header(request.headers, name).value_or("");
+}
+
+}  // namespace orc::registry::testing

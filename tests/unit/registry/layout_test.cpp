@@ -1,0 +1,134 @@
+#include "orchestrator/registry/layout.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+
+namespace orc::registry {
+namespace {
+
+const ArtifactInfo k_info{.created = "2025-01-02T03:04:05Z",
+                          .revision = "0123abc",
+                          .source = "https://git.example/vision-ext",
+                          .title = "vision-ext",
+                          .version = "1.4.0",
+                          .tier = "tier-new",
+                          .sass = "80,86,90",
+                          .ptx = "90",
+                          .toolkit = "12.4",
+                          .cudnn = "9.1",
+                          .recipe = "vision-ext"};
+
+Descriptor config() { return describe(k_artifact_config, R"({"schema":1})"); }
+Descriptor layer(std::string_view bytes) { return describe(k_layer_tar_zstd, bytes); }
+
+TEST(Layout, ArtifactManifestRoundTrip) {
+  const Descriptor layers[] = {layer("tar1"), layer("tar2")};
+  const std::string text = artifact_manifest(config(), layers, k_info);
+  const auto json = nlohmann::json::parse(text);
+  EXPECT_EQ(json["schemaVersion"], 2);
+  EXPECT_EQ(json["mediaType"], k_oci_manifest);
+  EXPECT_EQ(json["config"]["mediaType"], k_artifact_config);
+  EXPECT_EQ(json["layers"][1]["digest"], sha256_digest("tar2"));
+  EXPECT_EQ(json["annotations"]["org.opencontainers.image.revision"], "0123abc");
+  EXPECT_EQ(json["annotations"]["dev.orchestrate.sass"], "80,86,90");
+  EXPECT_EQ(json["annotations"].size(), 11u);
+
+  const auto parsed = parse_manifest(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->config, config());
+  ASSERT_EQ(parsed->layers.size(), 2u);
+  EXPECT_EQ(parsed->layers[0], layers[0]);
+  EXPECT_FALSE(parsed->subject);
+  const auto info = read_artifact(*parsed);
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(*info, k_info);
+}
+
+TEST(Layout, ArtifactManifestRefusesCallerMistakes) {
+  const Descriptor layers[] = {layer("x")};
+  EXPECT_THROW(artifact_manifest(describe("application/json", "{}"), layers, k_info), util::Failure);
+  const Descriptor wrong[] = {describe("application/x-tar", "x")};
+  EXPECT_THROW(artifact_manifest(config(), wrong, k_info), util::Failure);
+  ArtifactInfo no_tier = k_info;
+  no_tier.tier.clear();
+  EXPECT_THROW(artifact_manifest(config(), layers, no_tier), util::Failure);
+}
+
+TEST(Layout, SignatureManifestIsAReferrer) {
+  const Descriptor layers[] = {layer("x")};
+  const std::string artifact = artifact_manifest(config(), layers, k_info);
+  const Descriptor subject = describe(k_oci_manifest, artifact);
+  const Descriptor signature = describe(k_signature_layer, std::string(64, 's'));
+  const std::string text = signature_manifest(subject, signature, k_info.created);
+  const auto parsed = parse_manifest(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(parsed->artifact_type, k_signature_artifact_type);
+  EXPECT_EQ(parsed->config.media_type, k_empty_config);
+  EXPECT_EQ(parsed->config.digest, "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
+  ASSERT_TRUE(parsed->subject);
+  EXPECT_EQ(*parsed->subject, subject);
+  EXPECT_EQ(read_signature(*parsed, subject.digest).value(), signature);
+  EXPECT_FALSE(read_signature(*parsed, sha256_digest("other")));
+  EXPECT_FALSE(read_artifact(*parsed));  // a signature is not an artifact
+  EXPECT_FALSE(read_signature(parse_manifest(artifact).value(), subject.digest));
+}
+
+TEST(Layout, IndexRoundTripAndReferrersTag) {
+  Index index;
+  Descriptor d = describe(k_oci_manifest, "m");
+  d.artifact_type = std::string(k_signature_artifact_type);
+  d.annotations["org.opencontainers.image.created"] = "now";
+  index.manifests = {d};
+  const auto parsed = parse_index(index_json(index));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->manifests.size(), 1u);
+  EXPECT_EQ(parsed->manifests[0], d);
+  EXPECT_EQ(referrers_tag(d.digest), "sha256-" + d.digest.substr(7));
+}
+
+// Registry JSON is untrusted: every malformed shape is an Error, never an
+// exception or a crash.
+TEST(Layout, MalformedManifestsAreErrors) {
+  const std::string digest = sha256_digest("x");
+  const std::string good_config = R"({"mediaType":"a/b","digest":")" + digest + R"(","size":1})";
+  const auto manifest = [&](const std::string& config, const std::string& rest = R"("layers":[])") {
+    return R"({"schemaVersion":2,"config":)" + config + "," + rest + "}";
+  };
+  ASSERT_TRUE(parse_manifest(manifest(good_config)));
+  const std::string bad_inputs[] = {
+      "",
+      "[]",
+      "{",
+      R"({"schemaVersion":1,"config":{},"layers":[]})",
+      R"({"schemaVersion":"2"})",
+      R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.index.v1+json","config":)" + good_config +
+          R"(,"layers":[]})",
+      manifest(good_config, R"("layers":{})"),
+      manifest(good_config, R"("layers":[1])"),
+      manifest(good_config, ""),
+      manifest(R"({"mediaType":"a/b","digest":"sha256:XYZ","size":1})"),
+      manifest(R"({"mediaType":"a/b","digest":"md5:00","size":1})"),
+      manifest(R"({"mediaType":"a/b","digest":")" + digest + R"(","size":-1})"),
+      manifest(R"({"mediaType":"a/b","digest":")" + digest + R"(","size":1.5})"),
+      manifest(R"({"mediaType":"nonsense","digest":")" + digest + R"(","size":1})"),
+      manifest(R"({"mediaType":"a/b","digest":")" + digest + R"(","size":1,"annotations":{"k":1}})"),
+      manifest(good_config, R"("layers":[],"subject":"x")"),
+      manifest(good_config, R"("layers":[],"artifactType":7)"),
+  };
+  for (const auto& input : bad_inputs) {
+    const auto parsed = parse_manifest(input);
+    ASSERT_FALSE(parsed) << input;
+    EXPECT_EQ(parsed.error().kind, ErrorKind::protocol);
+    EXPECT_TRUE(parsed.error().message.starts_with("malformed manifest: ")) << parsed.error().message;
+  }
+  EXPECT_FALSE(parse_index(R"({"schemaVersion":2,"manifests":null})"));
+  EXPECT_FALSE(parse_index(manifest(good_config)));
+  EXPECT_FALSE(parse_index(std::string(k_max_manifest_bytes + 1, ' ')));
+}
+
+}  // namespace
+}  // namespace orc::registry
