@@ -33,6 +33,8 @@ void attach_toolkits(CLI::App& sub, Io& io);
 void attach_inspect(CLI::App& sub, Io& io);
 void attach_images(CLI::App& sub, Io& io);
 void attach_build(CLI::App& sub, Io& io);
+void attach_smoke(CLI::App& sub, Io& io);
+void attach_doctor(CLI::App& sub, Io& io);
 
 
 }  // namespace orc::cli

@@ -1,0 +1,51 @@
+#pragma once
+// `orchestrate smoke TIER`: build kernels/ for the tier (through app::build,
+// so a second run is a cache hit), then on every GPU of this machine load
+// the fatbin (native, jit or none), run and check every kernel; with
+// --artifact, also load every fatbin the artifact's files embed.
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/recipe/config.hpp"
+#include "orchestrator/smoke/result.hpp"
+
+namespace orc::app {
+
+inline constexpr std::string_view k_smoke_recipe = "smoke-kernels";
+
+struct SmokeRequest {
+  std::string tier;                             // required unless fatbin is given
+  std::filesystem::path config;                 // orchestrate.yaml holding the tier
+  std::optional<std::filesystem::path> fatbin;  // run this fatbin instead of building kernels/
+  std::vector<std::filesystem::path> artifacts;
+  std::optional<engine::EngineKind> engine;
+  std::filesystem::path kernels_dir;  // empty = kernels_dir() below
+  std::filesystem::path store_root;   // empty = default_store_root()
+  std::string driver_library = "libcuda.so.1";
+};
+
+struct SmokeOutput {
+  smoke::SmokeResult result;
+  std::string build_manifest;  // "sha256:..." of the kernels' build, when built
+};
+
+// Throws util::Failure: bad_input for an unknown tier or unreadable files;
+// check_failed when the kernels' build fails. No driver or GPU is a result
+// (exit 3), not an exception.
+SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress);
+
+// $ORCHESTRATE_KERNELS_DIR, else kernels/ of the source tree this binary was
+// built from.
+std::filesystem::path kernels_dir();
+
+// The configuration that builds kernels/ for `tier` alone: the user's
+// toolkits and that tier, and the smoke-kernels recipe (framework nvcc, so
+// the plan's -gencode list reaches nvcc through NVCC_APPEND_FLAGS).
+std::string smoke_config_yaml(const recipe::Config& config, const recipe::Tier& tier,
+                              const std::filesystem::path& kernels);
+
+}  // namespace orc::app

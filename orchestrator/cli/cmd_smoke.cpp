@@ -1,0 +1,63 @@
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <ostream>
+
+#include "orchestrator/app/config_path.hpp"
+#include "orchestrator/app/smoke.hpp"
+#include "orchestrator/cli/commands.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+constexpr const char* k_footer = R"(Builds kernels/ for the tier (as `orchestrate build TIER` would, so a second run
+is a cache hit), then on every GPU of this machine loads the fatbin and says
+"native" (a cubin loaded), "jit" (PTX compiled at load; the time is measured
+with the JIT cache disabled) or "none" (error 209, "no kernel image"), and runs
+every kernel against a CPU reference with fresh random inputs. A kernel whose
+feature the loaded code lacks (wmma < 7.0, bf16 < 8.0, fp8 < 8.9, clusters
+< 9.0) is "skipped", not failed. --artifact also loads every fatbin the files
+embed (.so, .a, cubin, fatbin, wheels, tarballs) on each GPU.
+
+Exit codes: 0 passed; 1 a GPU got "none", a load error or a wrong result;
+2 bad usage or configuration; 3 no NVIDIA driver or GPU here (nothing can be
+proven), or the build engine failed.)";
+
+}  // namespace
+
+void attach_smoke(CLI::App& sub, Io& io) {
+  struct Options {
+    std::string tier;
+    std::vector<std::string> artifacts;
+    std::string fatbin;
+    std::string engine;
+    std::string file;
+    bool json = false;
+  };
+  auto opt = std::make_shared<Options>();
+  sub.add_option("tier", opt->tier, "Tier whose plan builds the kernels");
+  sub.add_option("--artifact", opt->artifacts, "Also load every fatbin this file embeds (repeatable)");
+  auto* fatbin = sub.add_option("--fatbin", opt->fatbin, "Run this already built kernels fatbin instead of building");
+  sub.add_option("--engine", opt->engine, "docker, podman or host (default: the first engine socket found, else host)")
+      ->check(CLI::IsMember({"docker", "podman", "host"}));
+  sub.add_option("-f,--file", opt->file,
+                 "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  sub.add_flag("--json", opt->json, "Print the result as JSON on stdout, nothing else");
+  sub.footer(k_footer);
+
+  sub.callback([opt, fatbin, &io] {
+    if (opt->tier.empty() && fatbin->count() == 0) util::fail_input("smoke needs a TIER, or --fatbin FILE");
+    app::SmokeRequest request;
+    request.tier = opt->tier;
+    if (!opt->tier.empty()) request.config = app::locate_config(opt->file);
+    if (!opt->fatbin.empty()) request.fatbin = opt->fatbin;
+    for (const auto& a : opt->artifacts) request.artifacts.emplace_back(a);
+    if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);
+    const app::SmokeOutput output = app::run_smoke(request, io.err);
+    io.out << (opt->json ? smoke::render_smoke_json(output.result) : smoke::render_smoke_text(output.result));
+    io.exit_code = output.result.exit_code();
+  });
+}
+
+}  // namespace orc::cli

@@ -1,0 +1,39 @@
+#pragma once
+// Every loadable piece of device code an artifact embeds, found with the
+// inspector's readers: each fatbin container of a host ELF's .nv_fatbin
+// section, a standalone fatbin's containers, a cubin, and the same inside ar
+// members and package members (wheels, tarballs; one level of nesting, as
+// `inspect` reads them). Loading each one with the driver is the direct
+// proof that the artifact has kernels for a GPU.
+//
+// __nv_relfatbin (relocatable device code for the device linker) is left
+// out: the driver cannot load it by itself, whatever the GPU.
+#include <cstddef>
+#include <filesystem>
+#include <functional>
+#include <set>
+#include <span>
+#include <string>
+
+#include "orchestrator/arch/compute_capability.hpp"
+
+namespace orc::smoke {
+
+struct EmbeddedFatbin {
+  std::string where;                 // "lib/libx.so .nv_fatbin[2]", "dist/x.whl!/pkg/libx.so .nv_fatbin[0]"
+  std::span<const std::byte> bytes;  // valid only during the visit; 8-byte aligned
+  std::set<arch::ComputeCapability> sass;
+  std::set<arch::ComputeCapability> ptx;
+};
+
+using FatbinVisitor = std::function<void(const EmbeddedFatbin&)>;
+
+// Visits every loadable image of the file at `path`, in file order, and
+// returns how many there were. Throws util::Failure (bad_input) when the file
+// cannot be read.
+std::size_t for_each_fatbin(const std::filesystem::path& path, const FatbinVisitor& visit);
+
+// The same over bytes in memory; `where` names them in the visits.
+std::size_t for_each_fatbin_in(std::span<const std::byte> data, const std::string& where, const FatbinVisitor& visit);
+
+}  // namespace orc::smoke

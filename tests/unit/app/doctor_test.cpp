@@ -1,0 +1,74 @@
+// orchestrate doctor's framework discovery on a fake site-packages tree that
+// holds a real CUDA-built library (nvcc 13.0 at /usr/local/cuda, else
+// $ORC_NVCC; skipped without one).
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/app/doctor.hpp"
+
+namespace orc::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+TEST(Doctor, FindsTorchAndBundledLibrariesAndJudgesThemWithoutAGpu) {
+  const std::string nvcc = std::getenv("ORC_NVCC") ? std::getenv("ORC_NVCC") : "/usr/local/cuda/bin/nvcc";
+  if (::access(nvcc.c_str(), X_OK) != 0) GTEST_SKIP() << "no nvcc at " << nvcc;
+  const fs::path site = fs::temp_directory_path() / ("orc-doctor-" + std::to_string(::getpid())) / "site-packages";
+  fs::create_directories(site / "torch" / "lib");
+  fs::create_directories(site / "nvidia" / "cublas" / "lib");
+  std::ofstream(site / "k.cu") << "__global__ void add(float* a) { a[threadIdx.x] += 1; }\n";
+  ASSERT_EQ(std::system((nvcc + " -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 -o " +
+                         (site / "torch/lib/libtorch_cuda.so").string() + " " + (site / "k.cu").string())
+                            .c_str()),
+            0);
+  // A host-only library where the CUDA ones live, and a torch library doctor does not read.
+  fs::copy_file(site / "torch/lib/libtorch_cuda.so", site / "torch/lib/libtorch_cpu.so");
+  std::ofstream(site / "nvidia/cublas/lib/libcublas.so.13") << "\x7f"
+                                                               "ELF not really";
+
+  const auto found = find_framework_libraries(site);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_EQ(found[0].first, "nvidia-cublas");
+  EXPECT_EQ(found[1].first, "pytorch");
+
+  const DoctorReport r =
+      doctor({.paths = {site}, .search_python = false, .driver_library = "libcuda-does-not-exist.so.1"});
+  ASSERT_TRUE(r.driver_error.has_value());
+  EXPECT_TRUE(r.gpus.empty());
+  ASSERT_EQ(r.libraries.size(), 2u);
+  const FrameworkLibrary& torch = r.libraries[1];
+  EXPECT_TRUE(torch.device_code);
+  EXPECT_EQ(torch.sass, (std::vector<std::string>{"sm_80"}));
+  EXPECT_FALSE(r.libraries[0].device_code);
+  const std::string text = render_doctor_text(r);
+  EXPECT_NE(text.find("GPUs: none usable: no NVIDIA driver on this machine"), std::string::npos) << text;
+  EXPECT_NE(text.find("pytorch: " + (site / "torch/lib/libtorch_cuda.so").string() + "\n    SASS sm_80; PTX -"),
+            std::string::npos)
+      << text;
+  const auto j = nlohmann::json::parse(render_doctor_json(r));
+  EXPECT_EQ(j["libraries"][1]["framework"], "pytorch");
+  EXPECT_TRUE(j["gpus"].empty());
+  fs::remove_all(site.parent_path());
+}
+
+TEST(Doctor, UnknownComputeCapabilityIsNotGuessed) {
+  const std::set<arch::ComputeCapability> sass = {{8, 0}, {9, 0}};
+  const auto v = judge_library(sass, {},
+                               {{.name = "H200", .cc = {9, 0}, .architecture = "Hopper"},
+                                {.name = "A10", .cc = {8, 6}, .architecture = "Ampere"},
+                                {.name = "future", .cc = {9, 9}, .architecture = ""}});
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].outcome, "native");
+  EXPECT_EQ(v[1].outcome, "native");  // sm_80 SASS loads on 8.6
+  EXPECT_EQ(v[2].outcome, "unknown");
+  EXPECT_EQ(v[2].gpu, "GPU 2 (9.9)");
+}
+
+}  // namespace
+}  // namespace orc::app

@@ -1,0 +1,111 @@
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/smoke/driver_api.hpp"
+#include "orchestrator/smoke/result.hpp"
+#include "orchestrator/smoke/runner.hpp"
+
+namespace orc::smoke {
+namespace {
+
+TEST(Classify, DriverCodesAndJitSignals) {
+  EXPECT_EQ(classify_load(cu::k_error_no_binary_for_gpu, {}), LoadOutcome::none);
+  EXPECT_EQ(classify_load(cu::k_error_invalid_ptx, {}), LoadOutcome::error);
+  EXPECT_EQ(classify_load(cu::k_error_unsupported_ptx_version, {}), LoadOutcome::error);
+  // What the H200 reported for compute_80 PTX (tests/gpu/matrix-observed-h200.txt).
+  EXPECT_EQ(classify_load(0, {.binary_version = 90, .ptx_version = 80, .info_log = ""}), LoadOutcome::jit);
+  EXPECT_EQ(classify_load(0, {.binary_version = 90, .ptx_version = 90, .info_log = ""}), LoadOutcome::native);
+  EXPECT_EQ(classify_load(0, {.binary_version = 90,
+                              .ptx_version = 90,
+                              .info_log = "ptxas info    : Compiling entry function 'orc_saxpy' for 'sm_90'"}),
+            LoadOutcome::jit);
+  EXPECT_EQ(classify_load(0, {}), LoadOutcome::native);
+}
+
+SmokeResult passing() {
+  SmokeResult r{.tier = "t",
+                .fatbin = "k.fatbin",
+                .fatbin_sha256 = "ab",
+                .driver_version = "580.159.04",
+                .driver_cuda_version = 13000};
+  GpuResult g{.ordinal = 0, .name = "NVIDIA H200", .cc = {9, 0}};
+  g.load = LoadObservation{.outcome = LoadOutcome::native};
+  g.kernels.push_back({.name = "saxpy", .status = KernelStatus::passed, .checked = 4});
+  g.kernels.push_back({.name = "cluster", .status = KernelStatus::skipped});
+  r.gpus.push_back(g);
+  return r;
+}
+
+TEST(SmokeResultTest, ExitCodes) {
+  SmokeResult r = passing();
+  EXPECT_EQ(r.exit_code(), 0);  // skipped is not failed
+  r.gpus[0].kernels[0].status = KernelStatus::failed;
+  EXPECT_EQ(r.exit_code(), 1);
+  r = passing();
+  r.gpus[0].load->outcome = LoadOutcome::none;
+  EXPECT_EQ(r.exit_code(), 1);
+  r = passing();
+  r.gpus[0].artifacts.push_back(
+      {.where = "x.so .nv_fatbin[0]", .predicted = "none", .load = {.outcome = LoadOutcome::none}});
+  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_TRUE(r.gpus[0].artifacts[0].agrees());
+  EXPECT_EQ(SmokeResult{}.exit_code(), 3);  // no GPU proves nothing
+  EXPECT_EQ((SmokeResult{.driver_error = "no NVIDIA driver on this machine"}).exit_code(), 3);
+}
+
+TEST(SmokeResultTest, JsonShapeAndText) {
+  const auto j = nlohmann::json::parse(render_smoke_json(passing()));
+  EXPECT_EQ(j["driver"]["cuda"], "13.0");
+  EXPECT_EQ(j["driver"]["version"], "580.159.04");
+  EXPECT_EQ(j["passed"], true);
+  EXPECT_EQ(j["gpus"][0]["cc"], "9.0");
+  EXPECT_EQ(j["gpus"][0]["load"]["outcome"], "native");
+  EXPECT_EQ(j["gpus"][0]["kernels"][1]["status"], "skipped");
+  const std::string text = render_smoke_text(passing());
+  EXPECT_NE(text.find("GPU 0: NVIDIA H200 (CC 9.0)\n  load: native"), std::string::npos) << text;
+  EXPECT_NE(text.find("smoke: passed"), std::string::npos);
+  EXPECT_EQ(render_smoke_text({.driver_error = "no NVIDIA driver on this machine (x)"}),
+            "smoke: no NVIDIA driver on this machine (x)\n");
+}
+
+TEST(SmokeResultTest, AttestationIsCanonicalAndSmall) {
+  const std::string a = smoke_attestation_json(passing(), "sha256:00ff", "2026-11-29T00:00:00Z");
+  EXPECT_EQ(a, smoke_attestation_json(passing(), "sha256:00ff", "2026-11-29T00:00:00Z"));
+  const auto j = nlohmann::json::parse(a);
+  EXPECT_EQ(j.dump(), a);  // keys sorted, no whitespace: the bytes a signature covers
+  EXPECT_EQ(j["type"], "orchestrate.smoke.v1");
+  EXPECT_EQ(j["subject"], "sha256:00ff");
+  EXPECT_EQ(j["gpus"][0]["outcome"], "native");
+  EXPECT_EQ(j["gpus"][0]["kernels"]["skipped"], 1);
+  EXPECT_EQ(j["passed"], true);
+}
+
+TEST(Driver, MissingLibraryIsAClearResultNotACrash) {
+  const auto api = load_driver("libcuda-does-not-exist.so.1");
+  ASSERT_FALSE(api);
+  EXPECT_EQ(api.error().kind, DriverLoadError::Kind::no_library);
+  EXPECT_TRUE(api.error().message.starts_with("no NVIDIA driver on this machine (")) << api.error().message;
+  const auto opened = Driver::open({.soname = "libcuda-does-not-exist.so.1"});
+  ASSERT_FALSE(opened);
+  EXPECT_TRUE(opened.error().starts_with("no NVIDIA driver on this machine")) << opened.error();
+}
+
+TEST(Driver, LibraryWithoutTheApiIsRefusedByName) {
+  const auto api = load_driver("libm.so.6");
+  ASSERT_FALSE(api);
+  EXPECT_EQ(api.error().kind, DriverLoadError::Kind::missing_symbol);
+  EXPECT_NE(api.error().message.find("cuInit"), std::string::npos) << api.error().message;
+}
+
+TEST(Driver, KernelModuleVersion) {
+  EXPECT_EQ(parse_kernel_driver_version("NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Tue Oct 14 2025\n"
+                                        "GCC version:  gcc version 13.3.0\n"),
+            "580.159.04");
+  EXPECT_EQ(parse_kernel_driver_version("nothing here"), "");
+  EXPECT_EQ(cuda_version_text(13000), "13.0");
+  EXPECT_EQ(cuda_version_text(12080), "12.8");
+}
+
+}  // namespace
+}  // namespace orc::smoke
