@@ -12,6 +12,9 @@
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_key.hpp"
 #include "orchestrator/app/host_toolkits.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/keys.hpp"
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
@@ -26,6 +29,7 @@ namespace {
 namespace fs = std::filesystem;
 using detail::BuildImage;
 using detail::BuildJob;
+using detail::workspace_dir;
 using util::ExitCode;
 
 constexpr std::string_view k_tool_version = "0.1.0";
@@ -136,6 +140,23 @@ PlanReport plan_on_host(PlanRequest request, const recipe::Config& config,
   return host_plan;
 }
 
+// An image whose toolkit takes an older GCC than its default (11.8 on
+// bookworm: g++-11; 12.4 on trixie: g++-13) carries only that compiler, so
+// the build is told which one: CC and CXX for CMake's own languages and
+// plain makefiles, CUDAHOSTCXX for CMake's CUDA host compiler. What the
+// recipe's environment sets wins.
+void add_host_compiler_env(DriverPlan& driver, const std::string& host_compiler) {
+  if (host_compiler.empty()) return;
+  std::string cc = host_compiler;
+  if (const auto at = cc.find("g++"); at != std::string::npos) cc.replace(at, 3, "gcc");
+  else if (const auto clang = cc.find("clang++"); clang != std::string::npos) cc.replace(clang, 7, "clang");
+  for (const auto& [name, value] :
+       {std::pair<std::string, std::string>{"CC", cc}, {"CXX", host_compiler}, {"CUDAHOSTCXX", host_compiler}}) {
+    const bool set = std::ranges::any_of(driver.env, [&](const auto& e) { return e.first == name; });
+    if (!set) driver.env.emplace_back(name, value);
+  }
+}
+
 // What to do about an engine socket that does not answer, by what went wrong.
 std::string engine_unreachable_message(const engine::Discovery& discovery, const engine::Error& error) {
   std::string message = "cannot reach the " + std::string(engine::to_string(discovery.kind)) + " engine at " +
@@ -193,25 +214,49 @@ KeyInputs key_inputs(const BuildJob& job, const recipe::Tier& tier, engine::Engi
   return in;
 }
 
-// Fills job.result for a hit from its manifest; false when the entry does
-// not hold up (a blob is gone), which is then a miss.
-bool load_hit(BuildJob& job, Store& store, const std::string& manifest_hex) {
-  auto text = store.read_blob(manifest_hex);
-  if (!text) return false;
-  auto manifest = manifest_from_json(*text);
-  if (!manifest) return false;
-  for (const auto& a : manifest->artifacts) {
-    if (!store.has_blob(a.sha256)) return false;
-    job.result.artifacts.push_back({.name = a.name,
-                                    .path = store.blob_path(a.sha256).string(),
-                                    .sha256 = a.sha256,
-                                    .size = a.size,
-                                    .sass = a.sass,
-                                    .ptx = a.ptx});
-  }
+// Fills job.result for a hit: the newest verified artifact set the index
+// has for this key, its manifest re-read and re-hashed and every file blob
+// present. False when there is none or it does not hold up, which is then a
+// miss (a rebuild replaces it).
+bool load_hit(BuildJob& job, const cache::Store& store) {
+  auto sets = store.index().list({.recipe = {}, .tier = {}, .key = job.key, .verified_only = true});
+  if (!sets || sets->empty()) return false;
+  // Our own store: the signature is checked when a set crosses machines
+  // (fetch, pull), not on every local hit.
+  auto loaded = cache::load_artifact_set(store, sets->front(), cache::TrustedKeys{});
+  if (!loaded) return false;
+  for (const auto& f : loaded->manifest.files)
+    job.result.artifacts.push_back({.name = f.path,
+                                    .path = store.blob_path(f.sha256).string(),
+                                    .sha256 = f.sha256,
+                                    .size = f.size,
+                                    .sass = f.embedded_sass,
+                                    .ptx = f.embedded_ptx});
   job.result.status = BuildStatus::cached;
-  job.result.manifest = "sha256:" + manifest_hex;
+  job.result.manifest = "sha256:" + sets->front().manifest;
   return true;
+}
+
+// This machine's signing key, made on first use (like an ssh host key) so
+// every stored manifest is signed; `orchestrate key export` prints its public
+// half for other machines to trust. nullopt (said once) when there is none
+// and none can be made: the sets are then stored unsigned.
+std::optional<cache::SigningKey> signing_key(detail::Console& console) {
+  const std::filesystem::path dir = cache::default_keys_dir();
+  auto key = cache::load_signing_key(dir);
+  if (!key && key.error().kind == cache::ErrorKind::not_found) {
+    auto made = cache::generate_key(dir);
+    if (made) {
+      console.line("orchestrate: generated this machine's signing key " + made->key_id + " in " + dir.string() +
+                   " (`orchestrate key export` prints the public key other machines trust)");
+      key = cache::load_signing_key(dir);
+    } else {
+      key = std::unexpected(made.error());
+    }
+  }
+  if (key) return std::move(*key);
+  console.line("orchestrate: warning: manifests are stored UNSIGNED: " + key.error().message);
+  return std::nullopt;
 }
 
 }  // namespace
@@ -251,7 +296,12 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
     if (auto probe = engine::DockerEngine::connect(discovery->socket); !probe)
       engine_problem = engine_unreachable_message(*discovery, probe.error());
 
-  Store store(request.store_root.empty() ? default_store_root() : request.store_root);
+  const fs::path store_root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
+  auto opened = cache::Store::open(store_root);
+  if (!opened)
+    throw util::Failure(ExitCode::outside_failure, "cannot open the local store at " + store_root.string() + ": " +
+                                                       opened.error().message);
+  cache::Store& store = *opened;
   const auto host = detect_host_cuda();
   NullSink quiet;
   engine::HostEngine git_runner;
@@ -275,7 +325,7 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
         fail(3, *engine_problem);
       else
         fail(2, image.error());
-    } else if (auto source = prepare_source(job.recipe->source, store.workspace_dir(entry.recipe), git_runner, quiet);
+    } else if (auto source = prepare_source(job.recipe->source, workspace_dir(store, entry.recipe), git_runner, quiet);
                !source) {
       fail(3, "source: " + source.error());
     } else {
@@ -289,7 +339,7 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
                         .jobs = 1,
                         .generator = CmakeGenerator::makefiles,
                         .source_dir = job.source.dir,
-                        .workspace = store.workspace_dir(entry.recipe)};
+                        .workspace = workspace_dir(store, entry.recipe)};
       if (input.place == BuildPlace::host)
         if (const char* path = std::getenv("PATH")) input.base_path = path;
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -300,11 +350,12 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
         fail(2, driver.error());
       } else {
         job.driver = std::move(*driver);
+        add_host_compiler_env(job.driver, job.image.host_compiler);
         const KeyHasher key = hash_key(key_inputs(job, *config->find_tier(entry.tier), discovery->kind));
         job.key = key.hex();
         job.result.key = job.key;
         if (request.explain) job.result.explain = key.explain();
-        if (auto hit = store.lookup(job.key)) load_hit(job, store, *hit);
+        load_hit(job, store);
       }
     }
     if (job.result.exit_code != 0) job.result.status = BuildStatus::failed;
@@ -326,8 +377,13 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   if (!misses.empty()) {
     engine::CancelFlag cancel;
     engine::ScopedSignalCancel on_signal(cancel);
-    detail::RunContext context{
-        .discovery = *discovery, .store = &store, .console = &console, .cancel = &cancel, .jobs_per_build = 1};
+    const std::optional<cache::SigningKey> key = signing_key(console);
+    detail::RunContext context{.discovery = *discovery,
+                               .store = &store,
+                               .signing_key = key ? &*key : nullptr,
+                               .console = &console,
+                               .cancel = &cancel,
+                               .jobs_per_build = 1};
     const unsigned parallel =
         std::max(1u, std::min<unsigned>(request.jobs ? request.jobs : 1, static_cast<unsigned>(misses.size())));
     std::atomic<std::size_t> next{0};

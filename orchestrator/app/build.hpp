@@ -8,7 +8,6 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/app/store.hpp"
 #include "orchestrator/engine/discovery.hpp"
 
 namespace orc::app {
@@ -20,7 +19,7 @@ struct BuildRequest {
   std::optional<engine::EngineKind> engine;  // nullopt = discover
   unsigned jobs = 0;                          // 0 = one per core
   bool explain = false;                       // print every key input
-  std::filesystem::path store_root;           // empty = default_store_root()
+  std::filesystem::path store_root;           // empty = cache::default_store_root()
   bool terminal = false;                      // stderr is a terminal: progress, not every log line
 };
 

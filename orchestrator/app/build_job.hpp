@@ -13,6 +13,8 @@
 #include "orchestrator/app/build_drivers.hpp"
 #include "orchestrator/app/build_source.hpp"
 #include "orchestrator/app/plan.hpp"
+#include "orchestrator/cache/signing.hpp"
+#include "orchestrator/cache/store.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/engine.hpp"
 #include "orchestrator/recipe/config.hpp"
@@ -69,9 +71,18 @@ class Console {
   bool m_status_shown = false;
 };
 
+// Beside the store's own layout (cache/store.hpp), what builds keep there:
+//   logs/                   build logs as they are written
+//   workspaces.v1/<recipe>/ git checkouts and bazel output roots kept between builds
+inline std::filesystem::path logs_dir(const cache::Store& store) { return store.root() / "logs"; }
+inline std::filesystem::path workspace_dir(const cache::Store& store, std::string_view recipe) {
+  return store.root() / "workspaces.v1" / recipe;
+}
+
 struct RunContext {
   engine::Discovery discovery;
-  Store* store = nullptr;
+  cache::Store* store = nullptr;
+  const cache::SigningKey* signing_key = nullptr;  // null: stored unsigned
   Console* console = nullptr;
   const engine::CancelFlag* cancel = nullptr;
   unsigned jobs_per_build = 1;

@@ -2,6 +2,7 @@
 // collected, inspected, verified and stored.
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <deque>
@@ -9,6 +10,8 @@
 
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_verify.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/files.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
@@ -64,15 +67,6 @@ class BuildLog final : public engine::LogSink {
   std::string m_pending;
   std::deque<std::string> m_tail;
 };
-
-std::string utc_now() {
-  const std::time_t now = std::time(nullptr);
-  std::tm tm{};
-  ::gmtime_r(&now, &tm);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &tm);
-  return text;
-}
 
 void fail(BuildJob& job, int code, std::string message) {
   job.result.status = BuildStatus::failed;
@@ -171,53 +165,54 @@ bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine,
 
 void store_build(BuildJob& job, const RunContext& context, const std::vector<CollectedArtifact>& files,
                  const std::vector<inspect::FileReport>& reports, const Verification& verification) {
-  Store& store = *context.store;
-  Manifest m{.key = job.key,
-             .recipe = job.plan.recipe,
-             .framework = job.plan.framework,
-             .tier = job.plan.tier,
-             .source_kind = job.source.kind,
-             .source_revision = job.source.revision,
-             .engine = std::string(engine::to_string(context.discovery.kind)),
-             .image = job.image.reference,
-             .image_digest = job.image.digest,
-             .toolkit = job.plan.toolkit.value_or(""),
-             .cudnn = job.plan.cudnn.value_or(""),
-             .host_compiler = job.image.host_compiler,
-             .requested_sass = job.plan.sass,
-             .requested_ptx = job.plan.ptx,
-             .artifacts = {},
-             .build_log = {},
-             .warnings = verification.warnings,
-             .created = utc_now()};
+  cache::Store& store = *context.store;
+  cache::NewArtifactSet set;
+  cache::Manifest& m = set.manifest;
+  m.recipe = job.plan.recipe;
+  m.framework = job.plan.framework;
+  m.tier = job.plan.tier;
+  m.key = job.key;
+  m.source_kind = job.source.kind;
+  m.source_revision = job.source.revision;
+  m.engine = std::string(engine::to_string(context.discovery.kind));
+  m.image = job.image.reference;
+  m.image_digest = job.image.digest;
+  m.toolkit = job.plan.toolkit.value_or("");
+  m.cudnn = job.plan.cudnn.value_or("");
+  m.host_compiler = job.image.host_compiler;
+  m.warnings = verification.warnings;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    auto hex = store.put_file(files[i].path);
-    if (!hex) return fail(job, 3, "storing " + files[i].name + ": " + hex.error());
-    ManifestArtifact a{.name = files[i].name, .sha256 = *hex, .size = reports[i].size, .sass = {}, .ptx = {}};
+    cache::ManifestFile f{.path = files[i].name, .sha256 = {}, .size = 0, .requested_sass = job.plan.sass,
+                          .requested_ptx = job.plan.ptx, .embedded_sass = {}, .embedded_ptx = {}};
+    for (const auto& cc : reports[i].sass) f.embedded_sass.push_back(cc.sm());
+    for (const auto& cc : reports[i].ptx) f.embedded_ptx.push_back(cc.compute());
+    m.files.push_back(std::move(f));
+    set.sources.push_back(files[i].path);
+  }
+  set.build_log = job.result.log_file;
+  set.key = context.signing_key;
+  set.verified = true;
+  auto entry = cache::store_artifact_set(store, std::move(set));
+  if (!entry) return fail(job, 3, "storing the artifacts in " + store.root().string() + ": " + entry.error().message);
+  // The manifest lists its files sorted by path; the report keeps the
+  // order the recipe's globs found them in.
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const auto stored = std::ranges::find(entry->files, files[i].name, &cache::IndexedFile::path);
+    if (stored == entry->files.end()) return fail(job, 3, "the index lost " + files[i].name);
+    BuiltArtifact a{.name = files[i].name, .path = store.blob_path(stored->sha256).string(), .sha256 = stored->sha256,
+                    .size = stored->size, .sass = {}, .ptx = {}};
     for (const auto& cc : reports[i].sass) a.sass.push_back(cc.sm());
     for (const auto& cc : reports[i].ptx) a.ptx.push_back(cc.compute());
-    job.result.artifacts.push_back({.name = a.name,
-                                    .path = store.blob_path(*hex).string(),
-                                    .sha256 = *hex,
-                                    .size = a.size,
-                                    .sass = a.sass,
-                                    .ptx = a.ptx});
-    m.artifacts.push_back(std::move(a));
+    job.result.artifacts.push_back(std::move(a));
   }
-  auto log_hex = store.put_file(job.result.log_file);
-  if (!log_hex) return fail(job, 3, "storing the build log: " + log_hex.error());
-  m.build_log = *log_hex;
-  auto manifest_hex = store.put_bytes(manifest_to_json(m));
-  if (!manifest_hex) return fail(job, 3, "storing the manifest: " + manifest_hex.error());
-  if (auto ok = store.record(job.key, *manifest_hex); !ok) return fail(job, 3, ok.error());
   if (job.driver.bazel_fingerprint) {
-    const fs::path workspace = store.workspace_dir(job.plan.recipe);
-    if (auto ok = write_file_atomic(workspace / k_bazel_fingerprint_file, *job.driver.bazel_fingerprint + "\n",
-                                    store.tmp_dir());
+    const fs::path workspace = workspace_dir(store, job.plan.recipe);
+    if (auto ok = cache::write_file_atomic(workspace / k_bazel_fingerprint_file, *job.driver.bazel_fingerprint + "\n",
+                                           store.tmp_dir());
         !ok)
-      job.result.warnings.push_back("could not remember bazel's arch fingerprint: " + ok.error());
+      job.result.warnings.push_back("could not remember bazel's arch fingerprint: " + ok.error().message);
   }
-  job.result.manifest = "sha256:" + *manifest_hex;
+  job.result.manifest = "sha256:" + entry->manifest;
   job.result.status = BuildStatus::built;
 }
 
@@ -231,8 +226,8 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   std::error_code ec;
   fs::create_directories(scratch / "build", ec);
   for (const auto& f : job.driver.files)
-    if (auto ok = write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok)
-      return fail(job, 3, ok.error());
+    if (auto ok = cache::write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok)
+      return fail(job, 3, ok.error().message);
 
   std::string engine_error;
   auto engine = open_engine(context, engine_error);
@@ -269,8 +264,9 @@ void run_job(BuildJob& job, const RunContext& context) {
   const auto started = std::chrono::steady_clock::now();
   const std::string name = job.plan.recipe + "-" + job.plan.tier;
   std::error_code ec;
-  fs::create_directories(context.store->logs_dir(), ec);
-  job.result.log_file = (context.store->logs_dir() / (name + "-" + job.key.substr(0, 12) + ".log")).string();
+  const fs::path logs = logs_dir(*context.store);
+  fs::create_directories(logs, ec);
+  job.result.log_file = (logs / (name + "-" + job.key.substr(0, 12) + ".log")).string();
   const fs::path scratch = context.store->tmp_dir() / ("build-" + name + "-" + std::to_string(::getpid()));
   {
     BuildLog log(job.result.log_file, job.plan.recipe + "/" + job.plan.tier, *context.console);

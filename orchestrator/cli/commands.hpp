@@ -27,12 +27,25 @@ struct Command {
 
 std::span<const Command> command_table();
 
+// Passes on what a use case printed ({out, err, exit_code}) and its exit code.
+template <typename Output>
+void emit(Io& io, const Output& output) {
+  io.out << output.out;
+  io.err << output.err;
+  io.exit_code = output.exit_code;
+}
+
 void attach_plan(CLI::App& sub, Io& io);
 void attach_gpus(CLI::App& sub, Io& io);
 void attach_toolkits(CLI::App& sub, Io& io);
 void attach_inspect(CLI::App& sub, Io& io);
 void attach_images(CLI::App& sub, Io& io);
 void attach_build(CLI::App& sub, Io& io);
+void attach_key(CLI::App& sub, Io& io);
+void attach_cache(CLI::App& sub, Io& io);
+void attach_push(CLI::App& sub, Io& io);
+void attach_pull(CLI::App& sub, Io& io);
+void attach_fetch(CLI::App& sub, Io& io);
 void attach_smoke(CLI::App& sub, Io& io);
 void attach_doctor(CLI::App& sub, Io& io);
 

@@ -151,6 +151,9 @@ TEST_F(BuildImageKey, TheRecordedImageIdIsInTheKeyAndTheExplanation) {
   EXPECT_EQ(first.key.size(), 64u);
   EXPECT_TRUE(first.manifest.empty());
   EXPECT_NE(first.explain.find("image.digest: sha256:aaaa + host cuda 13."), std::string::npos) << first.explain;
+  // The image's host compiler is the build's: CMake's CXX and CUDA host compiler.
+  EXPECT_NE(first.explain.find("]: CUDAHOSTCXX=g++\n"), std::string::npos) << first.explain;
+  EXPECT_NE(first.explain.find("]: CXX=g++\n"), std::string::npos) << first.explain;
   EXPECT_EQ(run().key, first.key) << "the same image keys the same";
 
   record_image("sha256:bbbb");

@@ -1,4 +1,5 @@
-// Cache key, local store, artifact collection and verification.
+// Cache key, artifact collection and verification (the store is cache/'s,
+// tested in tests/unit/cache).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -7,7 +8,6 @@
 #include "orchestrator/app/build_key.hpp"
 #include "orchestrator/app/build_source.hpp"
 #include "orchestrator/app/build_verify.hpp"
-#include "orchestrator/app/store.hpp"
 
 namespace orc::app {
 namespace {
@@ -83,52 +83,6 @@ TEST_F(TempDir, TreeHashFollowsContentAndIgnoresGit) {
   EXPECT_EQ(*tree_hash(m_dir / "src"), *first);
   write("src/a.cu", "kernel2");
   EXPECT_NE(*tree_hash(m_dir / "src"), *first);
-}
-
-TEST_F(TempDir, StoreWritesBlobsByDigestAndRecordsManifests) {
-  Store store(m_dir / "cache");
-  write("artifact", "hello");
-  const auto hex = store.put_file(m_dir / "artifact");
-  ASSERT_TRUE(hex) << hex.error();
-  // sha256("hello")
-  EXPECT_EQ(*hex, "2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
-  EXPECT_EQ(store.blob_path(*hex), m_dir / "cache/blobs.v1/sha256/2c" / *hex);
-  EXPECT_TRUE(store.has_blob(*hex));
-  EXPECT_TRUE(fs::is_empty(m_dir / "cache/tmp")) << "no temporary file is left behind";
-
-  EXPECT_FALSE(store.lookup("k1"));
-  EXPECT_FALSE(store.record("k1", std::string(64, 'a'))) << "an entry never names a missing manifest";
-  Manifest m{.key = "k1", .recipe = "saxpy", .framework = "cmake", .tier = "t", .source_kind = "path",
-             .source_revision = "tree:x", .engine = "host", .image = "host", .image_digest = "", .toolkit = "13.0",
-             .cudnn = "", .host_compiler = "", .requested_sass = {"sm_80"}, .requested_ptx = {},
-             .artifacts = {{.name = "build/saxpy", .sha256 = *hex, .size = 5, .sass = {"sm_80"}, .ptx = {}}},
-             .build_log = *hex, .warnings = {}, .created = "2025-01-01T00:00:00Z"};
-  const auto manifest = store.put_bytes(manifest_to_json(m));
-  ASSERT_TRUE(manifest);
-  ASSERT_TRUE(store.record("k1", *manifest));
-  EXPECT_EQ(store.lookup("k1"), *manifest);
-  const auto back = manifest_from_json(*store.read_blob(*manifest));
-  ASSERT_TRUE(back);
-  EXPECT_EQ(back->artifacts.at(0).name, "build/saxpy");
-  EXPECT_EQ(back->requested_sass, (std::vector<std::string>{"sm_80"}));
-}
-
-TEST_F(TempDir, AnEntryOfAnUnknownSchemaIsAMiss) {
-  Store store(m_dir);
-  write("builds.v1/k.json", R"({"schema_version": 2, "manifest": "sha256:00"})");
-  EXPECT_FALSE(store.lookup("k"));
-  write("builds.v1/k.json", "not json");
-  EXPECT_FALSE(store.lookup("k"));
-  EXPECT_FALSE(manifest_from_json(R"({"schema_version": 9})"));
-}
-
-TEST_F(TempDir, AtomicWriteReplacesWholeFiles) {
-  ASSERT_TRUE(write_file_atomic(m_dir / "f", "one", m_dir / "tmp"));
-  ASSERT_TRUE(write_file_atomic(m_dir / "f", "two", m_dir / "tmp"));
-  std::ifstream in(m_dir / "f");
-  std::string text((std::istreambuf_iterator<char>(in)), {});
-  EXPECT_EQ(text, "two");
-  EXPECT_TRUE(fs::is_empty(m_dir / "tmp"));
 }
 
 TEST_F(TempDir, GlobsCollectFromTheFirstRootThatMatches) {

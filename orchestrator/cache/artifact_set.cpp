@@ -1,0 +1,115 @@
+#include "orchestrator/cache/artifact_set.hpp"
+
+#include <algorithm>
+#include <chrono>
+
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/pack.hpp"
+
+namespace orc::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::vector<std::string> sorted_union(const std::vector<ManifestFile>& files,
+                                      std::vector<std::string> ManifestFile::*member) {
+  std::vector<std::string> out;
+  for (const auto& f : files) out.insert(out.end(), (f.*member).begin(), (f.*member).end());
+  std::ranges::sort(out);
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  return out;
+}
+
+std::expected<std::string, Error> pack_into(Store& store, const NewArtifactSet& set) {
+  std::vector<PackEntry> entries;
+  for (std::size_t i = 0; i < set.sources.size(); ++i) entries.push_back({set.manifest.files[i].path, set.sources[i]});
+  const fs::path temp = temp_name(store.tmp_dir(), "pack");
+  if (auto ok = pack(std::move(entries), temp); !ok) return std::unexpected(ok.error());
+  auto put = store.put_file(temp);
+  std::error_code ec;
+  fs::remove(temp, ec);
+  if (!put) return std::unexpected(put.error());
+  return put->hex;
+}
+
+}  // namespace
+
+std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet set) {
+  Manifest& m = set.manifest;
+  if (set.sources.size() != m.files.size())
+    return std::unexpected(invalid_error("store_artifact_set: " + std::to_string(set.sources.size()) + " sources for " +
+                                         std::to_string(m.files.size()) + " manifest files"));
+  auto held = store.pin();
+  if (!held) return std::unexpected(held.error());
+  for (std::size_t i = 0; i < m.files.size(); ++i) {
+    auto put = store.put_file(set.sources[i]);
+    if (!put) return std::unexpected(put.error());
+    m.files[i].sha256 = put->hex;
+    m.files[i].size = put->size;
+  }
+  if (!set.build_log.empty()) {
+    auto put = store.put_file(set.build_log);
+    if (!put) return std::unexpected(put.error());
+    m.build_log = put->hex;
+  }
+  const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
+  if (m.created.empty()) m.created = utc_rfc3339(now.time_since_epoch().count());
+  const std::string bytes = canonical_json(m);
+  auto manifest = store.put_bytes(bytes);
+  if (!manifest) return std::unexpected(manifest.error());
+
+  IndexEntry entry{.manifest = manifest->hex,
+                   .recipe = m.recipe,
+                   .tier = m.tier,
+                   .key = m.key,
+                   .toolkit = m.toolkit,
+                   .cudnn = m.cudnn,
+                   .sass = sorted_union(m.files, &ManifestFile::embedded_sass),
+                   .ptx = sorted_union(m.files, &ManifestFile::embedded_ptx),
+                   .build_log = m.build_log,
+                   .source_revision = m.source_revision,
+                   .verified = set.verified,
+                   .created = now.time_since_epoch().count()};
+  for (const auto& f : m.files) entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size});
+  if (set.key) {
+    auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
+    if (!signature) return std::unexpected(signature.error());
+    entry.signature = signature->hex;
+    entry.signer = set.key->public_key().key_id();
+  }
+  if (set.pack) {
+    auto packed = pack_into(store, set);
+    if (!packed) return std::unexpected(packed.error());
+    entry.pack = *packed;
+  }
+  auto id = store.record(entry);
+  if (!id) return std::unexpected(id.error());
+  entry.id = *id;
+  return entry;
+}
+
+std::expected<LoadedSet, Error> load_artifact_set(const Store& store, const IndexEntry& entry,
+                                                  const TrustedKeys& trusted) {
+  auto bytes = store.read_blob(entry.manifest);
+  if (!bytes) return std::unexpected(bytes.error());
+  auto manifest = parse_manifest(*bytes);
+  if (!manifest) {
+    const bool miss = manifest.error().kind == ManifestError::Kind::not_ours;
+    return std::unexpected(Error{miss ? ErrorKind::not_found : ErrorKind::corrupt,
+                                 "manifest sha256:" + entry.manifest + ": " + manifest.error().message});
+  }
+  for (const auto& f : manifest->files)
+    if (!store.has_blob(f.sha256))
+      return std::unexpected(Error{ErrorKind::corrupt, "artifact " + f.path + " (sha256:" + f.sha256 +
+                                                           ") of manifest sha256:" + entry.manifest + " is gone"});
+  std::optional<std::string> signature;
+  if (!entry.signature.empty()) {
+    auto text = store.read_blob(entry.signature);
+    if (!text) return std::unexpected(text.error());
+    signature = std::move(*text);
+  }
+  return LoadedSet{.manifest = std::move(*manifest), .signature = verify_manifest(*bytes, signature, trusted)};
+}
+
+}  // namespace orc::cache

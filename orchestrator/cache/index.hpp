@@ -1,0 +1,98 @@
+#pragma once
+// The store's index: one row per artifact set (the files one build of one
+// recipe for one tier produced), in SQLite (index.v1.sqlite, WAL, a busy
+// timeout so concurrent processes queue instead of failing). sqlite3.h stays
+// in index.cpp.
+//
+// Tables (schema version 1, recorded in meta):
+//   meta(key, value)                         schema_version = 1
+//   artifact_sets(id, manifest UNIQUE, recipe, tier, key, toolkit, cudnn,
+//                 sass, ptx, source_revision, signer, verified, created)
+//   set_blobs(set_id, role, path, digest, size)
+//                                            role: file | manifest | signature | log | pack
+// A blob named in set_blobs is referenced; gc removes the rest.
+#include <cstdint>
+#include <expected>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/cache/error.hpp"
+
+struct sqlite3;
+
+namespace orc::cache {
+
+struct IndexedFile {
+  std::string path;    // inside the artifact set: "lib/libx.so"
+  std::string sha256;  // hex
+  std::uint64_t size = 0;
+};
+
+struct IndexEntry {
+  std::int64_t id = 0;   // assigned by the index
+  std::string manifest;  // hex digest of the manifest's canonical bytes: the set's identity
+  std::string recipe;
+  std::string tier;
+  std::string key;  // the cache key the build was made for
+  std::string toolkit;
+  std::string cudnn;              // empty when none
+  std::vector<std::string> sass;  // embedded, union over the files: "sm_80"
+  std::vector<std::string> ptx;   // "compute_90"
+  std::vector<IndexedFile> files;
+  std::string build_log;  // hex; empty when none
+  std::string signature;  // hex of the signature document blob; empty when unsigned
+  std::string pack;       // hex of the files as tar+zstd, when packed; empty otherwise
+  std::string source_revision;
+  std::string signer;        // key id; empty when unsigned
+  bool verified = false;     // digest, signature and archs checked when it was recorded
+  std::int64_t created = 0;  // Unix seconds
+};
+
+// Every filter that is set must match; results are newest first.
+struct IndexQuery {
+  std::string recipe;
+  std::string tier;
+  std::string key;
+  bool verified_only = false;
+};
+
+class Index {
+ public:
+  static constexpr int k_schema_version = 1;
+
+  // Opens or creates the database. An index of another schema version is an
+  // error of kind invalid (this version cannot read it, and never rewrites it).
+  static std::expected<Index, Error> open(const std::filesystem::path& file);
+  Index(Index&&) noexcept;
+  Index& operator=(Index&&) noexcept;
+  ~Index();
+
+  // Adds the set, or replaces the row of the same manifest; returns its id.
+  std::expected<std::int64_t, Error> add(const IndexEntry& entry);
+  std::expected<std::vector<IndexEntry>, Error> list(const IndexQuery& query = {}) const;
+  std::expected<std::optional<IndexEntry>, Error> newest_verified(std::string_view recipe, std::string_view tier) const;
+  // The set whose manifest digest starts with `prefix` ("sha256:" optional,
+  // at least 4 hex digits): not_found when none, ambiguous (naming the
+  // candidates) when several, invalid when it is not hex.
+  std::expected<IndexEntry, Error> resolve(std::string_view prefix) const;
+  // Removes the set of that manifest digest; false when there was none.
+  std::expected<bool, Error> remove(std::string_view manifest);
+  // Removes every set that names blob `hex` in any role; returns their manifests.
+  std::expected<std::vector<std::string>, Error> remove_referencing(std::string_view hex);
+  // Every blob digest any set names.
+  std::expected<std::set<std::string>, Error> referenced_blobs() const;
+
+ private:
+  struct Closer {
+    void operator()(sqlite3* db) const;
+  };
+  explicit Index(sqlite3* db);
+  std::unique_ptr<sqlite3, Closer> m_db;
+};
+
+}  // namespace orc::cache

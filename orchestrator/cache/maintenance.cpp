@@ -1,0 +1,126 @@
+#include "orchestrator/cache/maintenance.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <map>
+#include <optional>
+#include <set>
+
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/util/file_lock.hpp"
+
+namespace orc::cache {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct BlobFile {
+  fs::path path;
+  std::string name;
+  std::uint64_t size = 0;
+};
+
+std::expected<std::vector<BlobFile>, Error> list_blobs(const Store& store) {
+  std::vector<BlobFile> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(store.blobs_dir(), ec);
+       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    out.push_back({it->path(), it->path().filename().string(), it->file_size(ec)});
+  }
+  if (ec) return std::unexpected(io_error("listing " + store.blobs_dir().string() + ": " + ec.message()));
+  return out;
+}
+
+std::optional<std::string> hash_file(const fs::path& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::nullopt;
+  inspect::Sha256 hasher;
+  std::vector<char> buffer(1 << 20);
+  ssize_t n;
+  while ((n = ::read(fd, buffer.data(), buffer.size())) > 0 || (n < 0 && errno == EINTR))
+    if (n > 0) hasher.update(std::as_bytes(std::span(buffer.data(), static_cast<std::size_t>(n))));
+  ::close(fd);
+  if (n < 0) return std::nullopt;
+  return hasher.hex_digest();
+}
+
+// A blob's place in the layout: blobs.v1/sha256/<first two>/<64 hex>.
+bool well_placed(const BlobFile& blob) {
+  return is_sha256_hex(blob.name) && blob.path.parent_path().filename() == blob.name.substr(0, 2);
+}
+
+}  // namespace
+
+std::expected<VerifyReport, Error> verify_store(Store& store, std::ostream& progress) {
+  const util::FileLock lock(store.lock_file(), progress);
+  auto blobs = list_blobs(store);
+  if (!blobs) return std::unexpected(blobs.error());
+  VerifyReport report;
+  std::error_code ec;
+  for (const auto& blob : *blobs) {
+    const auto actual = hash_file(blob.path);
+    ++report.blobs;
+    report.bytes += blob.size;
+    if (actual && *actual == blob.name && well_placed(blob)) continue;
+    fs::create_directories(store.quarantine_dir(), ec);
+    QuarantinedBlob bad{.digest = blob.name,
+                        .actual = actual.value_or("unreadable"),
+                        .moved_to = temp_name(store.quarantine_dir(), blob.name),
+                        .dropped = {}};
+    // The .tmp suffix of temp_name is not wanted here: quarantine is kept.
+    bad.moved_to.replace_extension(".bad");
+    if (::rename(blob.path.c_str(), bad.moved_to.c_str()) != 0)
+      return std::unexpected(io_error(errno_message("moving to quarantine", blob.path)));
+    auto dropped = store.index().remove_referencing(blob.name);
+    if (!dropped) return std::unexpected(dropped.error());
+    bad.dropped = std::move(*dropped);
+    report.corrupt.push_back(std::move(bad));
+  }
+  auto referenced = store.index().referenced_blobs();
+  if (!referenced) return std::unexpected(referenced.error());
+  for (const auto& hex : *referenced) {
+    if (store.has_blob(hex)) continue;
+    auto dropped = store.index().remove_referencing(hex);
+    if (!dropped) return std::unexpected(dropped.error());
+    report.missing.push_back(hex);
+  }
+  return report;
+}
+
+std::expected<GcReport, Error> collect_garbage(Store& store, const GcOptions& options, std::ostream& progress) {
+  const util::FileLock lock(store.lock_file(), progress);
+  GcReport report;
+  if (options.keep) {
+    auto sets = store.index().list();
+    if (!sets) return std::unexpected(sets.error());
+    std::map<std::pair<std::string, std::string>, std::size_t> seen;  // newest first, so count as we go
+    for (const auto& set : *sets) {
+      if (++seen[{set.recipe, set.tier}] <= *options.keep) continue;
+      if (auto ok = store.index().remove(set.manifest); !ok) return std::unexpected(ok.error());
+      report.removed_sets.push_back(set.manifest);
+    }
+  }
+  auto referenced = store.index().referenced_blobs();
+  if (!referenced) return std::unexpected(referenced.error());
+  auto blobs = list_blobs(store);
+  if (!blobs) return std::unexpected(blobs.error());
+  std::error_code ec;
+  for (const auto& blob : *blobs) {
+    if (referenced->contains(blob.name)) continue;
+    if (fs::remove(blob.path, ec)) {
+      ++report.removed_blobs;
+      report.removed_bytes += blob.size;
+    }
+  }
+  // Only what temp_name() makes: anything else in tmp/ is not the store's to judge.
+  for (auto it = fs::directory_iterator(store.tmp_dir(), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
+    if (it->path().extension() == ".tmp" && it->is_regular_file(ec) && fs::remove(it->path(), ec))
+      ++report.removed_temps;
+  return report;
+}
+
+}  // namespace orc::cache

@@ -1,0 +1,232 @@
+#include "orchestrator/cache/manifest.hpp"
+
+#include <algorithm>
+#include <initializer_list>
+#include <nlohmann/json.hpp>
+#include <optional>
+
+#include "orchestrator/cache/store.hpp"
+
+namespace orc::cache {
+
+namespace {
+
+using nlohmann::json;
+
+// Deeper than any manifest goes (files[i].embedded.sass[j] is 4 levels).
+constexpr int k_max_depth = 8;
+
+json null_if_empty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
+
+json archs(const std::vector<std::string>& sass, const std::vector<std::string>& ptx) {
+  return {{"sass", sass}, {"ptx", ptx}};
+}
+
+// Nesting depth of `text` outside strings, stopping early past the limit, so
+// hostile input is refused before a recursive structure is built from it.
+bool nesting_within(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\')
+        ++i;
+      else if (c == '"')
+        in_string = false;
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return false;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return true;
+}
+
+// Reads typed fields, remembering the first violation with its JSON path.
+class Reader {
+ public:
+  std::optional<ManifestError> error;
+
+  void fail(const std::string& path, const std::string& what) {
+    if (!error) error = ManifestError{ManifestError::Kind::malformed, path + ": " + what};
+  }
+
+  // `j` is an object with exactly these keys.
+  bool object(const json& j, const std::string& path, std::initializer_list<std::string_view> keys) {
+    if (!j.is_object()) return fail(path, "expected an object"), false;
+    for (const auto& [key, value] : j.items())
+      if (std::ranges::find(keys, std::string_view(key)) == keys.end())
+        return fail(path, "unknown key '" + key + "'"), false;
+    for (const auto key : keys)
+      if (!j.contains(key)) return fail(path, "missing key '" + std::string(key) + "'"), false;
+    return true;
+  }
+
+  std::string string(const json& j, const std::string& path, bool nullable = false) {
+    if (nullable && j.is_null()) return {};
+    if (!j.is_string()) return fail(path, nullable ? "expected a string or null" : "expected a string"), std::string();
+    const auto& s = j.get_ref<const std::string&>();
+    if (s.size() > k_max_manifest_string) return fail(path, "longer than the limit"), std::string();
+    if (s.empty() && nullable) return fail(path, "empty string (null means none)"), std::string();
+    return s;
+  }
+
+  std::vector<std::string> strings(const json& j, const std::string& path) {
+    std::vector<std::string> out;
+    if (!j.is_array()) return fail(path, "expected an array of strings"), out;
+    if (j.size() > k_max_manifest_list) return fail(path, "more entries than the limit"), out;
+    for (std::size_t i = 0; i < j.size(); ++i) out.push_back(string(j[i], path + "[" + std::to_string(i) + "]"));
+    return out;
+  }
+
+  std::uint64_t size(const json& j, const std::string& path) {
+    if (!j.is_number_unsigned() && !(j.is_number_integer() && j.get<std::int64_t>() >= 0))
+      return fail(path, "expected a non-negative integer"), 0;
+    return j.get<std::uint64_t>();
+  }
+
+  // "<hex>" or, with `prefixed`, "sha256:<hex>"; null allowed when nullable.
+  std::string digest(const json& j, const std::string& path, bool prefixed, bool nullable) {
+    std::string s = string(j, path, nullable);
+    if (s.empty()) return s;
+    if (prefixed) {
+      if (!s.starts_with("sha256:")) return fail(path, "expected sha256:<64 hex digits>"), std::string();
+      s = s.substr(7);
+    }
+    if (!is_sha256_hex(s)) return fail(path, "expected 64 lower-case hex digits"), std::string();
+    return s;
+  }
+
+  void archs(const json& j, const std::string& path, std::vector<std::string>& sass, std::vector<std::string>& ptx) {
+    if (!object(j, path, {"sass", "ptx"})) return;
+    sass = strings(j["sass"], path + ".sass");
+    ptx = strings(j["ptx"], path + ".ptx");
+  }
+};
+
+void read_files(Reader& r, const json& j, Manifest& m) {
+  if (!j.is_array()) return r.fail("files", "expected an array");
+  if (j.size() > k_max_manifest_files) return r.fail("files", "more files than the limit");
+  for (std::size_t i = 0; i < j.size() && !r.error; ++i) {
+    const std::string path = "files[" + std::to_string(i) + "]";
+    const json& f = j[i];
+    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"})) return;
+    ManifestFile file{.path = r.string(f["path"], path + ".path"),
+                      .sha256 = r.digest(f["sha256"], path + ".sha256", false, false),
+                      .size = r.size(f["size"], path + ".size")};
+    r.archs(f["requested"], path + ".requested", file.requested_sass, file.requested_ptx);
+    r.archs(f["embedded"], path + ".embedded", file.embedded_sass, file.embedded_ptx);
+    if (file.path.empty()) r.fail(path + ".path", "empty");
+    if (!m.files.empty() && !(m.files.back().path < file.path))
+      r.fail(path + ".path", "files are not sorted by path, or '" + file.path + "' appears twice");
+    m.files.push_back(std::move(file));
+  }
+}
+
+void read_smoke(Reader& r, const json& j, Manifest& m) {
+  if (!j.is_object()) return r.fail("smoke", "expected an object of tiers");
+  if (j.size() > k_max_manifest_list) return r.fail("smoke", "more tiers than the limit");
+  for (const auto& [tier, runs] : j.items()) {
+    const std::string path = "smoke." + tier;
+    if (!runs.is_array()) return r.fail(path, "expected an array");
+    if (runs.size() > k_max_manifest_list) return r.fail(path, "more entries than the limit");
+    auto& list = m.smoke[tier];
+    for (std::size_t i = 0; i < runs.size() && !r.error; ++i) {
+      const std::string at = path + "[" + std::to_string(i) + "]";
+      if (!r.object(runs[i], at, {"gpu", "cc", "driver", "outcome", "time"})) return;
+      list.push_back({.gpu = r.string(runs[i]["gpu"], at + ".gpu"),
+                      .cc = r.string(runs[i]["cc"], at + ".cc"),
+                      .driver = r.string(runs[i]["driver"], at + ".driver"),
+                      .outcome = r.string(runs[i]["outcome"], at + ".outcome"),
+                      .time = r.string(runs[i]["time"], at + ".time")});
+    }
+  }
+}
+
+}  // namespace
+
+std::string canonical_json(const Manifest& m) {
+  // nlohmann::json keeps object keys in a std::map: sorted, which is the point.
+  json j;
+  j["schema_version"] = Manifest::k_schema_version;
+  j["recipe"] = m.recipe;
+  j["framework"] = m.framework;
+  j["tier"] = m.tier;
+  j["key"] = m.key;
+  j["source"] = {{"kind", m.source_kind}, {"revision", m.source_revision}};
+  j["engine"] = m.engine;
+  j["image"] = {{"reference", m.image}, {"digest", null_if_empty(m.image_digest)}};
+  j["toolkit"] = m.toolkit;
+  j["cudnn"] = null_if_empty(m.cudnn);
+  j["host_compiler"] = null_if_empty(m.host_compiler);
+  std::vector<const ManifestFile*> files;
+  for (const auto& f : m.files) files.push_back(&f);
+  std::ranges::sort(files, {}, &ManifestFile::path);
+  j["files"] = json::array();
+  for (const ManifestFile* f : files)
+    j["files"].push_back({{"path", f->path},
+                          {"sha256", f->sha256},
+                          {"size", f->size},
+                          {"requested", archs(f->requested_sass, f->requested_ptx)},
+                          {"embedded", archs(f->embedded_sass, f->embedded_ptx)}});
+  j["build_log"] = m.build_log.empty() ? json(nullptr) : json("sha256:" + m.build_log);
+  j["warnings"] = m.warnings;
+  j["created"] = m.created;
+  j["smoke"] = json::object();
+  for (const auto& [tier, runs] : m.smoke) {
+    json list = json::array();
+    for (const auto& s : runs)
+      list.push_back({{"gpu", s.gpu}, {"cc", s.cc}, {"driver", s.driver}, {"outcome", s.outcome}, {"time", s.time}});
+    j["smoke"][tier] = std::move(list);
+  }
+  return j.dump(-1, ' ', false, json::error_handler_t::replace);
+}
+
+std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
+  using Kind = ManifestError::Kind;
+  if (text.size() > k_max_manifest_bytes)
+    return std::unexpected(
+        ManifestError{Kind::malformed, "larger than " + std::to_string(k_max_manifest_bytes) + " bytes"});
+  if (!nesting_within(text, k_max_depth))
+    return std::unexpected(ManifestError{Kind::not_ours, "nested deeper than any manifest"});
+  const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return std::unexpected(ManifestError{Kind::not_ours, "not a JSON object"});
+  const auto version = j.find("schema_version");
+  if (version == j.end() || !version->is_number_integer() || version->get<std::int64_t>() != Manifest::k_schema_version)
+    return std::unexpected(ManifestError{Kind::not_ours, "not a manifest of schema version 2"});
+
+  Reader r;
+  if (!r.object(j, "manifest",
+                {"schema_version", "recipe", "framework", "tier", "key", "source", "engine", "image", "toolkit",
+                 "cudnn", "host_compiler", "files", "build_log", "warnings", "created", "smoke"}))
+    return std::unexpected(*r.error);
+  Manifest m;
+  m.recipe = r.string(j["recipe"], "recipe");
+  m.framework = r.string(j["framework"], "framework");
+  m.tier = r.string(j["tier"], "tier");
+  m.key = r.string(j["key"], "key");
+  if (r.object(j["source"], "source", {"kind", "revision"})) {
+    m.source_kind = r.string(j["source"]["kind"], "source.kind");
+    m.source_revision = r.string(j["source"]["revision"], "source.revision");
+  }
+  m.engine = r.string(j["engine"], "engine");
+  if (r.object(j["image"], "image", {"reference", "digest"})) {
+    m.image = r.string(j["image"]["reference"], "image.reference");
+    m.image_digest = r.string(j["image"]["digest"], "image.digest", true);
+  }
+  m.toolkit = r.string(j["toolkit"], "toolkit");
+  m.cudnn = r.string(j["cudnn"], "cudnn", true);
+  m.host_compiler = r.string(j["host_compiler"], "host_compiler", true);
+  if (!r.error) read_files(r, j["files"], m);
+  m.build_log = r.digest(j["build_log"], "build_log", true, true);
+  m.warnings = r.strings(j["warnings"], "warnings");
+  m.created = r.string(j["created"], "created");
+  if (!r.error) read_smoke(r, j["smoke"], m);
+  if (r.error) return std::unexpected(*r.error);
+  return m;
+}
+
+}  // namespace orc::cache

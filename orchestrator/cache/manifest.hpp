@@ -1,0 +1,92 @@
+#pragma once
+// The manifest, schema 2: what was asked, what was built, what it holds and
+// where it ran. Stored as a blob of its canonical bytes, so the manifest
+// digest, the index's identity of an artifact set and the digest a signature
+// covers are one and the same.
+//
+// Canonical form: JSON with keys sorted, no insignificant whitespace, files
+// sorted by path, UTF-8 (invalid sequences replaced). Shape:
+//   {"build_log": "sha256:<hex>" | null, "created": "<RFC 3339 UTC>",
+//    "cudnn": str | null, "engine": str,
+//    "files": [{"embedded": {"ptx": [..], "sass": [..]}, "path": str,
+//               "requested": {"ptx": [..], "sass": [..]}, "sha256": "<hex>", "size": N}],
+//    "framework": str, "host_compiler": str | null,
+//    "image": {"digest": str | null, "reference": str}, "key": str, "recipe": str,
+//    "schema_version": 2,
+//    "smoke": {"<tier>": [{"cc": str, "driver": str, "gpu": str, "outcome": str, "time": str}]},
+//    "source": {"kind": str, "revision": str}, "tier": str, "toolkit": str, "warnings": [str]}
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace orc::cache {
+
+// One GPU's smoke-test run of the artifact (filled by the smoke issue).
+struct SmokeAttestation {
+  std::string gpu;      // product name
+  std::string cc;       // "9.0"
+  std::string driver;   // "550.54.15"
+  std::string outcome;  // "pass" | "fail" | ...
+  std::string time;     // RFC 3339 UTC
+  bool operator==(const SmokeAttestation&) const = default;
+};
+
+struct ManifestFile {
+  std::string path;  // relative to the artifact set: "lib/libx.so"
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::vector<std::string> requested_sass;  // what the plan asked for: "sm_80"
+  std::vector<std::string> requested_ptx;   // "compute_90"
+  std::vector<std::string> embedded_sass;   // what the inspector found in the file
+  std::vector<std::string> embedded_ptx;
+  bool operator==(const ManifestFile&) const = default;
+};
+
+struct Manifest {
+  static constexpr int k_schema_version = 2;
+  std::string recipe;
+  std::string framework;
+  std::string tier;
+  std::string key;
+  std::string source_kind;      // "path" | "git"
+  std::string source_revision;  // git commit, or "tree:<sha256>"
+  std::string engine;           // "docker" | "podman" | "host"
+  std::string image;            // reference; "host" for the host engine
+  std::string image_digest;     // empty when unknown
+  std::string toolkit;
+  std::string cudnn;          // empty when none
+  std::string host_compiler;  // empty when unknown
+  std::vector<ManifestFile> files;
+  std::string build_log;  // hex; empty when none
+  std::vector<std::string> warnings;
+  std::string created;                                         // RFC 3339 UTC
+  std::map<std::string, std::vector<SmokeAttestation>> smoke;  // per tier
+  bool operator==(const Manifest&) const = default;
+};
+
+// The canonical bytes: what is stored, hashed and signed.
+std::string canonical_json(const Manifest& manifest);
+
+struct ManifestError {
+  enum class Kind {
+    not_ours,   // not JSON, or no / another schema_version: a cache miss
+    malformed,  // schema 2 that breaks its rules: a bad or tampered manifest
+  };
+  Kind kind = Kind::not_ours;
+  std::string message;  // with the JSON path: "files[2].sha256: ..."
+};
+
+// Strict: every key known and of its type, digests in hex, sizes bounded
+// (the text, strings, list lengths, nesting). Never throws.
+std::expected<Manifest, ManifestError> parse_manifest(std::string_view text);
+
+// Limits the parser enforces.
+inline constexpr std::size_t k_max_manifest_bytes = 16u << 20;
+inline constexpr std::size_t k_max_manifest_files = 100'000;
+inline constexpr std::size_t k_max_manifest_string = 64u << 10;
+inline constexpr std::size_t k_max_manifest_list = 4096;
+
+}  // namespace orc::cache

@@ -1,0 +1,53 @@
+#include <CLI/CLI.hpp>
+#include <memory>
+#include <ostream>
+
+#include "orchestrator/app/cache_cmd.hpp"
+#include "orchestrator/cli/commands.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+constexpr const char* k_footer = R"(The store is $ORCHESTRATE_CACHE_DIR, else $XDG_CACHE_HOME/orchestrate, else
+~/.cache/orchestrate.
+
+Exit codes: 0 ok; 1 verify found corrupt or missing blobs (moved to
+quarantine.v1/, their artifact sets dropped); 2 bad usage; 3 the store could
+not be read or written.)";
+
+}  // namespace
+
+void attach_cache(CLI::App& sub, Io& io) {
+  auto request = std::make_shared<app::CacheRequest>();
+  sub.require_subcommand(1);
+  sub.footer(k_footer);
+
+  CLI::App* ls = sub.add_subcommand("ls", "List the artifact sets in the local store, newest first");
+  ls->add_option("-r,--recipe", request->recipe, "Only this recipe");
+  ls->add_option("-t,--tier", request->tier, "Only this tier");
+  ls->add_flag("--json", request->json, "Print {\"store\", \"sets\": [...]} as JSON on stdout, nothing else");
+  ls->callback([request, &io] { emit(io, app::cache_ls(*request)); });
+
+  CLI::App* verify =
+      sub.add_subcommand("verify", "Re-hash every blob; quarantine corrupt ones and drop the sets that name them");
+  verify->add_flag("--json", request->json, "Print the report as JSON on stdout, nothing else");
+  verify->callback([request, &io] { emit(io, app::cache_verify(*request)); });
+
+  CLI::App* gc = sub.add_subcommand("gc", "Remove blobs no artifact set names and temporaries left by crashes");
+  auto keep_value = std::make_shared<std::size_t>(0);
+  auto* keep = gc->add_option("--keep", *keep_value, "Keep only the N newest artifact sets per recipe x tier")
+                   ->check(CLI::Validator(
+                       [](std::string& text) -> std::string {
+                         if (!text.empty() && text.find_first_not_of("0123456789") == std::string::npos) return "";
+                         return "expected a number of artifact sets (0 or more), not '" + text + "'";
+                       },
+                       "N"));
+  gc->add_flag("--json", request->json, "Print the report as JSON on stdout, nothing else");
+  gc->callback([request, keep, keep_value, &io] {
+    if (keep->count() > 0) request->keep = *keep_value;
+    emit(io, app::cache_gc(*request));
+  });
+}
+
+}  // namespace orc::cli

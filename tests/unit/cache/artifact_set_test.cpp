@@ -1,0 +1,81 @@
+// A build's round trip through the store: files, log, signed manifest and
+// pack in; manifest, signature verdict and files back.
+#include "orchestrator/cache/artifact_set.hpp"
+
+#include <gtest/gtest.h>
+
+#include "orchestrator/cache/pack.hpp"
+#include "test_support.hpp"
+
+namespace orc::cache {
+namespace {
+
+class ArtifactSet : public testing::TempDirTest {
+ protected:
+  NewArtifactSet new_set(const SigningKey* key) {
+    Manifest m = testing::sample_manifest();
+    m.created.clear();
+    m.build_log.clear();
+    return {.manifest = m,
+            .sources = {write("out/libvision.so", "so bytes"), write("out/vision.whl", "wheel bytes")},
+            .build_log = write("build.log", "log lines\n"),
+            .key = key,
+            .verified = true,
+            .pack = true};
+  }
+};
+
+TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
+  Store store = Store::open(m_dir / "store").value();
+  const SigningKey key = SigningKey::generate().value();
+  const auto stored = store_artifact_set(store, new_set(&key));
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_EQ(stored->signer, key.public_key().key_id());
+  EXPECT_EQ(stored->sass, (std::vector<std::string>{"sm_80", "sm_86"}));
+  EXPECT_EQ(stored->ptx, (std::vector<std::string>{"compute_90"}));
+  ASSERT_EQ(stored->files.size(), 2u);
+  EXPECT_EQ(store.read_blob(stored->files[0].sha256).value(), "so bytes");
+  EXPECT_EQ(stored->files[1].size, 11u);
+  EXPECT_EQ(store.index().newest_verified("vision-ext", "tier-new").value()->manifest, stored->manifest);
+
+  const TrustedKeys trusted{{key.public_key().key_id(), key.public_key()}};
+  const auto loaded = load_artifact_set(store, *stored, trusted);
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  EXPECT_EQ(loaded->signature.status, VerifyStatus::verified);
+  EXPECT_EQ(loaded->manifest.files[0].sha256, stored->files[0].sha256);
+  EXPECT_EQ(loaded->manifest.build_log, stored->build_log);
+  EXPECT_FALSE(loaded->manifest.created.empty());
+  EXPECT_EQ(load_artifact_set(store, *stored, {})->signature.status, VerifyStatus::unknown_key);
+
+  // The pack unpacks to the same files.
+  ASSERT_FALSE(stored->pack.empty());
+  const auto files = unpack(store.blob_path(stored->pack), m_dir / "fetched");
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_EQ(slurp(m_dir / "fetched/lib/libvision.so"), "so bytes");
+  EXPECT_EQ(slurp(m_dir / "fetched/vision.whl"), "wheel bytes");
+}
+
+TEST_F(ArtifactSet, UnsignedAndDamagedSets) {
+  Store store = Store::open(m_dir / "store").value();
+  const auto stored = store_artifact_set(store, new_set(nullptr));
+  ASSERT_TRUE(stored) << stored.error().message;
+  EXPECT_TRUE(stored->signer.empty());
+  EXPECT_EQ(load_artifact_set(store, *stored, {})->signature.status, VerifyStatus::not_signed);
+
+  std::filesystem::remove(store.blob_path(stored->files[1].sha256));
+  const auto gone = load_artifact_set(store, *stored, {});
+  ASSERT_FALSE(gone);
+  EXPECT_EQ(gone.error().kind, ErrorKind::corrupt);
+
+  // A manifest of a schema this version does not read is a miss.
+  IndexEntry foreign = *stored;
+  foreign.manifest = store.put_bytes(R"({"schema_version": 9})").value().hex;
+  EXPECT_EQ(load_artifact_set(store, foreign, {}).error().kind, ErrorKind::not_found);
+
+  NewArtifactSet mismatched = new_set(nullptr);
+  mismatched.sources.pop_back();
+  EXPECT_EQ(store_artifact_set(store, mismatched).error().kind, ErrorKind::invalid);
+}
+
+}  // namespace
+}  // namespace orc::cache

@@ -1,0 +1,142 @@
+// The SQLite index: queries by tier, recipe and key, newest verified, and
+// digest-prefix resolution.
+#include "orchestrator/cache/index.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+
+#include "test_support.hpp"
+
+namespace orc::cache {
+namespace {
+
+class IndexTest : public testing::TempDirTest {
+ protected:
+  Index open() {
+    auto index = Index::open(m_dir / "index.v1.sqlite");
+    EXPECT_TRUE(index) << index.error().message;
+    return std::move(*index);
+  }
+  static IndexEntry entry(std::string manifest, std::string recipe, std::string tier, std::int64_t created,
+                          bool verified = true) {
+    return {.manifest = std::move(manifest),
+            .recipe = std::move(recipe),
+            .tier = std::move(tier),
+            .key = "key",
+            .toolkit = "12.4",
+            .cudnn = "9.1.0",
+            .sass = {"sm_80", "sm_90"},
+            .ptx = {"compute_90"},
+            .files = {{.path = "lib/a.so", .sha256 = std::string(64, '1'), .size = 10},
+                      {.path = "lib/b.so", .sha256 = std::string(64, '2'), .size = 20}},
+            .build_log = std::string(64, '3'),
+            .signature = std::string(64, '4'),
+            .pack = "",
+            .source_revision = "rev",
+            .signer = "0123456789abcdef",
+            .verified = verified,
+            .created = created};
+  }
+};
+
+std::string hex(char first, char rest = '0') { return std::string(1, first) + std::string(63, rest); }
+
+TEST_F(IndexTest, StoresEveryFieldAndQueriesByTierRecipeAndKey) {
+  Index index = open();
+  const IndexEntry a = entry(hex('a'), "vision", "tier-new", 100);
+  ASSERT_TRUE(index.add(a));
+  ASSERT_TRUE(index.add(entry(hex('b'), "vision", "tier-old", 200)));
+  ASSERT_TRUE(index.add(entry(hex('c'), "caffe", "tier-new", 300)));
+
+  const auto all = index.list();
+  ASSERT_TRUE(all);
+  ASSERT_EQ(all->size(), 3u);
+  EXPECT_EQ((*all)[0].manifest, hex('c'));  // newest first
+  const IndexEntry& got = (*all)[2];
+  EXPECT_EQ(got.recipe, a.recipe);
+  EXPECT_EQ(got.toolkit, "12.4");
+  EXPECT_EQ(got.cudnn, "9.1.0");
+  EXPECT_EQ(got.sass, a.sass);
+  EXPECT_EQ(got.ptx, a.ptx);
+  ASSERT_EQ(got.files.size(), 2u);
+  EXPECT_EQ(got.files[1].path, "lib/b.so");
+  EXPECT_EQ(got.files[1].size, 20u);
+  EXPECT_EQ(got.build_log, a.build_log);
+  EXPECT_EQ(got.signature, a.signature);
+  EXPECT_EQ(got.signer, a.signer);
+  EXPECT_EQ(got.source_revision, "rev");
+  EXPECT_EQ(got.created, 100);
+
+  EXPECT_EQ(index.list({.tier = "tier-new"})->size(), 2u);
+  EXPECT_EQ(index.list({.recipe = "vision"})->size(), 2u);
+  EXPECT_EQ(index.list({.recipe = "vision", .tier = "tier-old"})->front().manifest, hex('b'));
+  EXPECT_TRUE(index.list({.recipe = "nope"})->empty());
+}
+
+TEST_F(IndexTest, NewestVerifiedSkipsUnverifiedAndOlder) {
+  Index index = open();
+  ASSERT_TRUE(index.add(entry(hex('a'), "vision", "tier-new", 100)));
+  ASSERT_TRUE(index.add(entry(hex('b'), "vision", "tier-new", 200)));
+  ASSERT_TRUE(index.add(entry(hex('c'), "vision", "tier-new", 300, /*verified=*/false)));
+  EXPECT_EQ(index.newest_verified("vision", "tier-new").value()->manifest, hex('b'));
+  EXPECT_FALSE(index.newest_verified("vision", "tier-old").value().has_value());
+}
+
+TEST_F(IndexTest, AddingTheSameManifestReplacesItsRow) {
+  Index index = open();
+  ASSERT_TRUE(index.add(entry(hex('a'), "vision", "tier-new", 100, false)));
+  ASSERT_TRUE(index.add(entry(hex('a'), "vision", "tier-new", 100, true)));
+  const auto rows = index.list();
+  ASSERT_EQ(rows->size(), 1u);
+  EXPECT_TRUE(rows->front().verified);
+  EXPECT_EQ(rows->front().files.size(), 2u);
+}
+
+TEST_F(IndexTest, PrefixResolutionIsUniqueOrAClearError) {
+  Index index = open();
+  ASSERT_TRUE(index.add(entry("abcd1" + std::string(59, '0'), "vision", "tier-new", 1)));
+  ASSERT_TRUE(index.add(entry("abcd2" + std::string(59, '0'), "caffe", "tier-old", 2)));
+  EXPECT_EQ(index.resolve("sha256:abcd1").value().recipe, "vision");
+  EXPECT_EQ(index.resolve("ABCD2").value().recipe, "caffe");
+  const auto ambiguous = index.resolve("sha256:abcd");
+  ASSERT_FALSE(ambiguous);
+  EXPECT_EQ(ambiguous.error().kind, ErrorKind::ambiguous);
+  EXPECT_NE(ambiguous.error().message.find("vision, tier-new"), std::string::npos) << ambiguous.error().message;
+  EXPECT_NE(ambiguous.error().message.find("caffe, tier-old"), std::string::npos);
+  EXPECT_EQ(index.resolve("ffff").error().kind, ErrorKind::not_found);
+  EXPECT_EQ(index.resolve("abc").error().kind, ErrorKind::invalid);    // too short to mean one
+  EXPECT_EQ(index.resolve("abcz1").error().kind, ErrorKind::invalid);  // not hex
+}
+
+TEST_F(IndexTest, RemoveAndReferencedBlobs) {
+  Index index = open();
+  ASSERT_TRUE(index.add(entry(hex('a'), "vision", "tier-new", 1)));
+  auto other = entry(hex('b'), "vision", "tier-new", 2);
+  other.files = {{.path = "only", .sha256 = hex('9'), .size = 1}};
+  ASSERT_TRUE(index.add(other));
+  const auto referenced = index.referenced_blobs().value();
+  EXPECT_TRUE(referenced.contains(hex('a')));
+  EXPECT_TRUE(referenced.contains(std::string(64, '1')));
+  EXPECT_TRUE(referenced.contains(hex('9')));
+  EXPECT_EQ(index.remove_referencing(hex('9')).value(), std::vector<std::string>{hex('b')});
+  EXPECT_FALSE(index.referenced_blobs().value().contains(hex('9')));
+  EXPECT_TRUE(index.remove(hex('a')).value());
+  EXPECT_FALSE(index.remove(hex('a')).value());
+  EXPECT_TRUE(index.list()->empty());
+  EXPECT_TRUE(index.referenced_blobs()->empty());  // cascade removed the blob rows
+}
+
+TEST_F(IndexTest, AnotherSchemaVersionIsRefusedNotRewritten) {
+  { Index index = open(); }
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((m_dir / "index.v1.sqlite").c_str(), &db), SQLITE_OK);
+  sqlite3_exec(db, "UPDATE meta SET value = '7' WHERE key = 'schema_version'", nullptr, nullptr, nullptr);
+  sqlite3_close(db);
+  const auto refused = Index::open(m_dir / "index.v1.sqlite");
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::invalid);
+  EXPECT_NE(refused.error().message.find("schema version 7"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace orc::cache

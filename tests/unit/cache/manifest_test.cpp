@@ -1,0 +1,93 @@
+// Manifest schema 2: canonical bytes, round trip, and the strict parser's
+// refusals (a miss for other schemas, malformed for broken schema 2).
+#include "orchestrator/cache/manifest.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "test_support.hpp"
+
+namespace orc::cache {
+namespace {
+
+using testing::sample_manifest;
+using Kind = ManifestError::Kind;
+
+TEST(Manifest, RoundTripsThroughCanonicalBytes) {
+  const Manifest m = sample_manifest();
+  const std::string text = canonical_json(m);
+  const auto parsed = parse_manifest(text);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  EXPECT_EQ(*parsed, m);
+  EXPECT_EQ(canonical_json(*parsed), text);
+}
+
+TEST(Manifest, CanonicalFormSortsKeysAndFilesWithoutWhitespace) {
+  Manifest m = sample_manifest();
+  std::swap(m.files[0], m.files[1]);  // given out of order
+  const std::string text = canonical_json(m);
+  EXPECT_EQ(text.find('\n'), std::string::npos);
+  EXPECT_EQ(text.find(": "), std::string::npos);
+  EXPECT_TRUE(text.starts_with(R"({"build_log":"sha256:cccc)")) << text;
+  EXPECT_LT(text.find("lib/libvision.so"), text.find("vision.whl"));
+  EXPECT_EQ(text, canonical_json(sample_manifest()));
+  EXPECT_NE(text.find(R"("schema_version":2)"), std::string::npos);
+  // Empty optional fields are null, not "".
+  m.cudnn.clear();
+  m.build_log.clear();
+  const auto j = nlohmann::json::parse(canonical_json(m));
+  EXPECT_TRUE(j["cudnn"].is_null());
+  EXPECT_TRUE(j["build_log"].is_null());
+  EXPECT_EQ(parse_manifest(canonical_json(m))->cudnn, "");
+}
+
+TEST(Manifest, OtherSchemasAndNonJsonAreNotOurs) {
+  for (const char* text : {"", "not json", "[]", "{}", R"({"schema_version": 1, "key": "x"})",
+                           R"({"schema_version": 3})", R"({"schema_version": "2"})", R"({"schema_version": 2.0})"}) {
+    const auto r = parse_manifest(text);
+    ASSERT_FALSE(r) << text;
+    EXPECT_EQ(r.error().kind, Kind::not_ours) << text;
+  }
+}
+
+// Each edit of a good manifest is refused as malformed, with the JSON path.
+TEST(Manifest, StrictParserRefusesBrokenSchemaTwo) {
+  const auto good = nlohmann::json::parse(canonical_json(sample_manifest()));
+  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+      {[](auto& j) { j["extra"] = 1; }, "unknown key 'extra'"},
+      {[](auto& j) { j.erase("toolkit"); }, "missing key 'toolkit'"},
+      {[](auto& j) { j["recipe"] = 5; }, "recipe: expected a string"},
+      {[](auto& j) { j["files"][0]["size"] = -1; }, "files[0].size"},
+      {[](auto& j) { j["files"][0]["size"] = 1.5; }, "files[0].size"},
+      {[](auto& j) { j["files"][0]["sha256"] = "ABC"; }, "files[0].sha256"},
+      {[](auto& j) { j["files"][1]["path"] = "a-first"; }, "files[1].path"},
+      {[](auto& j) { j["files"][0]["embedded"]["sass"] = {1}; }, "files[0].embedded.sass[0]"},
+      {[](auto& j) { j["build_log"] = std::string(64, 'c'); }, "build_log: expected sha256:"},
+      {[](auto& j) { j["cudnn"] = ""; }, "cudnn: empty string"},
+      {[](auto& j) { j["smoke"]["tier-new"][0].erase("driver"); }, "smoke.tier-new[0]: missing key 'driver'"},
+      {[](auto& j) { j["image"] = "x"; }, "image: expected an object"},
+      {[](auto& j) { j["recipe"] = std::string(k_max_manifest_string + 1, 'r'); }, "recipe: longer than the limit"},
+  };
+  for (const auto& [edit, expected] : edits) {
+    nlohmann::json j = good;
+    edit(j);
+    const auto r = parse_manifest(j.dump());
+    ASSERT_FALSE(r) << expected;
+    EXPECT_EQ(r.error().kind, Kind::malformed) << expected;
+    EXPECT_NE(r.error().message.find(expected), std::string::npos) << r.error().message;
+  }
+}
+
+TEST(Manifest, HostileSizesAreRefusedNotCrashed) {
+  EXPECT_FALSE(parse_manifest(std::string(100000, '[') + std::string(100000, ']')));
+  EXPECT_FALSE(parse_manifest(std::string(k_max_manifest_bytes + 1, ' ')));
+  nlohmann::json j = nlohmann::json::parse(canonical_json(sample_manifest()));
+  j["warnings"] = std::vector<std::string>(k_max_manifest_list + 1, "w");
+  const auto r = parse_manifest(j.dump());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("warnings"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace orc::cache

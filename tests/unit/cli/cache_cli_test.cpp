@@ -1,0 +1,183 @@
+// `orchestrate key ...` and `orchestrate cache ...` as a user sees them:
+// stdout (JSON only with --json), stderr and exit codes, in-process.
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/cache/store.hpp"
+#include "orchestrator/cli/cli.hpp"
+
+namespace orc::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Output {
+  int code;
+  std::string out;
+  std::string err;
+};
+
+class CacheCli : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() /
+            ("orc-cache-cli-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) + "-" +
+             std::to_string(::getpid()));
+    fs::remove_all(m_dir);
+    fs::create_directories(m_dir);
+    ::setenv("ORCHESTRATE_CACHE_DIR", (m_dir / "store").c_str(), 1);
+    ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir / "keys").c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("ORCHESTRATE_CACHE_DIR");
+    ::unsetenv("ORCHESTRATE_KEYS_DIR");
+    fs::remove_all(m_dir);
+  }
+
+  static Output cli(std::vector<std::string> args) {
+    args.insert(args.begin(), "orchestrate");
+    std::vector<const char*> argv;
+    for (const auto& a : args) argv.push_back(a.c_str());
+    std::ostringstream out, err;
+    const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
+    return {code, out.str(), err.str()};
+  }
+
+  // Records one artifact set of `recipe` for tier-new directly in the store.
+  cache::IndexEntry add_set(const std::string& recipe, std::int64_t created) {
+    auto store = cache::Store::open(m_dir / "store").value();
+    cache::Manifest m{.recipe = recipe, .tier = "tier-new", .toolkit = "12.4", .created = "2025-01-01T00:00:00Z"};
+    const auto file = store.put_bytes("file of " + recipe + std::to_string(created)).value();
+    m.files.push_back({.path = "lib/x.so", .sha256 = file.hex, .size = file.size, .embedded_sass = {"sm_90"}});
+    cache::IndexEntry e{.manifest = store.put_bytes(cache::canonical_json(m)).value().hex,
+                        .recipe = recipe,
+                        .tier = "tier-new",
+                        .toolkit = "12.4",
+                        .sass = {"sm_90"},
+                        .verified = true,
+                        .created = created};
+    e.files.push_back({.path = "lib/x.so", .sha256 = file.hex, .size = file.size});
+    EXPECT_TRUE(store.record(e));
+    return e;
+  }
+
+  fs::path m_dir;
+};
+
+TEST_F(CacheCli, KeyGenerateExportTrust) {
+  auto r = cli({"key", "generate", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto made = nlohmann::json::parse(r.out);
+  const std::string id = made["key_id"];
+  EXPECT_EQ(id.size(), 16u);
+  struct stat st {};
+  ASSERT_EQ(::stat(made["private_key"].get<std::string>().c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 0777, 0600u);
+
+  r = cli({"key", "generate"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("orchestrate: error: "), std::string::npos);
+  EXPECT_NE(r.err.find("already exists"), std::string::npos) << r.err;
+
+  r = cli({"key", "export"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("-----BEGIN PUBLIC KEY-----")) << r.out;
+  EXPECT_NE(r.err.find(id), std::string::npos);
+  const fs::path exported = m_dir / "me.pem";
+  std::ofstream(exported) << r.out;
+
+  // Another machine trusts it.
+  ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir / "other-keys").c_str(), 1);
+  r = cli({"key", "trust", exported.string(), "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["trusted"][0]["key_id"], id);
+  EXPECT_TRUE(fs::exists(m_dir / "other-keys" / "trusted" / (id + ".pem")));
+
+  std::ofstream(m_dir / "junk.pem") << "not a key";
+  r = cli({"key", "trust", (m_dir / "junk.pem").string()});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("junk.pem"), std::string::npos) << r.err;
+}
+
+TEST_F(CacheCli, KeyExportWithoutAKeySaysWhatToRun) {
+  const auto r = cli({"key", "export", "--json"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find("run 'orchestrate key generate'"), std::string::npos) << r.err;
+}
+
+TEST_F(CacheCli, LsJsonAndTable) {
+  auto r = cli({"cache", "ls", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(nlohmann::json::parse(r.out)["sets"].empty());
+  const auto a = add_set("vision", 100);
+  add_set("caffe", 200);
+  r = cli({"cache", "ls", "--json", "--recipe", "vision"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["sets"].size(), 1u);
+  const auto& set = j["sets"][0];
+  EXPECT_EQ(set["manifest"], "sha256:" + a.manifest);
+  EXPECT_EQ(set["recipe"], "vision");
+  EXPECT_EQ(set["sass"], nlohmann::json({"sm_90"}));
+  EXPECT_EQ(set["files"][0]["path"], "lib/x.so");
+  EXPECT_TRUE(set["signer"].is_null());
+  EXPECT_EQ(set["created"], "1970-01-01T00:01:40Z");
+  r = cli({"cache", "ls"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_TRUE(r.out.starts_with("MANIFEST")) << r.out;
+  EXPECT_LT(r.out.find("caffe"), r.out.find("vision"));  // newest first
+  EXPECT_NE(r.out.find(a.manifest.substr(0, 16)), std::string::npos);
+}
+
+TEST_F(CacheCli, VerifyExitsOneOnCorruptionThenZero) {
+  const auto a = add_set("vision", 100);
+  add_set("caffe", 200);
+  const auto blob = m_dir / "store" / "blobs.v1" / "sha256" / a.files[0].sha256.substr(0, 2) / a.files[0].sha256;
+  fs::permissions(blob, fs::perms::owner_write, fs::perm_options::add);
+  std::ofstream(blob, std::ios::binary) << "flipped";
+  auto r = cli({"cache", "verify", "--json"});
+  EXPECT_EQ(r.code, 1) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  ASSERT_EQ(j["corrupt"].size(), 1u);
+  EXPECT_EQ(j["corrupt"][0]["digest"], "sha256:" + a.files[0].sha256);
+  EXPECT_EQ(j["corrupt"][0]["dropped"], nlohmann::json({a.manifest}));
+  r = cli({"cache", "verify"});
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_NE(r.out.find("0 corrupt, 0 missing"), std::string::npos) << r.out;
+  EXPECT_EQ(nlohmann::json::parse(cli({"cache", "ls", "--json"}).out)["sets"].size(), 1u);
+}
+
+TEST_F(CacheCli, GcKeepsNewestAndReportsJson) {
+  add_set("vision", 100);
+  const auto newest = add_set("vision", 200);
+  auto r = cli({"cache", "gc", "--keep", "1", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["removed_sets"].size(), 1u);
+  EXPECT_EQ(j["removed_blobs"], 2);  // its manifest and its file
+  const auto left = nlohmann::json::parse(cli({"cache", "ls", "--json"}).out);
+  ASSERT_EQ(left["sets"].size(), 1u);
+  EXPECT_EQ(left["sets"][0]["manifest"], "sha256:" + newest.manifest);
+  r = cli({"cache", "gc", "--keep", "-1"});
+  EXPECT_EQ(r.code, 2);
+}
+
+TEST_F(CacheCli, UnusableStoreIsAnOutsideFailure) {
+  std::ofstream(m_dir / "file") << "x";
+  ::setenv("ORCHESTRATE_CACHE_DIR", (m_dir / "file").c_str(), 1);
+  const auto r = cli({"cache", "ls", "--json"});
+  EXPECT_EQ(r.code, 3);
+  EXPECT_EQ(r.out, "");
+  EXPECT_NE(r.err.find((m_dir / "file").string()), std::string::npos) << r.err;
+}
+
+}  // namespace
+}  // namespace orc::cli
