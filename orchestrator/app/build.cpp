@@ -12,10 +12,10 @@
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_key.hpp"
 #include "orchestrator/app/host_toolkits.hpp"
+#include "orchestrator/app/images.hpp"
+#include "orchestrator/app/machine_key.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
-#include "orchestrator/cache/keys.hpp"
-#include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
@@ -148,8 +148,10 @@ PlanReport plan_on_host(PlanRequest request, const recipe::Config& config,
 void add_host_compiler_env(DriverPlan& driver, const std::string& host_compiler) {
   if (host_compiler.empty()) return;
   std::string cc = host_compiler;
-  if (const auto at = cc.find("g++"); at != std::string::npos) cc.replace(at, 3, "gcc");
-  else if (const auto clang = cc.find("clang++"); clang != std::string::npos) cc.replace(clang, 7, "clang");
+  if (const auto at = cc.find("g++"); at != std::string::npos)
+    cc.replace(at, 3, "gcc");
+  else if (const auto clang = cc.find("clang++"); clang != std::string::npos)
+    cc.replace(clang, 7, "clang");
   for (const auto& [name, value] :
        {std::pair<std::string, std::string>{"CC", cc}, {"CXX", host_compiler}, {"CUDAHOSTCXX", host_compiler}}) {
     const bool set = std::ranges::any_of(driver.env, [&](const auto& e) { return e.first == name; });
@@ -237,28 +239,6 @@ bool load_hit(BuildJob& job, const cache::Store& store) {
   return true;
 }
 
-// This machine's signing key, made on first use (like an ssh host key) so
-// every stored manifest is signed; `orchestrate key export` prints its public
-// half for other machines to trust. nullopt (said once) when there is none
-// and none can be made: the sets are then stored unsigned.
-std::optional<cache::SigningKey> signing_key(detail::Console& console) {
-  const std::filesystem::path dir = cache::default_keys_dir();
-  auto key = cache::load_signing_key(dir);
-  if (!key && key.error().kind == cache::ErrorKind::not_found) {
-    auto made = cache::generate_key(dir);
-    if (made) {
-      console.line("orchestrate: generated this machine's signing key " + made->key_id + " in " + dir.string() +
-                   " (`orchestrate key export` prints the public key other machines trust)");
-      key = cache::load_signing_key(dir);
-    } else {
-      key = std::unexpected(made.error());
-    }
-  }
-  if (key) return std::move(*key);
-  console.line("orchestrate: warning: manifests are stored UNSIGNED: " + key.error().message);
-  return std::nullopt;
-}
-
 }  // namespace
 
 int BuildReport::exit_code() const {
@@ -299,8 +279,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   const fs::path store_root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
   auto opened = cache::Store::open(store_root);
   if (!opened)
-    throw util::Failure(ExitCode::outside_failure, "cannot open the local store at " + store_root.string() + ": " +
-                                                       opened.error().message);
+    throw util::Failure(ExitCode::outside_failure,
+                        "cannot open the local store at " + store_root.string() + ": " + opened.error().message);
   cache::Store& store = *opened;
   const auto host = detect_host_cuda();
   NullSink quiet;
@@ -377,7 +357,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   if (!misses.empty()) {
     engine::CancelFlag cancel;
     engine::ScopedSignalCancel on_signal(cancel);
-    const std::optional<cache::SigningKey> key = signing_key(console);
+    const std::optional<cache::SigningKey> key =
+        machine_signing_key([&console](const std::string& line) { console.line(line); });
     detail::RunContext context{.discovery = *discovery,
                                .store = &store,
                                .signing_key = key ? &*key : nullptr,

@@ -6,11 +6,15 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <random>
 #include <sstream>
 
 #include "orchestrator/app/build.hpp"
+#include "orchestrator/app/machine_key.hpp"
+#include "orchestrator/app/smoke_attest.hpp"
+#include "orchestrator/cache/files.hpp"
 #include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/smoke/artifact.hpp"
@@ -155,6 +159,21 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   }
   for (const auto& a : request.artifacts)
     if (!fs::exists(a)) util::fail_input(util::SourceLocation{.file = a.string()}, "no such artifact");
+  std::optional<cache::Store> store;
+  std::vector<AttestTarget> targets;
+  std::vector<fs::path> artifacts = request.artifacts;
+  if (!request.artifact_sets.empty()) {
+    const fs::path root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
+    auto opened = cache::Store::open(root);
+    if (!opened)
+      throw util::Failure(ExitCode::outside_failure,
+                          "cannot open the local store at " + root.string() + ": " + opened.error().message);
+    store.emplace(std::move(*opened));
+    for (const auto& prefix : request.artifact_sets) {
+      targets.push_back(resolve_artifact_set(*store, prefix));
+      artifacts.insert(artifacts.end(), targets.back().files.begin(), targets.back().files.end());
+    }
+  }
   std::vector<std::byte> image;
   if (request.fatbin) image = read_image(*request.fatbin);
 
@@ -175,10 +194,33 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   for (const auto& gpu : driver->gpus()) {
     smoke::GpuResult g = driver->smoke(gpu.ordinal, image, r.seed);
     note_tier_membership(g, tier);
-    load_artifacts(*driver, g, request.artifacts);
+    load_artifacts(*driver, g, artifacts);
     r.gpus.push_back(std::move(g));
   }
+  if (!targets.empty() && r.exit_code() != 3) {
+    const auto key = machine_signing_key([&progress](const std::string& line) { progress << line << "\n"; });
+    for (const auto& target : targets) {
+      const std::string tier_name = request.tier.empty() ? target.entry.tier : request.tier;
+      const std::string attested = attest_artifact_set(*store, target, r, tier_name, key ? &*key : nullptr);
+      out.attestations.push_back("sha256:" + attested + " attests sha256:" + target.entry.manifest + " (" +
+                                 target.entry.recipe + ") for tier " + tier_name + ": " +
+                                 (r.exit_code() == 0 ? "pass" : "fail"));
+      progress << "smoke: " << out.attestations.back() << "\n";
+    }
+  }
   return out;
+}
+
+std::string render_smoke_output_json(const SmokeOutput& output) {
+  auto j = nlohmann::ordered_json::parse(smoke::render_smoke_json(output.result));
+  j["attestations"] = output.attestations;
+  return j.dump(2) + "\n";
+}
+
+std::string render_smoke_output_text(const SmokeOutput& output) {
+  std::string text = smoke::render_smoke_text(output.result);
+  for (const auto& a : output.attestations) text += "attested: " + a + "\n";
+  return text;
 }
 
 }  // namespace orc::app

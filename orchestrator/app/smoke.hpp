@@ -22,6 +22,10 @@ struct SmokeRequest {
   std::filesystem::path config;                 // orchestrate.yaml holding the tier
   std::optional<std::filesystem::path> fatbin;  // run this fatbin instead of building kernels/
   std::vector<std::filesystem::path> artifacts;
+  // Artifact sets of the local store, by manifest digest prefix: their files
+  // are loaded like `artifacts`, and the outcome is attested in their
+  // manifests (smoke_attest.hpp).
+  std::vector<std::string> artifact_sets;
   std::optional<engine::EngineKind> engine;
   std::filesystem::path kernels_dir;  // empty = kernels_dir() below
   std::filesystem::path store_root;   // empty = default_store_root()
@@ -31,12 +35,19 @@ struct SmokeRequest {
 struct SmokeOutput {
   smoke::SmokeResult result;
   std::string build_manifest;  // "sha256:..." of the kernels' build, when built
+  // "sha256:NEW attests sha256:OLD for tier T: pass" per artifact set.
+  std::vector<std::string> attestations;
 };
 
 // Throws util::Failure: bad_input for an unknown tier or unreadable files;
 // check_failed when the kernels' build fails. No driver or GPU is a result
 // (exit 3), not an exception.
 SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress);
+
+// The result as smoke::render_smoke_* prints it, plus the attestations:
+// `attestations` in the JSON object, an "attested: ..." line each in text.
+std::string render_smoke_output_json(const SmokeOutput& output);
+std::string render_smoke_output_text(const SmokeOutput& output);
 
 // $ORCHESTRATE_KERNELS_DIR, else kernels/ of the source tree this binary was
 // built from.

@@ -4,6 +4,7 @@
 
 #include "orchestrator/app/config_path.hpp"
 #include "orchestrator/app/smoke.hpp"
+#include "orchestrator/app/smoke_attest.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
@@ -37,7 +38,9 @@ void attach_smoke(CLI::App& sub, Io& io) {
   };
   auto opt = std::make_shared<Options>();
   sub.add_option("tier", opt->tier, "Tier whose plan builds the kernels");
-  sub.add_option("--artifact", opt->artifacts, "Also load every fatbin this file embeds (repeatable)");
+  sub.add_option("--artifact", opt->artifacts,
+                 "Also load every fatbin this file, or this stored artifact set (sha256:PREFIX), embeds; a set gets "
+                 "the outcome attested in its signed manifest (repeatable)");
   auto* fatbin = sub.add_option("--fatbin", opt->fatbin, "Run this already built kernels fatbin instead of building");
   sub.add_option("--engine", opt->engine, "docker, podman or host (default: the first engine socket found, else host)")
       ->check(CLI::IsMember({"docker", "podman", "host"}));
@@ -52,10 +55,15 @@ void attach_smoke(CLI::App& sub, Io& io) {
     request.tier = opt->tier;
     if (!opt->tier.empty()) request.config = app::locate_config(opt->file);
     if (!opt->fatbin.empty()) request.fatbin = opt->fatbin;
-    for (const auto& a : opt->artifacts) request.artifacts.emplace_back(a);
+    for (const auto& a : opt->artifacts) {
+      if (app::names_artifact_set(a))
+        request.artifact_sets.push_back(a);
+      else
+        request.artifacts.emplace_back(a);
+    }
     if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);
     const app::SmokeOutput output = app::run_smoke(request, io.err);
-    io.out << (opt->json ? smoke::render_smoke_json(output.result) : smoke::render_smoke_text(output.result));
+    io.out << (opt->json ? app::render_smoke_output_json(output) : app::render_smoke_output_text(output));
     io.exit_code = output.result.exit_code();
   });
 }

@@ -28,7 +28,7 @@ fi
 export ORC_SOURCE_DIR=$root ORC_ORCHESTRATE=$bin/orchestrate ORCHESTRATE_KERNELS_DIR=$root/kernels ORC_GPU_RECORD_DIR=$out
 
 echo "== gpu tests"
-for suite in Matrix SmokeCommand DoctorCommand; do
+for suite in Matrix SmokeCommand DoctorCommand FrameworkBuild; do
   start=$SECONDS
   "$bin/gpu_smoke" --gtest_filter="$suite.*" > "$out/gtest-$suite.txt" 2>&1
   echo "$suite: rc=$? ($((SECONDS - start)) s)"

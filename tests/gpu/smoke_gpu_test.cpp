@@ -163,6 +163,73 @@ TEST(SmokeCommand, KernelsBuiltForThisGpuPassAndLoadAsArtifact) {
   record("smoke.txt", recorded);
 }
 
+// A build's artifact set, proven on this GPU and attested: `orchestrate
+// build` stores saxpy for a tier of this GPU, `orchestrate smoke --artifact
+// sha256:...` loads every fatbin it embeds and records the outcome in a new
+// signed manifest of the set.
+TEST(SmokeCommand, AttestsABuiltArtifactSet) {
+  OPEN_DRIVER_OR_SKIP(driver);
+  const fs::path dir = scratch("attest");
+  std::string gpus;
+  for (const auto& g : driver->gpus()) gpus += (gpus.empty() ? "\"" : ", \"") + g.cc.dotted() + "\"";
+  std::ofstream(dir / "orchestrate.yaml")
+      << "toolkits: [\"13.0\"]\ntiers:\n  here:\n    gpus: [" << gpus << "]\n"
+      << "recipes:\n  - name: saxpy\n    framework: nvcc\n    source: {path: " << source_dir()
+      << "/recipes/examples/saxpy-nvcc}\n    tiers: [here]\n    build: [[nvcc, -O2, -o, saxpy, saxpy.cu]]\n"
+      << "    artifacts: [saxpy]\n";
+  const std::string env =
+      "ORCHESTRATE_CACHE_DIR=" + (dir / "store").string() + " ORCHESTRATE_KEYS_DIR=" + (dir / "keys").string() + " ";
+  const std::string config = " -f " + (dir / "orchestrate.yaml").string() + " --engine host";
+  const Shell built = run(env + orchestrate() + " build here" + config + " --json 2>/dev/null");
+  ASSERT_EQ(built.code, 0) << built.out;
+  const auto b = nlohmann::json::parse(built.out);
+  const std::string manifest = b["builds"][0]["manifest"].get<std::string>();
+  const Shell smoked = run(env + orchestrate() + " smoke here" + config + " --artifact " + manifest + " 2>&1");
+  EXPECT_EQ(smoked.code, 0) << smoked.out;
+  EXPECT_NE(smoked.out.find("attests " + manifest + " (saxpy) for tier here: pass"), std::string::npos) << smoked.out;
+  const Shell listed = run(env + orchestrate() + " cache ls 2>&1");
+  record("attest.txt", "$ orchestrate build here --json\n" + built.out + "$ orchestrate smoke here --artifact " +
+                           manifest + "\n" + smoked.out + "rc=" + std::to_string(smoked.code) +
+                           "\n$ orchestrate cache ls\n" + listed.out);
+}
+
+// The framework recipe of recipes/frameworks built for real: the PyTorch
+// extension as a wheel, with TORCH_CUDA_ARCH_LIST from a tier of this GPU,
+// inspected inside the wheel (SASS for the GPU's CC and its PTX).
+TEST(FrameworkBuild, PyTorchExtensionWheelForThisGpu) {
+  OPEN_DRIVER_OR_SKIP(driver);
+  const Shell torch = run("python3 -c 'import torch, setuptools, wheel' 2>&1");
+  if (torch.code != 0) GTEST_SKIP() << "no PyTorch, setuptools and wheel here: " << torch.out;
+  const fs::path dir = scratch("vision-ext");
+  const std::string cc = driver->gpus().front().cc.dotted();
+  std::ofstream(dir / "orchestrate.yaml")
+      << "toolkits: [\"13.0\"]\ntiers:\n  here:\n    gpus: [\"" << cc << "\"]\n"
+      << "recipes:\n  - name: vision-ext\n    framework: pytorch\n    source: {path: " << source_dir()
+      << "/recipes/frameworks/vision-ext}\n    requires: {pytorch: \">=2.4\"}\n    tiers: [here]\n"
+      << "    build: [[python3, setup.py, bdist_wheel]]\n    artifacts: [\"dist/*.whl\"]\n";
+  const std::string env =
+      "ORCHESTRATE_CACHE_DIR=" + (dir / "store").string() + " ORCHESTRATE_KEYS_DIR=" + (dir / "keys").string() + " ";
+  const Shell built = run(env + orchestrate() + " build here -f " + (dir / "orchestrate.yaml").string() +
+                          " --engine host --json 2>" + (dir / "build.log").string());
+  std::ifstream log_in(dir / "build.log");
+  const std::string log((std::istreambuf_iterator<char>(log_in)), {});
+  ASSERT_EQ(built.code, 0) << built.out << log.substr(log.size() > 6000 ? log.size() - 6000 : 0);
+  const auto j = nlohmann::json::parse(built.out);
+  const auto& artifact = j["builds"][0]["artifacts"][0];
+  const std::string sm = "sm_" + util::split_any(cc, ".")[0] + util::split_any(cc, ".")[1];
+  const std::string compute = "compute_" + sm.substr(3);
+  EXPECT_EQ(artifact["sass"], nlohmann::json({sm})) << artifact.dump();
+  EXPECT_EQ(artifact["ptx"], nlohmann::json({compute})) << artifact.dump();
+  std::string torch_lines;
+  std::istringstream lines(log);
+  for (std::string line; std::getline(lines, line);)
+    if (line.find("TORCH_CUDA_ARCH_LIST") != std::string::npos || line.find("orchestrate:") != std::string::npos ||
+        line.find("-gencode") != std::string::npos)
+      torch_lines += line.substr(0, 400) + "\n";
+  record("vision-ext.txt", "$ orchestrate build here --engine host --json   (vision-ext, tier here: [" + cc + "])\n" +
+                               built.out + "-- from the build log:\n" + torch_lines);
+}
+
 TEST(DoctorCommand, DiagnosesInstalledPyTorchAsTorchDoes) {
   auto driver = Driver::open();
   if (!driver) GTEST_SKIP() << "no GPU to test on: " << driver.error();
