@@ -5,21 +5,24 @@
 #   DIR/port        DIR/htpasswd (with --user)
 # It listens on 127.0.0.1 only, on a free port (or --port). With --user
 # NAME:PASSWORD it requires basic auth from an htpasswd file (bcrypt).
-# Prints the PID once /v2/ answers. Stop it with stop-registry.sh DIR.
+# With --access-log every request is logged to DIR/registry.log (the fetch
+# suite counts blob GETs there). Prints the PID once /v2/ answers. Stop it
+# with stop-registry.sh DIR.
 #
-#   scripts/start-registry.sh DIR [--port N] [--user NAME:PASSWORD] [--timeout S]
+#   scripts/start-registry.sh DIR [--port N] [--user NAME:PASSWORD] [--timeout S] [--access-log]
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--port N] [--user NAME:PASSWORD] [--timeout S]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--port N] [--user NAME:PASSWORD] [--timeout S] [--access-log]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 dir=$(realpath -m "$1")
 shift
-port="" user="" timeout_s=30
+port="" user="" timeout_s=30 access_disabled=true
 while [ $# -gt 0 ]; do
   case "$1" in
     --port) [ $# -ge 2 ] || usage; port=$2; shift 2 ;;
     --user) [ $# -ge 2 ] || usage; user=$2; shift 2 ;;
     --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+    --access-log) access_disabled=false; shift ;;
     *) usage ;;
   esac
 done
@@ -57,7 +60,7 @@ version: 0.1
 log:
   level: warn
   accesslog:
-    disabled: true
+    disabled: $access_disabled
 storage:
   filesystem:
     rootdirectory: $dir/data

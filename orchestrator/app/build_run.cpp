@@ -182,8 +182,13 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   m.host_compiler = job.image.host_compiler;
   m.warnings = verification.warnings;
   for (std::size_t i = 0; i < files.size(); ++i) {
-    cache::ManifestFile f{.path = files[i].name, .sha256 = {}, .size = 0, .requested_sass = job.plan.sass,
-                          .requested_ptx = job.plan.ptx, .embedded_sass = {}, .embedded_ptx = {}};
+    cache::ManifestFile f{.path = files[i].name,
+                          .sha256 = {},
+                          .size = 0,
+                          .requested_sass = job.plan.sass,
+                          .requested_ptx = job.plan.ptx,
+                          .embedded_sass = {},
+                          .embedded_ptx = {}};
     for (const auto& cc : reports[i].sass) f.embedded_sass.push_back(cc.sm());
     for (const auto& cc : reports[i].ptx) f.embedded_ptx.push_back(cc.compute());
     m.files.push_back(std::move(f));
@@ -192,6 +197,9 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   set.build_log = job.result.log_file;
   set.key = context.signing_key;
   set.verified = true;
+  // The files also as one tar+zstd: what push sends as the layer, and the
+  // only place their modes (an executable's x bit) are kept.
+  set.pack = true;
   auto entry = cache::store_artifact_set(store, std::move(set));
   if (!entry) return fail(job, 3, "storing the artifacts in " + store.root().string() + ": " + entry.error().message);
   // The manifest lists its files sorted by path; the report keeps the
@@ -199,8 +207,12 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto stored = std::ranges::find(entry->files, files[i].name, &cache::IndexedFile::path);
     if (stored == entry->files.end()) return fail(job, 3, "the index lost " + files[i].name);
-    BuiltArtifact a{.name = files[i].name, .path = store.blob_path(stored->sha256).string(), .sha256 = stored->sha256,
-                    .size = stored->size, .sass = {}, .ptx = {}};
+    BuiltArtifact a{.name = files[i].name,
+                    .path = store.blob_path(stored->sha256).string(),
+                    .sha256 = stored->sha256,
+                    .size = stored->size,
+                    .sass = {},
+                    .ptx = {}};
     for (const auto& cc : reports[i].sass) a.sass.push_back(cc.sm());
     for (const auto& cc : reports[i].ptx) a.ptx.push_back(cc.compute());
     job.result.artifacts.push_back(std::move(a));

@@ -163,6 +163,11 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
   }
   const std::vector<Tier>* tiers = tiers_usable ? &config.tiers : nullptr;
   if (const auto* f = fields.find("toolkits")) config.toolkits = detail::parse_toolkits(reader, f->value);
+  if (const auto* f = fields.find("remote")) {
+    config.remote = detail::parse_remote(reader, f->value);
+    config.remote_where = reader.where(f->value);
+  }
+  if (const auto* f = fields.find("trusted_keys")) config.trusted_keys = detail::parse_trusted_keys(reader, f->value);
   if (const auto* f = fields.find("recipes"); f && reader.expect_list(f->value, "of recipes for 'recipes'")) {
     for (const auto& item : f->value)
       add_recipe(reader, item, detail::parse_recipe(reader, item, tiers), config.recipes);

@@ -8,6 +8,8 @@
 //       ptx: highest                      # none | highest | all (default highest)
 //       driver: "550.54"                  # optional: oldest driver on the tier's nodes
 //   include: ["recipes/*.yaml"]           # optional: one recipe per file
+//   remote: http://127.0.0.1:5000/team/artifacts   # optional: the OCI repository push/pull/fetch use
+//   trusted_keys: [keys/ci.pub.pem]       # optional: PEM files (or inline PEM) fetch trusts
 //   recipes:
 //     - name: vision
 //       framework: pytorch                # pytorch|tensorflow|caffe|caffe-cmake|cmake|nvcc
@@ -103,6 +105,13 @@ struct Config {
   std::vector<util::Version> toolkits;  // empty = every released toolkit in the table
   std::vector<Tier> tiers;              // in declaration order
   std::vector<Recipe> recipes;          // in declaration order, included files after inline ones
+  // The OCI repository URL of `remote:` (empty: none); ORCHESTRATE_REMOTE
+  // overrides it. Credentials may be in it, so it is never printed as is.
+  std::string remote;
+  util::SourceLocation remote_where;
+  // `trusted_keys:` items: absolute paths of PEM files (resolved against the
+  // config file's directory), or inline PEM text kept as written.
+  std::vector<std::string> trusted_keys;
   std::vector<util::Diagnostic> warnings;
 
   const Tier* find_tier(std::string_view name) const;

@@ -39,6 +39,11 @@ std::expected<std::vector<std::filesystem::path>, std::string> expand_include(co
 std::vector<Tier> parse_tiers(Reader& reader, const YAML::Node& tiers);
 std::vector<util::Version> parse_toolkits(Reader& reader, const YAML::Node& toolkits);
 
+// remote.cpp: `remote:` (an http(s) URL with a repository path) and
+// `trusted_keys:` (PEM file paths, resolved against the file, or inline PEM).
+std::string parse_remote(Reader& reader, const YAML::Node& remote);
+std::vector<std::string> parse_trusted_keys(Reader& reader, const YAML::Node& keys);
+
 // recipe_parse.cpp: one recipe mapping. `tiers` is null when the tiers
 // section was itself unusable, and tier names are then not checked.
 std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const std::vector<Tier>* tiers);

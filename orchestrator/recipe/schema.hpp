@@ -8,7 +8,8 @@
 
 namespace orc::recipe::detail {
 
-inline constexpr std::array<std::string_view, 4> k_top_keys = {"tiers", "recipes", "include", "toolkits"};
+inline constexpr std::array<std::string_view, 6> k_top_keys = {"tiers",    "recipes", "include",
+                                                               "toolkits", "remote",  "trusted_keys"};
 inline constexpr std::array<std::string_view, 1> k_top_required = {"tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_tier_keys = {"gpus", "ptx", "driver"};

@@ -1,0 +1,64 @@
+// Stores files as one artifact set in a local store, as a build would: each
+// file inspected for the SASS and PTX it embeds (orc::inspect), the set
+// stored with a pack, signed with the keys dir's key when one is given
+// (orc::cache::store_artifact_set). bench/fetch.sh and the integration_fetch
+// suite use it to make what they push.
+//   bench_fetch_seed STORE KEYS_DIR|- RECIPE TIER FILE...   -> prints the manifest hex
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/keys.hpp"
+#include "orchestrator/inspect/inspection.hpp"
+
+int main(int argc, char** argv) {
+  namespace cache = orc::cache;
+  if (argc < 6) {
+    std::fprintf(stderr, "usage: %s STORE KEYS_DIR|- RECIPE TIER FILE...\n", argv[0]);
+    return 2;
+  }
+  auto store = cache::Store::open(argv[1]);
+  if (!store) {
+    std::fprintf(stderr, "%s\n", store.error().message.c_str());
+    return 3;
+  }
+  std::optional<cache::SigningKey> key;
+  if (std::string(argv[2]) != "-") {
+    auto loaded = cache::load_signing_key(argv[2]);
+    if (!loaded) {
+      std::fprintf(stderr, "%s\n", loaded.error().message.c_str());
+      return 2;
+    }
+    key = std::move(*loaded);
+  }
+  cache::NewArtifactSet set{.key = key ? &*key : nullptr, .verified = true, .pack = true};
+  set.manifest = {.recipe = argv[3],
+                  .framework = "nvcc",
+                  .tier = argv[4],
+                  .key = "seed",
+                  .source_kind = "path",
+                  .source_revision = "tree:seed",
+                  .engine = "host",
+                  .image = "host",
+                  .toolkit = "13.0"};
+  std::vector<std::filesystem::path> paths(argv + 5, argv + argc);
+  const auto reports = orc::inspect::inspect_files(paths, {});
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    cache::ManifestFile file{.path = paths[i].filename().string()};
+    for (const auto& cc : reports[i].sass) file.embedded_sass.push_back(cc.sm());
+    for (const auto& cc : reports[i].ptx) file.embedded_ptx.push_back(cc.compute());
+    file.requested_sass = file.embedded_sass;
+    file.requested_ptx = file.embedded_ptx;
+    set.manifest.files.push_back(std::move(file));
+    set.sources.push_back(paths[i]);
+  }
+  auto entry = cache::store_artifact_set(*store, std::move(set));
+  if (!entry) {
+    std::fprintf(stderr, "%s\n", entry.error().message.c_str());
+    return 3;
+  }
+  std::printf("%s\n", entry->manifest.c_str());
+  return 0;
+}

@@ -1,0 +1,180 @@
+#include "orchestrator/app/fetch.hpp"
+
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/app/arch_coverage.hpp"
+#include "orchestrator/app/inspect.hpp"
+#include "orchestrator/app/transfer.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/pack.hpp"
+#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+using util::ExitCode;
+
+namespace {
+
+[[noreturn]] void fail(ExitCode code, std::string message) { throw util::Failure(code, std::move(message)); }
+
+// The local set that answers the request, if the store has one.
+std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request) {
+  if (request.digest.empty()) {
+    auto entry = store.index().newest_verified(request.recipe, request.tier);
+    if (!entry) fail_with(entry.error());
+    return std::move(*entry);
+  }
+  auto entry = store.index().resolve(request.digest);
+  if (!entry && entry.error().kind == cache::ErrorKind::not_found) return std::nullopt;
+  if (!entry) fail_with(entry.error());
+  if (entry->recipe != request.recipe || entry->tier != request.tier)
+    util::fail_input("sha256:" + entry->manifest + " is " + entry->recipe + " for " + entry->tier + ", not " +
+                     request.recipe + " for " + request.tier);
+  return std::move(*entry);
+}
+
+// Pulls the set from the remote; only the remote can serve now, so its
+// failures end the command (exit 3, or 1 for a refused set).
+std::pair<cache::IndexEntry, std::string> pull_remote(cache::Store& store, const recipe::Config& config,
+                                                      const recipe::Tier& tier, const cache::TrustedKeys& trusted,
+                                                      const TransferRequest& request) {
+  const std::string what =
+      request.recipe + " for " + request.tier + (request.digest.empty() ? "" : " (" + request.digest + ")");
+  const RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
+  auto client = make_client(remote.url);
+  const TransferProgress progress(request.progress, request.terminal);
+  auto set = find_remote_set(*client, request.recipe, request.tier, request.digest);
+  auto report =
+      set ? pull_set(store, *client, *set, {.trusted = &trusted, .tier = &tier, .insecure = request.insecure}, progress)
+          : std::unexpected(set.error());
+  if (!report) {
+    std::string message = report.error().message;
+    if (report.error().code == ExitCode::outside_failure)
+      message = "the local store has no verified " + what + " and the remote failed: " + message;
+    fail(report.error().code, message);
+  }
+  return {std::move(report->entry), client->display_url()};
+}
+
+// The pack to unpack: the stored one, or one made now from the file blobs
+// (a set built without a pack) in tmp/, removed by the caller.
+fs::path pack_of(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest, fs::path& made) {
+  if (!entry.pack.empty() && store.has_blob(entry.pack)) return store.blob_path(entry.pack);
+  std::vector<cache::PackEntry> entries;
+  for (const auto& f : manifest.files) entries.push_back({f.path, store.blob_path(f.sha256)});
+  made = cache::temp_name(store.tmp_dir(), "fetch-pack");
+  if (auto packed = cache::pack(std::move(entries), made); !packed) fail_with(packed.error());
+  return made;
+}
+
+// Hashes what was unpacked against the signed manifest: the bytes in DIR are
+// the ones the signature covers, whatever happened to the store's copies.
+std::vector<std::string> digest_problems(const fs::path& dir, const cache::Manifest& manifest) {
+  std::vector<std::string> problems;
+  for (const auto& f : manifest.files) {
+    registry::Sha256 hasher;
+    auto size = registry::hash_file(dir / f.path, hasher);
+    if (!size)
+      problems.push_back(f.path + ": " + size.error().message);
+    else if (const std::string got = hasher.digest(); got != "sha256:" + f.sha256 || *size != f.size)
+      problems.push_back(f.path + " is " + got + ", its manifest says sha256:" + f.sha256);
+  }
+  return problems;
+}
+
+}  // namespace
+
+std::string fetch_json(const FetchResult& result) {
+  ordered_json files = ordered_json::array();
+  for (const auto& f : result.files)
+    files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass}, {"ptx", f.ptx}});
+  return ordered_json{{"recipe", result.recipe},
+                      {"tier", result.tier},
+                      {"digest", "sha256:" + result.manifest},
+                      {"dir", result.dir.string()},
+                      {"from", result.from},
+                      {"files", std::move(files)},
+                      {"verified",
+                       {{"digest", result.digest_ok}, {"signature", result.signature_ok}, {"archs", result.archs_ok}}}}
+             .dump(2) +
+         "\n";
+}
+
+std::string fetch_text(const FetchResult& result) {
+  std::string out = "fetched " + result.recipe + " for " + result.tier + " sha256:" + result.manifest + " from " +
+                    (result.from == "store" ? std::string("the local store") : result.from) + " into " +
+                    result.dir.string() + "\n";
+  out += "verified: digest " + std::string(result.digest_ok ? "yes" : "no") + ", signature " +
+         (result.signature_ok ? "yes (key " + result.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
+         (result.archs_ok ? "yes" : "no") + "\n";
+  for (const auto& j : result.jit) out += "note: " + j + "\n";
+  for (const auto& f : result.files)
+    out += "  " + (result.dir / f.path).string() + "  " + human_size(f.size) +
+           "  sha256:" + f.sha256.substr(0, k_tag_digest_chars) + "  sass " +
+           (f.sass.empty() ? "-" : util::join(f.sass, ",")) + "  ptx " +
+           (f.ptx.empty() ? "-" : util::join(f.ptx, ",")) + "\n";
+  return out;
+}
+
+CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
+  if (request.recipe.empty() || request.tier.empty()) util::fail_input("fetch needs RECIPE and --tier T");
+  const auto config = load_transfer_config(request.config, true);
+  const recipe::Tier& tier = find_tier(*config, request.tier);
+  const cache::TrustedKeys trusted = trusted_keys(&*config);
+  const fs::path dir = out_dir.empty() ? fs::path(request.recipe + "-" + request.tier) : out_dir;
+  std::error_code ec;
+  if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    util::fail_input(dir.string() + " exists and is not an empty directory; fetch unpacks into a new one (-o DIR)");
+  auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  if (!opened) fail_with(opened.error());
+  cache::Store& store = *opened;
+  auto held = store.pin();
+  if (!held) fail_with(held.error());
+
+  FetchResult result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
+  auto entry = local_set(store, request);
+  if (!entry) std::tie(entry, result.from) = pull_remote(store, *config, tier, trusted, request);
+  result.manifest = entry->manifest;
+
+  auto loaded = cache::load_artifact_set(store, *entry, trusted);
+  if (!loaded) fail_with(loaded.error());
+  result.signature_ok = loaded->signature.status == cache::VerifyStatus::verified;
+  result.signer = loaded->signature.key_id;
+  CacheOutput output;
+  if (request.insecure)
+    output.err = insecure_warning(entry->manifest, loaded->signature);
+  else if (!result.signature_ok)
+    fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + loaded->signature.detail +
+                                     " (--insecure skips the signature check)");
+  const ArchCoverage coverage = check_arch_coverage(loaded->manifest, tier);
+  if (!coverage.ok)
+    fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + util::join(coverage.problems, "; "));
+  result.archs_ok = true;
+  result.jit = coverage.jit;
+
+  fs::path made;
+  const fs::path pack = pack_of(store, *entry, loaded->manifest, made);
+  auto unpacked = cache::unpack(pack, dir);
+  if (!made.empty()) fs::remove(made, ec);
+  if (!unpacked)
+    fail(unpacked.error().kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
+         "unpacking sha256:" + entry->manifest + " into " + dir.string() + ": " + unpacked.error().message);
+  if (const auto problems = digest_problems(dir, loaded->manifest); !problems.empty()) {
+    fs::remove_all(dir, ec);  // never leave bytes the signature does not cover
+    fail(ExitCode::check_failed,
+         "sha256:" + entry->manifest + ": " + util::join(problems, "; ") + " (run 'orchestrate cache verify')");
+  }
+  result.digest_ok = true;
+  for (const auto& f : loaded->manifest.files)
+    result.files.push_back(
+        {.path = f.path, .sha256 = f.sha256, .size = f.size, .sass = f.embedded_sass, .ptx = f.embedded_ptx});
+  output.out = request.json ? fetch_json(result) : fetch_text(result);
+  return output;
+}
+
+}  // namespace orc::app

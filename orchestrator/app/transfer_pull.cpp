@@ -1,0 +1,286 @@
+// Pull: finding a set in the remote, and bringing it into the store with
+// every check done before the index row is written (transfer.hpp).
+#include <algorithm>
+#include <ctime>
+#include <set>
+
+#include "orchestrator/app/arch_coverage.hpp"
+#include "orchestrator/app/remote.hpp"
+#include "orchestrator/app/transfer.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/pack.hpp"
+#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/file_lock.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+using util::ExitCode;
+
+namespace {
+
+// A signature document is ~250 bytes; anything near this is not one.
+constexpr std::uint64_t k_max_signature_bytes = 64 << 10;
+// Signatures of one set looked at before giving up on finding a trusted one.
+constexpr std::size_t k_max_signatures = 8;
+
+std::unexpected<TransferError> failed(ExitCode code, std::string message) {
+  return std::unexpected(TransferError{code, std::move(message)});
+}
+
+// Removes what a pull put in tmp/ on every way out; the .partial of a
+// download broken by the network is fetch_blob's and stays for a resume.
+struct TempPaths {
+  std::vector<fs::path> paths;
+  ~TempPaths() {
+    std::error_code ec;
+    for (const auto& p : paths) fs::remove_all(p, ec);
+  }
+};
+
+std::vector<std::string> united(const std::vector<cache::ManifestFile>& files,
+                                std::vector<std::string> cache::ManifestFile::*member) {
+  std::set<std::string> out;
+  for (const auto& f : files) out.insert((f.*member).begin(), (f.*member).end());
+  return {out.begin(), out.end()};
+}
+
+std::int64_t unix_seconds(const std::string& rfc3339) {
+  std::tm tm{};
+  if (::strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return std::time(nullptr);
+  return ::timegm(&tm);
+}
+
+// The set an artifact manifest describes, or why it is not one of ours for
+// recipe x tier.
+std::expected<RemoteSet, std::string> to_remote_set(const registry::FetchedManifest& fetched, const std::string& recipe,
+                                                    const std::string& tier) {
+  auto manifest = registry::parse_manifest(fetched.body);
+  if (!manifest) return std::unexpected(manifest.error().message);
+  auto info = registry::read_artifact(*manifest);
+  if (!info) return std::unexpected(info.error().message);
+  if (info->recipe != recipe || info->tier != tier)
+    return std::unexpected("it holds " + info->recipe + " for " + info->tier + ", not " + recipe + " for " + tier);
+  if (manifest->layers.size() != 1 || manifest->layers[0].media_type != registry::k_layer_tar_zstd)
+    return std::unexpected("it does not have exactly one tar+zstd layer");
+  std::string hex(registry::digest_hex(manifest->config.digest));
+  return RemoteSet{.artifact_digest = fetched.digest,
+                   .manifest = std::move(*manifest),
+                   .info = std::move(*info),
+                   .manifest_hex = std::move(hex)};
+}
+
+// The signature documents that refer to the artifact manifest, checked in
+// turn until one verifies; the first one's outcome when none does.
+std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_signature(
+    registry::Client& client, const RemoteSet& set, const std::string& manifest_bytes,
+    const cache::TrustedKeys& trusted, const fs::path& temp) {
+  auto referrers = client.referrers(set.artifact_digest, registry::k_signature_artifact_type);
+  if (!referrers) return std::unexpected(from_registry(referrers.error()));
+  std::pair<cache::Verification, std::string> best{cache::verify_manifest(manifest_bytes, std::nullopt, trusted), ""};
+  bool first = true;
+  for (std::size_t i = 0; i < referrers->size() && i < k_max_signatures; ++i) {
+    auto fetched = client.get_manifest((*referrers)[i].digest);
+    if (!fetched) return std::unexpected(from_registry(fetched.error()));
+    auto parsed = registry::parse_manifest(fetched->body);
+    if (!parsed) continue;
+    auto layer = registry::read_signature(*parsed, set.artifact_digest);
+    if (!layer || layer->size > k_max_signature_bytes) continue;
+    if (auto got = client.fetch_blob(layer->digest, layer->size, temp); !got)
+      return std::unexpected(from_registry(got.error()));
+    auto text = cache::read_file(temp);
+    if (!text) return std::unexpected(from_cache(text.error()));
+    auto verification = cache::verify_manifest(manifest_bytes, *text, trusted);
+    const bool verified = verification.status == cache::VerifyStatus::verified;
+    if (first || verified) best = {std::move(verification), std::move(*text)};
+    first = false;
+    if (verified) break;
+  }
+  return best;
+}
+
+// Moves a file of tmp/ whose bytes hash to `hex` into the store as that blob:
+// a rename, not a copy (a 1 GiB layer is written once). The file must be
+// synced already; a blob already stored is kept and the file dropped.
+std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& file, const std::string& hex) {
+  std::error_code ec;
+  if (store.has_blob(hex)) {
+    fs::remove(file, ec);
+    return {};
+  }
+  if (auto moved = cache::commit_no_replace(file, store.blob_path(hex)); !moved)
+    return std::unexpected(from_cache(moved.error()));
+  return {};
+}
+
+}  // namespace
+
+cache::IndexEntry entry_for(const cache::Manifest& manifest, std::string manifest_hex) {
+  cache::IndexEntry entry{.manifest = std::move(manifest_hex),
+                          .recipe = manifest.recipe,
+                          .tier = manifest.tier,
+                          .key = manifest.key,
+                          .toolkit = manifest.toolkit,
+                          .cudnn = manifest.cudnn,
+                          .sass = united(manifest.files, &cache::ManifestFile::embedded_sass),
+                          .ptx = united(manifest.files, &cache::ManifestFile::embedded_ptx),
+                          .source_revision = manifest.source_revision,
+                          .created = unix_seconds(manifest.created)};
+  for (const auto& f : manifest.files) entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size});
+  return entry;
+}
+
+std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
+                                                        const std::string& tier, const std::string& digest) {
+  const std::string where = recipe + " for " + tier + " in " + client.display_url();
+  if (digest.empty()) {
+    auto fetched = client.get_manifest(latest_tag(recipe, tier));
+    if (!fetched && fetched.error().kind == registry::ErrorKind::not_found)
+      return failed(ExitCode::bad_input, "no artifact set of " + where);
+    if (!fetched) return std::unexpected(from_registry(fetched.error()));
+    auto set = to_remote_set(*fetched, recipe, tier);
+    if (!set) return failed(ExitCode::check_failed, "tag " + latest_tag(recipe, tier) + ": " + set.error());
+    return std::move(*set);
+  }
+  const std::string prefix = digest.starts_with("sha256:") ? digest.substr(7) : digest;
+  if (prefix.size() < 4 || prefix.size() > 64 || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
+    return failed(ExitCode::bad_input, "--digest '" + digest + "' is not sha256: and 4 to 64 lower-case hex digits");
+  auto tags = client.list_tags();
+  if (!tags && tags.error().kind == registry::ErrorKind::not_found)
+    return failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
+  if (!tags) return std::unexpected(from_registry(tags.error()));
+  const std::string short_prefix = prefix.substr(0, std::min(prefix.size(), k_tag_digest_chars));
+  std::vector<RemoteSet> found;
+  for (const auto& tag : *tags) {
+    if (!is_set_tag_of(tag, recipe, tier) || !tag.substr(tag.size() - k_tag_digest_chars).starts_with(short_prefix))
+      continue;
+    auto fetched = client.get_manifest(tag);
+    if (!fetched) return std::unexpected(from_registry(fetched.error()));
+    auto set = to_remote_set(*fetched, recipe, tier);
+    if (set && set->manifest_hex.starts_with(prefix)) found.push_back(std::move(*set));
+  }
+  if (found.empty()) return failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
+  if (found.size() > 1) {
+    std::vector<std::string> names;
+    for (const auto& s : found) names.push_back("sha256:" + s.manifest_hex);
+    return failed(ExitCode::bad_input, "--digest " + digest + " names " + std::to_string(found.size()) +
+                                           " artifact sets of " + where + ": " + util::join(names, ", "));
+  }
+  return std::move(found.front());
+}
+
+std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
+                                                  const PullOptions& options, const TransferProgress& progress) {
+  const std::string& hex = set.manifest_hex;
+  static const cache::TrustedKeys k_none;
+  const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
+  // A set already stored is not pulled again; its signature is checked as
+  // stored (fetch checks it again, with the archs, before it serves it).
+  auto stored = [&]() -> std::optional<PullReport> {
+    auto entry = store.index().resolve(hex);
+    if (!entry) return std::nullopt;
+    auto loaded = cache::load_artifact_set(store, *entry, trusted);
+    if (!loaded) return std::nullopt;
+    return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
+  };
+  if (auto report = stored()) return std::move(*report);
+  // One pull per set at a time in this store: the others wait here, then
+  // find the row the first one wrote (one download for N concurrent fetches).
+  const std::string base = "pull-" + hex.substr(0, k_tag_digest_chars);
+  util::FileLock lock(store.root() / "locks.v1" / (base + ".lock"), progress.stream());
+  if (auto report = stored()) return std::move(*report);
+  auto held = store.pin();
+  if (!held) return std::unexpected(from_cache(held.error()));
+  TempPaths temps;
+  const fs::path tmp = store.tmp_dir();
+
+  // The manifest (the config blob) and the signature first: small, and
+  // enough to refuse a set before its large layer is downloaded.
+  if (set.manifest.config.size > cache::k_max_manifest_bytes)
+    return failed(ExitCode::check_failed, "the manifest of sha256:" + hex + " is larger than any manifest can be");
+  // Small files get gc-collectable names (*.tmp) in case this process dies;
+  // the layer keeps a fixed name so the next pull resumes its .partial.
+  const fs::path manifest_file = cache::temp_name(tmp, base + "-manifest");
+  temps.paths.push_back(manifest_file);
+  if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, manifest_file); !got)
+    return std::unexpected(from_registry(got.error()));
+  auto manifest_bytes = cache::read_file(manifest_file);
+  if (!manifest_bytes) return std::unexpected(from_cache(manifest_bytes.error()));
+  auto manifest = cache::parse_manifest(*manifest_bytes);
+  if (!manifest) return failed(ExitCode::check_failed, "manifest sha256:" + hex + ": " + manifest.error().message);
+  if (manifest->recipe != set.info.recipe || manifest->tier != set.info.tier)
+    return failed(ExitCode::check_failed, "manifest sha256:" + hex + " is for " + manifest->recipe + " / " +
+                                              manifest->tier + " but its OCI annotations say " + set.info.recipe +
+                                              " / " + set.info.tier);
+  const fs::path signature_file = cache::temp_name(tmp, base + "-signature");
+  temps.paths.push_back(signature_file);
+  auto signature = fetch_signature(client, set, *manifest_bytes, trusted, signature_file);
+  if (!signature) return std::unexpected(signature.error());
+  const auto& [verification, signature_text] = *signature;
+  const bool signed_ok = verification.status == cache::VerifyStatus::verified;
+  if (!signed_ok && !options.insecure)
+    return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + verification.detail);
+  if (options.tier) {
+    const ArchCoverage coverage = check_arch_coverage(*manifest, *options.tier);
+    if (!coverage.ok)
+      return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
+  }
+
+  // The layer, verified while reading, resumed from an earlier run's .partial.
+  const auto& layer = set.manifest.layers.front();
+  const fs::path pack_file = tmp / (base + ".pack");
+  std::expected<void, registry::Error> got;
+  progress.download("layer " + layer.digest.substr(7, 12), layer.size, pack_file.string() + ".partial", [&] {
+    got = client.fetch_blob(layer.digest, layer.size, pack_file, registry::Durability::fsync);
+    return got.has_value();
+  });
+  if (!got) return std::unexpected(from_registry(got.error()));
+  temps.paths.push_back(pack_file);
+  const fs::path unpacked = tmp / (base + ".d");
+  std::error_code ec;
+  fs::remove_all(unpacked, ec);  // left by a pull killed while unpacking
+  temps.paths.push_back(unpacked);
+  auto files = cache::unpack(pack_file, unpacked);
+  if (!files && files.error().kind == cache::ErrorKind::invalid)
+    return failed(ExitCode::check_failed, "refusing the layer of sha256:" + hex + ": " + files.error().message);
+  if (!files) return std::unexpected(from_cache(files.error()));
+
+  // Every file the manifest names, and nothing else, with its digest.
+  if (files->size() != manifest->files.size())
+    return failed(ExitCode::check_failed, "the layer of sha256:" + hex + " holds " + std::to_string(files->size()) +
+                                              " files; its manifest names " + std::to_string(manifest->files.size()));
+  for (const auto& f : manifest->files) {
+    const fs::path file = unpacked / f.path;
+    if (fs::symlink_status(file, ec).type() != fs::file_type::regular)
+      return failed(ExitCode::check_failed, "the layer of sha256:" + hex + " lacks " + f.path);
+    // unpack() synced every file; hashing reads them back from the page cache.
+    registry::Sha256 hasher;
+    auto size = registry::hash_file(file, hasher);
+    if (!size) return failed(ExitCode::outside_failure, size.error().message);
+    if (const std::string actual = hasher.digest(); actual != "sha256:" + f.sha256 || *size != f.size)
+      return failed(ExitCode::check_failed, f.path + " in the layer of sha256:" + hex + " is " + actual +
+                                                ", its manifest says sha256:" + f.sha256);
+    if (auto adopted = adopt(store, file, f.sha256); !adopted) return std::unexpected(adopted.error());
+  }
+  const std::string pack_hex(registry::digest_hex(layer.digest));
+  if (auto adopted = adopt(store, pack_file, pack_hex); !adopted) return std::unexpected(adopted.error());
+  if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
+  cache::IndexEntry entry = entry_for(*manifest, hex);
+  entry.pack = pack_hex;
+  if (!signature_text.empty()) {
+    auto put = store.put_bytes(signature_text);
+    if (!put) return std::unexpected(from_cache(put.error()));
+    entry.signature = put->hex;
+    entry.signer = verification.key_id;
+  }
+  // Verified means what `fetch` by tier may serve without asking again.
+  entry.verified = signed_ok && options.tier != nullptr;
+  auto id = store.record(entry);
+  if (!id) return std::unexpected(from_cache(id.error()));
+  entry.id = *id;
+  return PullReport{.entry = std::move(entry), .downloaded = true, .signature = verification};
+}
+
+}  // namespace orc::app

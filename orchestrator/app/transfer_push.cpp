@@ -1,0 +1,179 @@
+// Push: the blobs of an artifact set, then its manifests and tags (the
+// layout is in transfer.hpp).
+#include <algorithm>
+
+#include "orchestrator/app/remote.hpp"
+#include "orchestrator/app/transfer.hpp"
+#include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/pack.hpp"
+#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/registry/protocol.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+using util::ExitCode;
+
+namespace {
+
+// "sm_80", "sm_90a" -> "80,90a": the annotation form (layout.hpp).
+std::string digits_list(const std::vector<std::string>& names) {
+  std::vector<std::string> out;
+  for (const auto& name : names)
+    if (auto cc = arch::ComputeCapability::parse(name)) out.push_back(cc->digits());
+  return util::join(out, ",");
+}
+
+registry::ArtifactInfo info_for(const cache::Manifest& manifest) {
+  const cache::IndexEntry entry = entry_for(manifest, {});
+  return {.created = manifest.created,
+          .revision = manifest.source_revision,
+          .title = manifest.recipe,
+          .tier = manifest.tier,
+          .sass = digits_list(entry.sass),
+          .ptx = digits_list(entry.ptx),
+          .toolkit = manifest.toolkit,
+          .cudnn = manifest.cudnn,
+          .recipe = manifest.recipe};
+}
+
+// Moves <recipe>--<tier> to this set unless it names a newer one already
+// (created compares as text: every manifest writes RFC 3339 UTC).
+std::expected<bool, registry::Error> move_latest(registry::Client& client, const std::string& tag,
+                                                 const registry::ArtifactInfo& info, const std::string& body) {
+  auto current = client.get_manifest(tag);
+  if (current) {
+    auto parsed = registry::parse_manifest(current->body);
+    if (parsed)
+      if (auto other = registry::read_artifact(*parsed); other && other->created > info.created) return false;
+  } else if (current.error().kind != registry::ErrorKind::not_found) {
+    return std::unexpected(current.error());
+  }
+  auto put = client.put_manifest(tag, registry::k_oci_manifest, body);
+  if (!put) return std::unexpected(put.error());
+  return true;
+}
+
+}  // namespace
+
+TransferError from_registry(const registry::Error& error) {
+  if (error.kind == registry::ErrorKind::digest_mismatch)
+    return {exit_code_for(error), "digest mismatch: " + error.message};
+  return {exit_code_for(error), error.message};
+}
+
+TransferError from_cache(const cache::Error& error) {
+  switch (error.kind) {
+    case cache::ErrorKind::io:
+      return {ExitCode::outside_failure, error.message};
+    case cache::ErrorKind::corrupt:
+      return {ExitCode::check_failed, error.message};
+    default:
+      return {ExitCode::bad_input, error.message};
+  }
+}
+
+std::expected<PushReport, TransferError> push_blobs(registry::Client& client, const SetBlobs& set,
+                                                    const TransferProgress& progress) {
+  auto manifest = cache::parse_manifest(set.manifest);
+  if (!manifest) return std::unexpected(TransferError{ExitCode::bad_input, "manifest: " + manifest.error().message});
+  const std::string hex(registry::digest_hex(registry::sha256_digest(set.manifest)));
+  PushReport report{.tag = set_tag(manifest->recipe, manifest->tier, hex)};
+  if (!registry::is_valid_tag(report.tag))
+    return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
+                                                                  manifest->tier +
+                                                                  "' make no valid OCI tag (128 characters at most)"});
+  registry::Sha256 hasher;
+  const auto pack_size = registry::hash_file(set.pack, hasher);
+  if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error().message});
+  const registry::Descriptor layer{
+      .media_type = std::string(registry::k_layer_tar_zstd), .digest = hasher.digest(), .size = *pack_size};
+  const registry::Descriptor config = registry::describe(registry::k_artifact_config, set.manifest);
+
+  // Blobs first, each after a HEAD (push_blob skips what the registry has).
+  auto count = [&](const std::expected<registry::PushedBlob, registry::Error>& pushed) {
+    if (pushed) ++(pushed->uploaded ? report.uploaded : report.skipped);
+  };
+  std::expected<registry::PushedBlob, registry::Error> pushed;
+  progress.upload("layer " + layer.digest.substr(7, 12), layer.size, [&] {
+    pushed = client.push_blob(layer.digest, set.pack);
+    return pushed.has_value();
+  });
+  if (!pushed) return std::unexpected(from_registry(pushed.error()));
+  count(pushed);
+  pushed = client.push_blob(config.digest, set.manifest);
+  if (!pushed) return std::unexpected(from_registry(pushed.error()));
+  count(pushed);
+  std::optional<registry::Descriptor> signature;
+  if (!set.signature.empty()) {
+    signature = registry::describe(registry::k_signature_layer, set.signature);
+    for (const auto& [digest, bytes] :
+         {std::pair{signature->digest, set.signature},
+          std::pair{registry::sha256_digest(registry::k_empty_json), std::string(registry::k_empty_json)}}) {
+      pushed = client.push_blob(digest, bytes);
+      if (!pushed) return std::unexpected(from_registry(pushed.error()));
+      count(pushed);
+    }
+  }
+
+  // Then the manifests: the set's own tag, its signature, the moving tag.
+  const registry::ArtifactInfo info = info_for(*manifest);
+  const std::string body = registry::artifact_manifest(config, std::span(&layer, 1), info);
+  auto put = client.put_manifest(report.tag, registry::k_oci_manifest, body);
+  if (!put) return std::unexpected(from_registry(put.error()));
+  report.artifact_digest = put->digest;
+  if (signature) {
+    const std::string json =
+        registry::signature_manifest(registry::describe(registry::k_oci_manifest, body), *signature, manifest->created);
+    auto parsed = registry::parse_manifest(json);
+    if (!parsed) return std::unexpected(from_registry(parsed.error()));
+    auto referrer = client.put_referrer(*parsed, json);
+    if (!referrer) return std::unexpected(from_registry(referrer.error()));
+  }
+  auto moved = move_latest(client, latest_tag(manifest->recipe, manifest->tier), info, body);
+  if (!moved) return std::unexpected(from_registry(moved.error()));
+  report.moved_latest = *moved;
+  return report;
+}
+
+std::expected<PushReport, TransferError> push_set(cache::Store& store, registry::Client& client,
+                                                  const cache::IndexEntry& entry, const TransferProgress& progress) {
+  auto held = store.pin();
+  if (!held) return std::unexpected(from_cache(held.error()));
+  SetBlobs blobs;
+  auto manifest = store.read_blob(entry.manifest);
+  if (!manifest) return std::unexpected(from_cache(manifest.error()));
+  blobs.manifest = std::move(*manifest);
+  if (!entry.signature.empty()) {
+    auto signature = store.read_blob(entry.signature);
+    if (!signature) return std::unexpected(from_cache(signature.error()));
+    blobs.signature = std::move(*signature);
+  }
+  if (!entry.pack.empty() && store.has_blob(entry.pack)) {
+    blobs.pack = store.blob_path(entry.pack);
+    return push_blobs(client, blobs, progress);
+  }
+  // A set stored without a pack: pack its file blobs (deterministic, so
+  // every machine makes the same layer) and record the pack for next time.
+  auto parsed = cache::parse_manifest(blobs.manifest);
+  if (!parsed) return std::unexpected(TransferError{ExitCode::check_failed, parsed.error().message});
+  std::vector<cache::PackEntry> entries;
+  for (const auto& f : parsed->files) entries.push_back({f.path, store.blob_path(f.sha256)});
+  const fs::path temp = cache::temp_name(store.tmp_dir(), "push-pack");
+  auto packed = cache::pack(std::move(entries), temp);
+  std::optional<std::expected<cache::PutResult, cache::Error>> put;
+  if (packed) put = store.put_file(temp);
+  std::error_code ec;
+  fs::remove(temp, ec);
+  if (!packed) return std::unexpected(from_cache(packed.error()));
+  if (!*put) return std::unexpected(from_cache(put->error()));
+  cache::IndexEntry updated = entry;
+  updated.pack = (*put)->hex;
+  if (auto added = store.index().add(updated); !added) return std::unexpected(from_cache(added.error()));
+  blobs.pack = store.blob_path(updated.pack);
+  return push_blobs(client, blobs, progress);
+}
+
+}  // namespace orc::app

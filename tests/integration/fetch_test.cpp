@@ -1,0 +1,552 @@
+// push, pull and fetch between two local stores ("two machines": two
+// ORCHESTRATE_CACHE_DIRs) through Debian's real docker-registry, started here
+// (scripts/start-registry.sh) and stopped by PID. Artifacts are real
+// nvcc-built fatbins, inspected and stored signed by bench_fetch_seed; the
+// orchestrate binary runs as a child process, as a user would run it. Every
+// fault ends with the fetching store intact: `cache verify` clean, no index
+// row for what was refused, nothing half-written in tmp/.
+#include <archive.h>
+#include <archive_entry.h>
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+
+#include <fcntl.h>
+
+#include <chrono>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <string>
+#include <thread>
+
+#include "orchestrator/app/remote.hpp"
+#include "orchestrator/app/transfer.hpp"
+#include "orchestrator/cache/keys.hpp"
+#include "orchestrator/registry/digest.hpp"
+#include "tests/integration/process.hpp"
+
+extern char** environ;
+
+namespace orc::app {
+namespace {
+
+namespace fs = std::filesystem;
+using integration::ProcessResult;
+using integration::run_process;
+using integration::TempDir;
+using nlohmann::json;
+
+const std::string k_nvcc = integration::env_or("NVCC", "/usr/local/cuda/bin/nvcc");
+
+std::string script(const char* name) { return std::string(ORC_SOURCE_DIR) + "/scripts/" + name; }
+
+std::string read(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+void write(const fs::path& path, std::string_view bytes) {
+  fs::create_directories(path.parent_path());
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+std::string random_bytes(std::size_t size, unsigned seed) {
+  std::mt19937_64 rng(seed);
+  std::string out(size, '\0');
+  for (std::size_t i = 0; i + 8 <= size; i += 8) {
+    const std::uint64_t v = rng();
+    std::memcpy(out.data() + i, &v, 8);
+  }
+  return out;
+}
+
+class Registry {
+ public:
+  Registry(const fs::path& dir, std::string user = {}) : m_dir(dir) {
+    std::vector<std::string> argv = {script("start-registry.sh"), dir.string(), "--access-log"};
+    if (!user.empty()) argv.insert(argv.end(), {"--user", user});
+    const auto started = run_process(argv);
+    if (started.exit_code != 0) {
+      m_error = "start-registry.sh: " + started.output;
+      return;
+    }
+    m_port = std::stoi(read(dir / "port"));
+  }
+  ~Registry() { stop(); }
+  void stop() {
+    if (m_port) run_process({script("stop-registry.sh"), m_dir.string()});
+  }
+  const std::string& error() const { return m_error; }
+  std::string url(std::string_view credentials = {}) const {
+    return "http://" + std::string(credentials) + (credentials.empty() ? "" : "@") +
+           "127.0.0.1:" + std::to_string(m_port) + "/team/artifacts";
+  }
+  fs::path blob_data(std::string_view digest) const {
+    const std::string hex(registry::digest_hex(digest));
+    return m_dir / "data/docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
+  }
+  // GETs of one blob that the registry answered with bytes (200 or 206).
+  int blob_gets(std::string_view digest) const {
+    const std::string log = read(m_dir / "registry.log");
+    const std::string needle = "\"GET /v2/team/artifacts/blobs/" + std::string(digest) + " ";
+    int count = 0;
+    for (auto at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) {
+      const auto status = log.substr(log.find("\" ", at + 1) + 2, 3);
+      if (status == "200" || status == "206") ++count;
+    }
+    return count;
+  }
+
+ private:
+  fs::path m_dir;
+  int m_port = 0;
+  std::string m_error;
+};
+
+// One machine: a store, a keys dir, and the remote it talks to.
+struct Machine {
+  fs::path store;
+  fs::path keys;
+  std::string remote;
+  fs::path config;
+
+  std::vector<std::string> argv(std::vector<std::string> args) const {
+    std::vector<std::string> out = {"env",
+                                    "ORCHESTRATE_CACHE_DIR=" + store.string(),
+                                    "ORCHESTRATE_KEYS_DIR=" + keys.string(),
+                                    "ORCHESTRATE_REMOTE=" + remote,
+                                    "ORCHESTRATE_CONFIG=" + config.string(),
+                                    ORC_BINARY};
+    out.insert(out.end(), args.begin(), args.end());
+    return out;
+  }
+  ProcessResult run(std::vector<std::string> args) const { return run_process(argv(std::move(args))); }
+  // stdout alone (the JSON), stderr into `err`.
+  ProcessResult run_split(std::vector<std::string> args, std::string& err) const {
+    const fs::path err_file = store.parent_path() / ("stderr-" + store.filename().string() + ".txt");
+    // sh -c SCRIPT $0 ARGS...: $0 names the file stderr goes to.
+    std::vector<std::string> sh = {"sh", "-c", "exec \"$@\" 2>\"$0\"", err_file.string()};
+    const auto full = argv(std::move(args));
+    sh.insert(sh.end(), full.begin(), full.end());
+    auto result = run_process(sh);
+    err = read(err_file);
+    return result;
+  }
+  // `push --json`'s stdout.
+  json push(const std::string& recipe) const {
+    std::string err;
+    const auto pushed = run_split({"push", recipe, "--json"}, err);
+    EXPECT_EQ(pushed.exit_code, 0) << pushed.output << err;
+    return json::parse(pushed.output, nullptr, false);
+  }
+  json sets() const {
+    const auto listed =
+        run_process({"env", "ORCHESTRATE_CACHE_DIR=" + store.string(), ORC_BINARY, "cache", "ls", "--json"});
+    return json::parse(listed.output, nullptr, false)["sets"];
+  }
+};
+
+// What every fault must leave: blobs that match their names, rows whose
+// blobs are all there, and no temporary a reader could mistake for a blob.
+void expect_store_intact(const Machine& m) {
+  const auto verified = m.run({"cache", "verify", "--json"});
+  EXPECT_EQ(verified.exit_code, 0) << verified.output;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(m.store / "tmp", ec)) {
+    const std::string name = entry.path().filename().string();
+    // A resumable download, or a temporary of a killed process that gc removes.
+    EXPECT_TRUE(name.ends_with(".partial") || name.ends_with(".tmp")) << "left in tmp/: " << name;
+  }
+}
+
+bool has_set(const Machine& m, std::string_view recipe) {
+  for (const auto& s : m.sets())
+    if (s["recipe"] == recipe) return true;
+  return false;
+}
+
+class FetchSuite : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    s_dir = new TempDir("orc-fetch-it");
+    s_registry = new Registry(s_dir->path() / "registry");
+    const fs::path root = s_dir->path();
+    write(root / "orchestrate.yaml", R"(tiers:
+  tier-new:
+    gpus: ["H100", "B200"]
+    ptx: highest
+  tier-strict:
+    gpus: ["H100", "B200"]
+    ptx: none
+recipes:
+  - name: saxpy
+    framework: nvcc
+    source: {path: .}
+    tiers: [tier-new, tier-strict]
+trusted_keys: [keys-a/signing.pub.pem]
+)");
+    s_a = {root / "store-a", root / "keys-a", s_registry->url(), root / "orchestrate.yaml"};
+    s_b = {root / "store-b", root / "keys-b", s_registry->url(), root / "orchestrate.yaml"};
+    run_process(s_a.argv({"key", "generate"}));
+    // A third key nobody trusts, for the wrong-signature case.
+    Machine c = s_a;
+    c.keys = root / "keys-c";
+    run_process(c.argv({"key", "generate"}));
+    // Kernels for the tier: sm_90 + sm_100 SASS with compute_100 PTX; and
+    // sm_90 SASS + compute_90 PTX, which B200 runs only by JIT.
+    write(root / "k.cu",
+          "__global__ void saxpy(float a, float* x, float* y) { y[threadIdx.x] += a * x[threadIdx.x]; }\n");
+    fs::create_directories(root / "bin");
+    fs::create_directories(root / "bin-jit");
+    s_nvcc = run_process({k_nvcc, "-fatbin", "-gencode", "arch=compute_90,code=sm_90", "-gencode",
+                          "arch=compute_100,code=[sm_100,compute_100]", "-o", (root / "bin/saxpy.fatbin").string(),
+                          (root / "k.cu").string()});
+    if (s_nvcc.exit_code == 0)
+      s_nvcc = run_process({k_nvcc, "-fatbin", "-gencode", "arch=compute_90,code=[sm_90,compute_90]", "-o",
+                            (root / "bin-jit/saxpy.fatbin").string(), (root / "k.cu").string()});
+  }
+  static void TearDownTestSuite() {
+    delete s_registry;
+    delete s_dir;
+  }
+  void SetUp() override {
+    if (!s_registry->error().empty()) GTEST_SKIP() << s_registry->error();
+    if (s_nvcc.exit_code != 0) GTEST_SKIP() << "nvcc (" << k_nvcc << ") failed: " << s_nvcc.output;
+  }
+
+  static fs::path root() { return s_dir->path(); }
+  // Stores FILES as RECIPE for TIER in store A, signed with `keys` ("-": unsigned).
+  static std::string seed(const std::string& recipe, const std::string& tier, std::vector<fs::path> files,
+                          const std::string& keys = "keys-a") {
+    std::vector<std::string> argv = {ORC_SEED, s_a.store.string(), keys == "-" ? "-" : (root() / keys).string(), recipe,
+                                     tier};
+    for (const auto& f : files) argv.push_back(f.string());
+    const auto seeded = run_process(argv);
+    EXPECT_EQ(seeded.exit_code, 0) << seeded.output;
+    return seeded.output.substr(0, 64);
+  }
+  static fs::path data_file(const std::string& name, std::size_t size, unsigned seed_value) {
+    const fs::path p = root() / "data" / name / "data.bin";
+    write(p, random_bytes(size, seed_value));
+    return p;
+  }
+
+  static inline TempDir* s_dir = nullptr;
+  static inline Registry* s_registry = nullptr;
+  static inline ProcessResult s_nvcc;
+  static inline Machine s_a, s_b;
+};
+
+TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
+  const fs::path data = data_file("saxpy", 3 << 20, 1);
+  const std::string hex = seed("saxpy", "tier-new", {root() / "bin/saxpy.fatbin", data});
+  const auto pushed = s_a.run({"push", "saxpy", "--tier", "tier-new"});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
+  EXPECT_NE(pushed.output.find("as " + s_registry->url() + ":saxpy--tier-new--" + hex.substr(0, 16)), std::string::npos)
+      << pushed.output;
+  // A second push sends no blob again (HEAD first).
+  const json again = s_a.push("saxpy");
+  EXPECT_EQ(again["pushed"][0]["uploaded"], 0) << again;
+
+  std::string err;
+  const fs::path out = root() / "out-tier";
+  const auto by_tier = s_b.run_split({"fetch", "saxpy", "--tier", "tier-new", "-o", out.string(), "--json"}, err);
+  ASSERT_EQ(by_tier.exit_code, 0) << by_tier.output << err;
+  const json result = json::parse(by_tier.output);
+  EXPECT_EQ(result["recipe"], "saxpy");
+  EXPECT_EQ(result["tier"], "tier-new");
+  EXPECT_EQ(result["digest"], "sha256:" + hex);
+  EXPECT_EQ(result["from"], s_registry->url());
+  EXPECT_EQ(result["verified"], (json{{"digest", true}, {"signature", true}, {"archs", true}}));
+  ASSERT_EQ(result["files"].size(), 2u);
+  EXPECT_EQ(result["files"][1]["path"], "saxpy.fatbin");
+  EXPECT_EQ(result["files"][1]["sass"], (json{"sm_90", "sm_100"}));
+  EXPECT_EQ(result["files"][1]["ptx"], (json{"compute_100"}));
+  EXPECT_EQ(read(out / "data.bin"), read(data));
+  EXPECT_EQ(read(out / "saxpy.fatbin"), read(root() / "bin/saxpy.fatbin"));
+
+  // By digest prefix, now a local hit.
+  const fs::path out2 = root() / "out-digest";
+  const auto by_digest = s_b.run_split({"fetch", "saxpy", "--tier", "tier-new", "--digest",
+                                        "sha256:" + hex.substr(0, 12), "-o", out2.string(), "--json"},
+                                       err);
+  ASSERT_EQ(by_digest.exit_code, 0) << by_digest.output << err;
+  EXPECT_EQ(json::parse(by_digest.output)["from"], "store");
+  EXPECT_EQ(read(out2 / "data.bin"), read(data));
+
+  // By full digest from a third, empty store: straight from the remote.
+  Machine c = s_b;
+  c.store = root() / "store-c";
+  const fs::path out3 = root() / "out-digest-remote";
+  const auto remote_digest = c.run({"fetch", "saxpy", "--tier", "tier-new", "--digest", hex, "-o", out3.string()});
+  ASSERT_EQ(remote_digest.exit_code, 0) << remote_digest.output;
+  EXPECT_NE(remote_digest.output.find("verified: digest yes, signature yes"), std::string::npos)
+      << remote_digest.output;
+  EXPECT_EQ(read(out3 / "saxpy.fatbin"), read(root() / "bin/saxpy.fatbin"));
+  const auto pulled = c.run({"pull", "saxpy", "--tier", "tier-new"});
+  EXPECT_EQ(pulled.exit_code, 0) << pulled.output;
+  EXPECT_NE(pulled.output.find("already stored"), std::string::npos) << pulled.output;
+
+  // An unknown tier is bad input, with a suggestion.
+  const auto unknown = s_b.run({"fetch", "saxpy", "--tier", "tier-nwe"});
+  EXPECT_EQ(unknown.exit_code, 2);
+  EXPECT_NE(unknown.output.find("did you mean 'tier-new'?"), std::string::npos) << unknown.output;
+  expect_store_intact(s_b);
+}
+
+TEST_F(FetchSuite, ArchCoverageFollowsTheTiersPtxPolicy) {
+  // sm_90 + compute_90 PTX: B200 runs it by JIT, which tier-new allows and
+  // tier-strict (ptx: none) does not.
+  seed("jit", "tier-new", {root() / "bin-jit/saxpy.fatbin"});
+  seed("jit", "tier-strict", {root() / "bin-jit/saxpy.fatbin"});
+  ASSERT_EQ(s_a.run({"push", "jit"}).exit_code, 0);
+  const auto allowed = s_b.run({"fetch", "jit", "--tier", "tier-new", "-o", (root() / "jit-new").string()});
+  EXPECT_EQ(allowed.exit_code, 0) << allowed.output;
+  EXPECT_NE(allowed.output.find("B200 (10.0) runs by JIT from compute_90"), std::string::npos) << allowed.output;
+  const auto refused = s_b.run({"fetch", "jit", "--tier", "tier-strict", "-o", (root() / "jit-strict").string()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("no kernel image for B200 (10.0)"), std::string::npos) << refused.output;
+  EXPECT_FALSE(fs::exists(root() / "jit-strict"));
+  expect_store_intact(s_b);
+}
+
+TEST_F(FetchSuite, BasicAuth) {
+  Registry secured(root() / "registry-auth", "ci:s3cret-pw");
+  ASSERT_EQ(secured.error(), "");
+  Machine a = s_a, b = s_b;
+  a.remote = secured.url("ci:s3cret-pw");
+  b.remote = secured.url("ci:s3cret-pw");
+  b.store = root() / "store-auth";
+  seed("authed", "tier-new", {root() / "bin/saxpy.fatbin"});
+  const auto pushed = a.run({"push", "authed", "--tier", "tier-new"});
+  ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
+  EXPECT_EQ(pushed.output.find("s3cret-pw"), std::string::npos) << "the password was printed: " << pushed.output;
+  const auto fetched = b.run({"fetch", "authed", "--tier", "tier-new", "-o", (root() / "out-auth").string()});
+  ASSERT_EQ(fetched.exit_code, 0) << fetched.output;
+  EXPECT_EQ(read(root() / "out-auth/saxpy.fatbin"), read(root() / "bin/saxpy.fatbin"));
+  // Without credentials the registry refuses: an outside failure.
+  Machine anonymous = b;
+  anonymous.remote = secured.url();
+  anonymous.store = root() / "store-anon";
+  const auto refused = anonymous.run({"fetch", "authed", "--tier", "tier-new", "-o", (root() / "no").string()});
+  EXPECT_EQ(refused.exit_code, 3) << refused.output;
+  expect_store_intact(b);
+}
+
+TEST_F(FetchSuite, FlippedByteOnTheRegistrysDiskIsRefused) {
+  seed("flip", "tier-new", {root() / "bin/saxpy.fatbin", data_file("flip", 1 << 20, 2)});
+  const std::string artifact = s_a.push("flip")["pushed"][0]["artifact"];
+  const auto manifest = registry::parse_manifest(read(s_registry->blob_data(artifact))).value();
+  const fs::path layer = s_registry->blob_data(manifest.layers.at(0).digest);
+  std::string bytes = read(layer);
+  bytes[bytes.size() / 2] ^= 0x01;
+  write(layer, bytes);
+  const auto fetched = s_b.run({"fetch", "flip", "--tier", "tier-new", "-o", (root() / "out-flip").string()});
+  EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
+  EXPECT_NE(fetched.output.find("digest mismatch"), std::string::npos) << fetched.output;
+  EXPECT_FALSE(fs::exists(root() / "out-flip"));
+  EXPECT_FALSE(has_set(s_b, "flip"));
+  expect_store_intact(s_b);
+}
+
+pid_t spawn(const std::vector<std::string>& argv) {
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  return pid;
+}
+
+TEST_F(FetchSuite, FetchKilledMidDownloadIsResumedByTheNext) {
+  const fs::path data = data_file("big", 128 << 20, 3);
+  seed("big", "tier-new", {root() / "bin/saxpy.fatbin", data});
+  ASSERT_EQ(s_a.run({"push", "big", "--tier", "tier-new"}).exit_code, 0);
+  Machine m = s_b;
+  m.store = root() / "store-kill";
+  const fs::path out = root() / "out-big";
+  const pid_t pid = spawn(m.argv({"fetch", "big", "--tier", "tier-new", "-o", out.string()}));
+  ASSERT_GT(pid, 0);
+  // Kill it once the layer's partial file has bytes, before it completes.
+  bool killed = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!killed && std::chrono::steady_clock::now() < deadline) {
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator(m.store / "tmp", ec))
+      if (e.path().string().ends_with(".pack.partial") && fs::file_size(e.path(), ec) > (1u << 20)) {
+        ::kill(pid, SIGKILL);
+        killed = true;
+      }
+    if (!killed) std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
+  ASSERT_TRUE(killed) << "the download never showed a partial file";
+  ASSERT_TRUE(WIFSIGNALED(status)) << "the fetch finished before it could be killed";
+  EXPECT_FALSE(has_set(m, "big"));
+  EXPECT_FALSE(fs::exists(out / "data.bin"));
+  expect_store_intact(m);
+
+  const auto next = m.run({"fetch", "big", "--tier", "tier-new", "-o", out.string()});
+  ASSERT_EQ(next.exit_code, 0) << next.output;
+  EXPECT_EQ(read(out / "data.bin"), read(data));
+  EXPECT_TRUE(has_set(m, "big"));
+  expect_store_intact(m);
+}
+
+TEST_F(FetchSuite, EightConcurrentFetchesDownloadOnce) {
+  seed("shared", "tier-new", {root() / "bin/saxpy.fatbin", data_file("shared", 32 << 20, 4)});
+  const std::string artifact = s_a.push("shared")["pushed"][0]["artifact"];
+  const auto manifest = registry::parse_manifest(read(s_registry->blob_data(artifact))).value();
+  Machine m = s_b;
+  m.store = root() / "store-eight";
+  std::vector<std::vector<std::string>> commands;
+  for (int i = 0; i < 8; ++i)
+    commands.push_back(m.argv(
+        {"fetch", "shared", "--tier", "tier-new", "-o", (root() / ("out-eight-" + std::to_string(i))).string()}));
+  const auto results = integration::run_parallel(commands, 8);
+  for (const auto& r : results) EXPECT_EQ(r.exit_code, 0) << r.output;
+  for (int i = 0; i < 8; ++i)
+    EXPECT_EQ(read(root() / ("out-eight-" + std::to_string(i)) / "data.bin"), read(root() / "data/shared/data.bin"));
+  EXPECT_EQ(s_registry->blob_gets(manifest.layers.at(0).digest), 1);
+  EXPECT_EQ(m.sets().size(), 1u);
+  expect_store_intact(m);
+}
+
+TEST_F(FetchSuite, WrongOrMissingSignatureIsRefusedUnlessInsecure) {
+  seed("unsigned", "tier-new", {root() / "bin/saxpy.fatbin"}, "-");
+  seed("wrongkey", "tier-new", {root() / "bin/saxpy.fatbin"}, "keys-c");
+  ASSERT_EQ(s_a.run({"push", "unsigned", "--tier", "tier-new"}).exit_code, 0);
+  ASSERT_EQ(s_a.run({"push", "wrongkey", "--tier", "tier-new"}).exit_code, 0);
+  for (const std::string recipe : {"unsigned", "wrongkey"}) {
+    SCOPED_TRACE(recipe);
+    const fs::path out = root() / ("out-" + recipe);
+    const auto refused = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", out.string()});
+    EXPECT_EQ(refused.exit_code, 1) << refused.output;
+    EXPECT_NE(refused.output.find("refusing"), std::string::npos) << refused.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(has_set(s_b, recipe));
+    // --insecure: accepted, said on stderr, every time.
+    for (int use = 0; use < 2; ++use) {
+      std::string err;
+      fs::remove_all(out);
+      const auto accepted =
+          s_b.run_split({"fetch", recipe, "--tier", "tier-new", "-o", out.string(), "--insecure", "--json"}, err);
+      ASSERT_EQ(accepted.exit_code, 0) << accepted.output << err;
+      EXPECT_NE(err.find("orchestrate: warning: --insecure: the signature check is off for sha256:"), std::string::npos)
+          << err;
+      const json result = json::parse(accepted.output);
+      EXPECT_EQ(result["verified"], (json{{"digest", true}, {"signature", false}, {"archs", true}}));
+    }
+    // Stored now, but never as verified: without --insecure it is refused again.
+    const auto again = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", (root() / "again").string()});
+    EXPECT_EQ(again.exit_code, 1) << again.output;
+  }
+  expect_store_intact(s_b);
+}
+
+// A layer no honest pack makes, signed with the trusted key so that only the
+// unpacker stands between it and the disk.
+std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& entries) {
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_zstd(a);
+  archive_write_open_filename(a, out.c_str());
+  for (const auto& [name, link] : entries) {
+    archive_entry* e = archive_entry_new();
+    archive_entry_set_pathname(e, name.c_str());
+    archive_entry_set_perm(e, 0644);
+    if (!link.empty()) {
+      archive_entry_set_filetype(e, AE_IFLNK);
+      archive_entry_set_symlink(e, link.c_str());
+      archive_write_header(a, e);
+    } else {
+      archive_entry_set_filetype(e, AE_IFREG);
+      archive_entry_set_size(e, 5);
+      archive_write_header(a, e);
+      archive_write_data(a, "evil\n", 5);
+    }
+    archive_entry_free(e);
+  }
+  archive_write_close(a);
+  archive_write_free(a);
+  return read(out);
+}
+
+TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
+  const fs::path outside = root() / "outside";
+  fs::create_directories(outside);
+  const auto key = cache::load_signing_key(root() / "keys-a").value();
+  auto client = make_client(s_registry->url());
+  const TransferProgress quiet(nullptr, Terminal::no);
+  const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> cases = {
+      {"evil-dotdot", {{"../../outside/dotdot", ""}}},
+      {"evil-absolute", {{(outside / "absolute").string(), ""}}},
+      {"evil-link", {{"link", outside.string()}, {"link/through-link", ""}}},
+      {"evil-relative-link", {{"up", "../../../outside"}, {"up/through-up", ""}}},
+  };
+  for (const auto& [recipe, entries] : cases) {
+    SCOPED_TRACE(recipe);
+    const fs::path pack = root() / (recipe + ".tar.zst");
+    crafted_pack(pack, entries);
+    cache::Manifest manifest{.recipe = recipe,
+                             .framework = "nvcc",
+                             .tier = "tier-new",
+                             .key = "crafted",
+                             .source_kind = "path",
+                             .source_revision = "tree:x",
+                             .engine = "host",
+                             .image = "host",
+                             .toolkit = "13.0",
+                             .created = "2026-01-01T00:00:00Z"};
+    manifest.files.push_back({.path = "evil",
+                              .sha256 = std::string(registry::digest_hex(registry::sha256_digest("evil\n"))),
+                              .size = 5,
+                              .embedded_sass = {"sm_100", "sm_90"}});
+    const std::string bytes = cache::canonical_json(manifest);
+    const SetBlobs set{
+        .manifest = bytes, .signature = cache::signature_json(cache::sign_manifest(key, bytes)), .pack = pack};
+    ASSERT_TRUE(push_blobs(*client, set, quiet).has_value());
+    const fs::path out = root() / ("out-" + recipe);
+    const auto fetched = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", out.string()});
+    EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
+    EXPECT_NE(fetched.output.find("refusing the layer"), std::string::npos) << fetched.output;
+    EXPECT_TRUE(fs::is_empty(outside)) << "something was written outside DIR";
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(has_set(s_b, recipe));
+  }
+  expect_store_intact(s_b);
+}
+
+// Last: it stops the suite's registry.
+TEST_F(FetchSuite, ZRegistryStoppedLocalHitsStillServed) {
+  seed("local-hit", "tier-new", {root() / "bin/saxpy.fatbin"});
+  seed("remote-only", "tier-new", {root() / "bin/saxpy.fatbin", data_file("remote-only", 1 << 10, 5)});
+  ASSERT_EQ(s_a.run({"push", "local-hit", "--tier", "tier-new"}).exit_code, 0);
+  ASSERT_EQ(s_a.run({"push", "remote-only", "--tier", "tier-new"}).exit_code, 0);
+  ASSERT_EQ(s_b.run({"fetch", "local-hit", "--tier", "tier-new", "-o", (root() / "hit-1").string()}).exit_code, 0);
+  s_registry->stop();
+  const auto hit = s_b.run({"fetch", "local-hit", "--tier", "tier-new", "-o", (root() / "hit-2").string()});
+  EXPECT_EQ(hit.exit_code, 0) << hit.output;
+  EXPECT_EQ(read(root() / "hit-2/saxpy.fatbin"), read(root() / "bin/saxpy.fatbin"));
+  const auto miss = s_b.run({"fetch", "remote-only", "--tier", "tier-new", "-o", (root() / "miss").string()});
+  EXPECT_EQ(miss.exit_code, 3) << miss.output;
+  EXPECT_NE(miss.output.find("the remote failed"), std::string::npos) << miss.output;
+  EXPECT_FALSE(fs::exists(root() / "miss"));
+  const auto push = s_a.run({"push", "local-hit", "--tier", "tier-new"});
+  EXPECT_EQ(push.exit_code, 3) << push.output;
+  expect_store_intact(s_b);
+}
+
+}  // namespace
+}  // namespace orc::app

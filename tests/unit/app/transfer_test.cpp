@@ -1,0 +1,156 @@
+// The pure parts of push, pull and fetch: tag names, which remote wins, the
+// arch coverage decision per ptx policy, the --insecure line and the shape of
+// `fetch --json`.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/app/arch_coverage.hpp"
+#include "orchestrator/app/fetch.hpp"
+#include "orchestrator/app/remote.hpp"
+#include "orchestrator/app/transfer_progress.hpp"
+#include "orchestrator/registry/protocol.hpp"
+
+namespace orc::app {
+namespace {
+
+const std::string k_hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+
+TEST(TransferTags, NameRecipeTierAndDigest) {
+  EXPECT_EQ(set_tag("vision-ext", "tier-new", k_hex), "vision-ext--tier-new--0123456789abcdef");
+  EXPECT_EQ(latest_tag("vision-ext", "tier-new"), "vision-ext--tier-new");
+  EXPECT_TRUE(registry::is_valid_tag(set_tag("vision-ext", "tier.new_2", k_hex)));
+  EXPECT_TRUE(is_set_tag_of("vision-ext--tier-new--0123456789abcdef", "vision-ext", "tier-new"));
+  // The moving tag, another tier, a short or non-hex digest part: not a set's tag.
+  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-new", "vision-ext", "tier-new"));
+  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-old--0123456789abcdef", "vision-ext", "tier-new"));
+  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-new--0123456789abcde", "vision-ext", "tier-new"));
+  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-new--0123456789abcdeg", "vision-ext", "tier-new"));
+  EXPECT_FALSE(is_set_tag_of("sha256-" + k_hex, "vision-ext", "tier-new"));
+}
+
+TEST(TransferRemote, TheEnvironmentBeatsTheConfiguration) {
+  recipe::Config config;
+  config.remote = "http://config:5000/team/a";
+  config.remote_where = {.file = "orchestrate.yaml", .line = 7, .col = 9};
+  auto chosen = choose_remote("http://env:5000/team/b", &config);
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->url, "http://env:5000/team/b");
+  EXPECT_EQ(chosen->origin, "ORCHESTRATE_REMOTE");
+  chosen = choose_remote("", &config);  // set but empty: as unset
+  ASSERT_TRUE(chosen);
+  EXPECT_EQ(chosen->url, "http://config:5000/team/a");
+  EXPECT_EQ(chosen->origin, "orchestrate.yaml:7");
+  EXPECT_FALSE(choose_remote(nullptr, nullptr));
+  const recipe::Config empty;
+  EXPECT_FALSE(choose_remote(nullptr, &empty));
+}
+
+TEST(TransferRemote, DisplayDropsCredentials) {
+  EXPECT_EQ(display_remote("http://ci:s3cret@127.0.0.1:5000/team/a"), "http://127.0.0.1:5000/team/a");
+  EXPECT_EQ(display_remote("https://registry.example/team/a"), "https://registry.example/team/a");
+  // An '@' in the path is not userinfo.
+  EXPECT_EQ(display_remote("http://host/team/a@b"), "http://host/team/a@b");
+}
+
+TEST(TransferRemote, RegistryFailuresMapToExitCodes) {
+  EXPECT_EQ(exit_code_for({.kind = registry::ErrorKind::digest_mismatch}), util::ExitCode::check_failed);
+  EXPECT_EQ(exit_code_for({.kind = registry::ErrorKind::invalid}), util::ExitCode::bad_input);
+  for (auto kind : {registry::ErrorKind::unreachable, registry::ErrorKind::unauthorized, registry::ErrorKind::server,
+                    registry::ErrorKind::not_found, registry::ErrorKind::protocol})
+    EXPECT_EQ(exit_code_for({.kind = kind}), util::ExitCode::outside_failure);
+}
+
+recipe::Tier tier(recipe::PtxPolicy ptx) {
+  recipe::Tier t{.name = "tier-new", .ptx = ptx};
+  t.gpus.push_back({.name = "H100", .cc = {9, 0}});
+  t.gpus.push_back({.name = "B200", .cc = {10, 0}});
+  return t;
+}
+
+cache::Manifest manifest_with(std::vector<std::string> sass, std::vector<std::string> ptx) {
+  cache::Manifest m;
+  m.files.push_back({.path = "README", .sha256 = k_hex});  // no device code: not judged
+  m.files.push_back({.path = "lib/libk.so", .sha256 = k_hex, .embedded_sass = sass, .embedded_ptx = ptx});
+  return m;
+}
+
+TEST(TransferArchCoverage, NativeSassCoversEveryPolicy) {
+  const auto m = manifest_with({"sm_90", "sm_100"}, {});
+  for (auto policy : {recipe::PtxPolicy::none, recipe::PtxPolicy::highest, recipe::PtxPolicy::all}) {
+    const auto coverage = check_arch_coverage(m, tier(policy));
+    EXPECT_TRUE(coverage.ok);
+    EXPECT_TRUE(coverage.jit.empty());
+  }
+}
+
+TEST(TransferArchCoverage, JitIsAllowedUnlessThePolicyIsNone) {
+  const auto m = manifest_with({"sm_90"}, {"compute_90"});
+  const auto allowed = check_arch_coverage(m, tier(recipe::PtxPolicy::highest));
+  EXPECT_TRUE(allowed.ok);
+  EXPECT_EQ(allowed.jit,
+            std::vector<std::string>{"lib/libk.so: B200 (10.0) runs by JIT from compute_90 PTX (no sm_100 SASS)"});
+  const auto refused = check_arch_coverage(m, tier(recipe::PtxPolicy::none));
+  EXPECT_FALSE(refused.ok);
+  EXPECT_EQ(refused.problems,
+            std::vector<std::string>{"lib/libk.so: no kernel image for B200 (10.0) of tier 'tier-new' (only compute_90 "
+                                     "PTX, and the tier's ptx policy is none)"});
+}
+
+TEST(TransferArchCoverage, MissingKernelsAndNoDeviceCodeFail) {
+  const auto missing = check_arch_coverage(manifest_with({"sm_90"}, {}), tier(recipe::PtxPolicy::all));
+  EXPECT_FALSE(missing.ok);
+  EXPECT_EQ(missing.problems,
+            std::vector<std::string>{"lib/libk.so: no kernel image for B200 (10.0) of tier "
+                                     "'tier-new' (needs sm_100 SASS or PTX at or below compute_100)"});
+  // PTX newer than the device never JITs down.
+  EXPECT_FALSE(check_arch_coverage(manifest_with({}, {"compute_100"}), tier(recipe::PtxPolicy::all)).ok);
+  const auto nothing = check_arch_coverage(manifest_with({}, {}), tier(recipe::PtxPolicy::highest));
+  EXPECT_FALSE(nothing.ok);
+  EXPECT_EQ(nothing.problems,
+            std::vector<std::string>{"no file of the set embeds device code, so nothing covers tier 'tier-new'"});
+}
+
+TEST(TransferInsecure, TheWarningSaysTheCheckIsOffEveryTime) {
+  const cache::Verification untrusted{.status = cache::VerifyStatus::unknown_key,
+                                      .key_id = "0011223344556677",
+                                      .detail = "signed by key 0011223344556677, which is not trusted"};
+  EXPECT_EQ(insecure_warning(k_hex, untrusted),
+            "orchestrate: warning: --insecure: the signature check is off for sha256:0123456789abcdef (it does not "
+            "verify: signed by key 0011223344556677, which is not trusted)\n");
+  const cache::Verification good{.status = cache::VerifyStatus::verified, .detail = "signed by trusted key 00"};
+  EXPECT_EQ(insecure_warning(k_hex, good),
+            "orchestrate: warning: --insecure: the signature check is off for sha256:0123456789abcdef (it verifies "
+            "anyway: signed by trusted key 00)\n");
+}
+
+TEST(TransferFetchJson, HasTheDocumentedShape) {
+  const FetchResult result{
+      .recipe = "saxpy",
+      .tier = "tier-new",
+      .manifest = k_hex,
+      .dir = "out",
+      .from = "store",
+      .files = {{.path = "bin/saxpy", .sha256 = k_hex, .size = 9, .sass = {"sm_90"}, .ptx = {"compute_90"}}},
+      .digest_ok = true,
+      .signature_ok = false,
+      .archs_ok = true};
+  const auto parsed = nlohmann::ordered_json::parse(fetch_json(result));
+  std::vector<std::string> keys;
+  for (const auto& [key, value] : parsed.items()) keys.push_back(key);
+  EXPECT_EQ(keys, (std::vector<std::string>{"recipe", "tier", "digest", "dir", "from", "files", "verified"}));
+  EXPECT_EQ(parsed["digest"], "sha256:" + k_hex);
+  EXPECT_EQ(parsed["files"], nlohmann::ordered_json::parse(R"([{"path": "bin/saxpy", "sha256": ")" + k_hex +
+                                                           R"(", "sass": ["sm_90"], "ptx": ["compute_90"]}])"));
+  EXPECT_EQ(parsed["verified"],
+            nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true})"));
+}
+
+TEST(TransferProgressBar, FillsByFraction) {
+  EXPECT_EQ(progress_bar(0, 100, 4), "[....]  0 B / 100 B    0%");
+  EXPECT_EQ(progress_bar(50, 100, 4), "[##..]  50 B / 100 B   50%");
+  EXPECT_EQ(progress_bar(200, 100, 4), "[####]  100 B / 100 B  100%");
+}
+
+}  // namespace
+}  // namespace orc::app
