@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # `orchestrate fetch` of a large artifact set from a local docker-registry
-# (pulled into an empty store: layer digest verified while reading, signature
-# and arch coverage checked, every file re-hashed, unpacked by the safe
-# unpacker into DIR) against curl downloading the same layer blob to a file, in
+# (pulled into an empty store: signature and arch coverage checked, layer
+# digest verified while reading, the layer unpacked once by the safe unpacker
+# into the store with every file hashed as it is written and fsynced, the
+# layer fsynced too; DIR copied from those blobs in the kernel, not fsynced)
+# against curl downloading the same layer blob to a file (no fsync), in
 # the same run; prints seconds and MB/s side by side and the ratio. The set is
 # a small nvcc-built binary (sm_90 + sm_100, so the tier's archs check passes)
 # plus SIZE_MIB of random data, stored signed by bench_fetch_seed and pushed

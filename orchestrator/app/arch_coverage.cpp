@@ -53,4 +53,20 @@ ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::
   return coverage;
 }
 
+std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const std::string& tier) {
+  const std::string how = "run 'orchestrate smoke " + tier + " --artifact sha256:" + manifest_hex + "' on a node of " +
+                          tier + ", then push the attested set it stores";
+  const auto found = manifest.smoke.find(tier);
+  if (found == manifest.smoke.end() || found->second.empty())
+    return "sha256:" + manifest_hex + " has no smoke attestation for tier " + tier + " (--require-smoke): " + how;
+  std::vector<std::string> failed;
+  for (const auto& a : found->second)
+    if (a.outcome != "pass") failed.push_back(a.gpu + " (CC " + a.cc + ", driver " + a.driver + "): " + a.outcome);
+  if (failed.empty()) return {};
+  std::string list;
+  for (const auto& f : failed) list += (list.empty() ? "" : ", ") + f;
+  return "sha256:" + manifest_hex + "'s smoke attestation for tier " + tier + " is not a pass on " + list +
+         " (--require-smoke): fix it and " + how;
+}
+
 }  // namespace orc::app

@@ -22,4 +22,11 @@ struct ArchCoverage {
 
 ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::Tier& tier);
 
+// What `--require-smoke` asks of a set: its signed manifest attests a smoke
+// run on at least one GPU of `tier` and every outcome recorded there is
+// "pass". Empty when it does; else one sentence naming the tier and what to
+// run (`orchestrate smoke TIER --artifact sha256:HEX` on a node of the tier,
+// then push the attested set it stores).
+std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const std::string& tier);
+
 }  // namespace orc::app

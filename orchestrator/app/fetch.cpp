@@ -1,5 +1,6 @@
 #include "orchestrator/app/fetch.hpp"
 
+#include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
@@ -23,7 +24,18 @@ namespace {
 [[noreturn]] void fail(ExitCode code, std::string message) { throw util::Failure(code, std::move(message)); }
 
 // The local set that answers the request, if the store has one.
-std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request) {
+std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request,
+                                           const cache::TrustedKeys& trusted) {
+  // --require-smoke by tier: the newest verified set that attests a pass.
+  if (request.digest.empty() && request.require_smoke) {
+    auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
+    if (!sets) fail_with(sets.error());
+    for (auto& e : *sets) {  // newest first
+      auto loaded = cache::load_artifact_set(store, e, trusted);
+      if (loaded && smoke_problem(loaded->manifest, e.manifest, request.tier).empty()) return std::move(e);
+    }
+    return std::nullopt;
+  }
   if (request.digest.empty()) {
     auto entry = store.index().newest_verified(request.recipe, request.tier);
     if (!entry) fail_with(entry.error());
@@ -38,27 +50,37 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
   return std::move(*entry);
 }
 
+struct Pulled {
+  cache::IndexEntry entry;
+  std::string from;  // the remote's URL
+  bool downloaded = false;
+  std::vector<cache::UnpackedFile> files;  // as its layer gave them, when downloaded
+};
+
 // Pulls the set from the remote; only the remote can serve now, so its
 // failures end the command (exit 3, or 1 for a refused set).
-std::pair<cache::IndexEntry, std::string> pull_remote(cache::Store& store, const recipe::Config& config,
-                                                      const recipe::Tier& tier, const cache::TrustedKeys& trusted,
-                                                      const TransferRequest& request) {
-  const std::string what =
-      request.recipe + " for " + request.tier + (request.digest.empty() ? "" : " (" + request.digest + ")");
+Pulled pull_remote(cache::Store& store, const recipe::Config& config, const recipe::Tier& tier,
+                   const cache::TrustedKeys& trusted, const TransferRequest& request) {
+  const std::string what = request.recipe + " for " + request.tier +
+                           (request.digest.empty() ? "" : " (" + request.digest + ")") +
+                           (request.require_smoke ? " with a passing smoke attestation" : "");
   const RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
   auto client = make_client(remote.url);
   const TransferProgress progress(request.progress, request.terminal);
-  auto set = find_remote_set(*client, request.recipe, request.tier, request.digest);
-  auto report =
-      set ? pull_set(store, *client, *set, {.trusted = &trusted, .tier = &tier, .insecure = request.insecure}, progress)
-          : std::unexpected(set.error());
+  auto set = request.require_smoke && request.digest.empty()
+                 ? find_smoked_remote_set(*client, request.recipe, request.tier,
+                                          cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"))
+                 : find_remote_set(*client, request.recipe, request.tier, request.digest);
+  const PullOptions options{
+      .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};
+  auto report = set ? pull_set(store, *client, *set, options, progress) : std::unexpected(set.error());
   if (!report) {
     std::string message = report.error().message;
     if (report.error().code == ExitCode::outside_failure)
       message = "the local store has no verified " + what + " and the remote failed: " + message;
     fail(report.error().code, message);
   }
-  return {std::move(report->entry), client->display_url()};
+  return {std::move(report->entry), client->display_url(), report->downloaded, std::move(report->files)};
 }
 
 // The pack to unpack: the stored one, or one made now from the file blobs
@@ -72,19 +94,70 @@ fs::path pack_of(cache::Store& store, const cache::IndexEntry& entry, const cach
   return made;
 }
 
-// Hashes what was unpacked against the signed manifest: the bytes in DIR are
-// the ones the signature covers, whatever happened to the store's copies.
-std::vector<std::string> digest_problems(const fs::path& dir, const cache::Manifest& manifest) {
+// Checks what unpack() wrote, hashed while writing, against the signed
+// manifest; a file it did not report (spelt differently, or a hardlink) is
+// read back and hashed.
+std::vector<std::string> digest_problems(const fs::path& dir, const cache::Manifest& manifest,
+                                         const std::vector<cache::UnpackedFile>& written) {
   std::vector<std::string> problems;
   for (const auto& f : manifest.files) {
-    registry::Sha256 hasher;
-    auto size = registry::hash_file(dir / f.path, hasher);
-    if (!size)
-      problems.push_back(f.path + ": " + size.error().message);
-    else if (const std::string got = hasher.digest(); got != "sha256:" + f.sha256 || *size != f.size)
+    std::string got;
+    std::uint64_t size = 0;
+    if (auto w = std::ranges::find(written, f.path, &cache::UnpackedFile::name); w != written.end()) {
+      got = "sha256:" + w->sha256;
+      size = w->size;
+    } else {
+      registry::Sha256 hasher;
+      auto read = registry::hash_file(dir / f.path, hasher);
+      if (!read) {
+        problems.push_back(f.path + ": " + read.error().message);
+        continue;
+      }
+      got = hasher.digest();
+      size = *read;
+    }
+    if (got != "sha256:" + f.sha256 || size != f.size)
       problems.push_back(f.path + " is " + got + ", its manifest says sha256:" + f.sha256);
   }
   return problems;
+}
+
+[[noreturn]] void fail_writing(const cache::Error& error, const std::string& manifest_hex, const fs::path& dir) {
+  fail(error.kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
+       "unpacking sha256:" + manifest_hex + " into " + dir.string() + ": " + error.message);
+}
+
+// Writes DIR. A set this command just pulled is copied from the store's
+// blobs in the kernel (copy_file_range), with the modes its layer gave: the
+// pull hashed every file as it wrote it there and checked it against the
+// signed manifest, so nothing is read again. A set the store already held is
+// unpacked from its pack, hashed while written: the bytes in DIR are the ones
+// the signature covers, whatever happened to the store's copies since. DIR is
+// the user's output, not the store, so it is not fsynced (like any program's
+// output); the store's own copies are.
+void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest,
+               const std::optional<std::vector<cache::UnpackedFile>>& pulled, const fs::path& dir) {
+  if (pulled) {
+    std::vector<cache::PlacedFile> files;
+    for (const auto& f : manifest.files) {
+      auto from = std::ranges::find(*pulled, f.path, &cache::UnpackedFile::name);
+      files.push_back(
+          {.name = f.path, .source = store.blob_path(f.sha256), .mode = from != pulled->end() ? from->mode : 0644u});
+    }
+    if (auto placed = cache::place_files(files, dir); !placed) fail_writing(placed.error(), entry.manifest, dir);
+    return;
+  }
+  fs::path made;
+  const fs::path pack = pack_of(store, entry, manifest, made);
+  auto unpacked = cache::unpack(pack, dir, {.sync = false, .hash = true});
+  std::error_code ec;
+  if (!made.empty()) fs::remove(made, ec);
+  if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
+  if (const auto problems = digest_problems(dir, manifest, *unpacked); !problems.empty()) {
+    fs::remove_all(dir, ec);  // never leave bytes the signature does not cover
+    fail(ExitCode::check_failed,
+         "sha256:" + entry.manifest + ": " + util::join(problems, "; ") + " (run 'orchestrate cache verify')");
+  }
 }
 
 }  // namespace
@@ -93,16 +166,17 @@ std::string fetch_json(const FetchResult& result) {
   ordered_json files = ordered_json::array();
   for (const auto& f : result.files)
     files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass}, {"ptx", f.ptx}});
-  return ordered_json{{"recipe", result.recipe},
-                      {"tier", result.tier},
-                      {"digest", "sha256:" + result.manifest},
-                      {"dir", result.dir.string()},
-                      {"from", result.from},
-                      {"files", std::move(files)},
-                      {"verified",
-                       {{"digest", result.digest_ok}, {"signature", result.signature_ok}, {"archs", result.archs_ok}}}}
-             .dump(2) +
-         "\n";
+  ordered_json verified{{"digest", result.digest_ok}, {"signature", result.signature_ok}, {"archs", result.archs_ok}};
+  if (result.smoke_ok) verified["smoke"] = *result.smoke_ok;
+  ordered_json out;  // insertion order is the documented order
+  out["recipe"] = result.recipe;
+  out["tier"] = result.tier;
+  out["digest"] = "sha256:" + result.manifest;
+  out["dir"] = result.dir.string();
+  out["from"] = result.from;
+  out["files"] = std::move(files);
+  out["verified"] = std::move(verified);
+  return out.dump(2) + "\n";
 }
 
 std::string fetch_text(const FetchResult& result) {
@@ -111,7 +185,8 @@ std::string fetch_text(const FetchResult& result) {
                     result.dir.string() + "\n";
   out += "verified: digest " + std::string(result.digest_ok ? "yes" : "no") + ", signature " +
          (result.signature_ok ? "yes (key " + result.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
-         (result.archs_ok ? "yes" : "no") + "\n";
+         (result.archs_ok ? "yes" : "no") +
+         (result.smoke_ok ? std::string(", smoke ") + (*result.smoke_ok ? "yes" : "no") : "") + "\n";
   for (const auto& j : result.jit) out += "note: " + j + "\n";
   for (const auto& f : result.files)
     out += "  " + (result.dir / f.path).string() + "  " + human_size(f.size) +
@@ -137,8 +212,14 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (!held) fail_with(held.error());
 
   FetchResult result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
-  auto entry = local_set(store, request);
-  if (!entry) std::tie(entry, result.from) = pull_remote(store, *config, tier, trusted, request);
+  auto entry = local_set(store, request, trusted);
+  std::optional<std::vector<cache::UnpackedFile>> pulled_files;  // set when this command downloaded it
+  if (!entry) {
+    Pulled pulled = pull_remote(store, *config, tier, trusted, request);
+    entry = std::move(pulled.entry);
+    result.from = std::move(pulled.from);
+    if (pulled.downloaded) pulled_files = std::move(pulled.files);
+  }
   result.manifest = entry->manifest;
 
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
@@ -156,19 +237,13 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
     fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + util::join(coverage.problems, "; "));
   result.archs_ok = true;
   result.jit = coverage.jit;
-
-  fs::path made;
-  const fs::path pack = pack_of(store, *entry, loaded->manifest, made);
-  auto unpacked = cache::unpack(pack, dir);
-  if (!made.empty()) fs::remove(made, ec);
-  if (!unpacked)
-    fail(unpacked.error().kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
-         "unpacking sha256:" + entry->manifest + " into " + dir.string() + ": " + unpacked.error().message);
-  if (const auto problems = digest_problems(dir, loaded->manifest); !problems.empty()) {
-    fs::remove_all(dir, ec);  // never leave bytes the signature does not cover
-    fail(ExitCode::check_failed,
-         "sha256:" + entry->manifest + ": " + util::join(problems, "; ") + " (run 'orchestrate cache verify')");
+  if (request.require_smoke) {
+    if (auto problem = smoke_problem(loaded->manifest, entry->manifest, request.tier); !problem.empty())
+      fail(ExitCode::check_failed, "refusing " + problem);
+    result.smoke_ok = true;
   }
+
+  write_dir(store, *entry, loaded->manifest, pulled_files, dir);
   result.digest_ok = true;
   for (const auto& f : loaded->manifest.files)
     result.files.push_back(

@@ -6,6 +6,7 @@
 // unpacker; what went where printed.
 #include <cstdint>
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,12 +32,14 @@ struct FetchResult {
   bool digest_ok = false;
   bool signature_ok = false;
   bool archs_ok = false;
+  std::optional<bool> smoke_ok;  // set only under --require-smoke
   std::string signer;            // key id; empty when unsigned
   std::vector<std::string> jit;  // GPUs that will JIT (allowed by the tier)
 };
 
 // {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256",
-// "sass", "ptx"}], "verified": {"digest", "signature", "archs"}}
+// "sass", "ptx"}], "verified": {"digest", "signature", "archs"[, "smoke"]}}
+// ("smoke" only under --require-smoke)
 std::string fetch_json(const FetchResult& result);
 std::string fetch_text(const FetchResult& result);
 

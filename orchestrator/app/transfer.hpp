@@ -33,6 +33,7 @@
 
 #include "orchestrator/app/transfer_progress.hpp"
 #include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/signing.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/recipe/config.hpp"
@@ -91,16 +92,26 @@ struct RemoteSet {
 std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
                                                         const std::string& tier, const std::string& digest);
 
+// With --require-smoke and no digest: the newest set of recipe x tier (by
+// its created annotation) whose manifest attests a passing smoke run for the
+// tier; each candidate's manifest (the small config blob) is read through
+// `temp`. None: exit 1, naming what to run on the newest.
+std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
+                                                               const std::string& tier,
+                                                               const std::filesystem::path& temp);
+
 struct PullOptions {
   const cache::TrustedKeys* trusted = nullptr;
   const recipe::Tier* tier = nullptr;  // null: archs not checked (row unverified)
   bool insecure = false;               // a signature that does not verify is kept, not refused
+  bool require_smoke = false;          // refuse a set without a passing smoke attestation for *tier
 };
 
 struct PullReport {
   cache::IndexEntry entry;
   bool downloaded = false;  // false: another process (or an earlier run) had stored it
   cache::Verification signature;
+  std::vector<cache::UnpackedFile> files;  // the layer's files (names, modes), when downloaded
 };
 
 // Pulls `set` into the store. Concurrent pulls of one set queue on a lock in

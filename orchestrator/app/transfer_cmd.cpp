@@ -141,10 +141,14 @@ CacheOutput pull(const TransferRequest& request) {
   const RemoteChoice remote = require_remote(&*config, "pull needs a remote");
   auto client = make_client(remote.url);
   const TransferProgress progress(request.progress, request.terminal);
-  auto set = find_remote_set(*client, request.recipe, request.tier, request.digest);
+  auto set = request.require_smoke && request.digest.empty()
+                 ? find_smoked_remote_set(*client, request.recipe, request.tier,
+                                          cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"))
+                 : find_remote_set(*client, request.recipe, request.tier, request.digest);
   if (!set) fail(set.error());
-  auto report =
-      pull_set(store, *client, *set, {.trusted = &trusted, .tier = &tier, .insecure = request.insecure}, progress);
+  const PullOptions options{
+      .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};
+  auto report = pull_set(store, *client, *set, options, progress);
   if (!report) fail(report.error());
   CacheOutput output;
   if (request.insecure) output.err = insecure_warning(report->entry.manifest, report->signature);

@@ -24,6 +24,7 @@ struct TransferRequest {
   std::string digest;  // a manifest digest or unique prefix, "sha256:" optional
   bool all = false;    // push: every set in the store
   bool insecure = false;
+  bool require_smoke = false;  // fetch, pull: only a set attesting a passing smoke run for the tier
   bool json = false;
   std::ostream* progress = nullptr;  // live transfer lines (stderr); null: none
   Terminal terminal = Terminal::no;

@@ -1,5 +1,8 @@
 // Pull: finding a set in the remote, and bringing it into the store with
 // every check done before the index row is written (transfer.hpp).
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <ctime>
 #include <set>
@@ -101,6 +104,15 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
   return best;
 }
 
+// fsyncs a file written without it, before it is renamed into the store.
+std::expected<void, TransferError> sync_file(const fs::path& file) {
+  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
+  const bool ok = fd >= 0 && ::fsync(fd) == 0;
+  if (fd >= 0) ::close(fd);
+  if (!ok) return failed(ExitCode::outside_failure, cache::errno_message("syncing", file));
+  return {};
+}
+
 // Moves a file of tmp/ whose bytes hash to `hex` into the store as that blob:
 // a rename, not a copy (a 1 GiB layer is written once). The file must be
 // synced already; a blob already stored is kept and the file dropped.
@@ -171,6 +183,38 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
   return std::move(found.front());
 }
 
+std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
+                                                               const std::string& tier, const fs::path& temp) {
+  auto tags = client.list_tags();
+  if (!tags && tags.error().kind != registry::ErrorKind::not_found) return std::unexpected(from_registry(tags.error()));
+  std::vector<RemoteSet> sets;
+  for (const auto& tag : tags ? *tags : std::vector<std::string>{}) {
+    if (!is_set_tag_of(tag, recipe, tier)) continue;
+    auto fetched = client.get_manifest(tag);
+    if (!fetched) return std::unexpected(from_registry(fetched.error()));
+    if (auto set = to_remote_set(*fetched, recipe, tier)) sets.push_back(std::move(*set));
+  }
+  const std::string where = recipe + " for " + tier + " in " + client.display_url();
+  if (sets.empty()) return failed(ExitCode::bad_input, "no artifact set of " + where);
+  std::ranges::stable_sort(sets, std::greater{}, [](const RemoteSet& s) { return s.info.created; });
+  TempPaths temps{{temp}};
+  std::string newest_problem;
+  for (auto& set : sets) {
+    if (set.manifest.config.size > cache::k_max_manifest_bytes) continue;
+    if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, temp); !got)
+      return std::unexpected(from_registry(got.error()));
+    auto bytes = cache::read_file(temp);
+    if (!bytes) return std::unexpected(from_cache(bytes.error()));
+    auto manifest = cache::parse_manifest(*bytes);
+    if (!manifest) continue;
+    auto problem = smoke_problem(*manifest, set.manifest_hex, tier);
+    if (problem.empty()) return std::move(set);
+    if (newest_problem.empty()) newest_problem = std::move(problem);
+  }
+  return failed(ExitCode::check_failed, "no artifact set of " + where + " passes --require-smoke; the newest: " +
+                                            (newest_problem.empty() ? "unreadable" : newest_problem));
+}
+
 std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
                                                   const PullOptions& options, const TransferProgress& progress) {
   const std::string& hex = set.manifest_hex;
@@ -178,11 +222,15 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
   // A set already stored is not pulled again; its signature is checked as
   // stored (fetch checks it again, with the archs, before it serves it).
-  auto stored = [&]() -> std::optional<PullReport> {
+  const bool require_smoke = options.require_smoke && options.tier;
+  auto stored = [&]() -> std::optional<std::expected<PullReport, TransferError>> {
     auto entry = store.index().resolve(hex);
     if (!entry) return std::nullopt;
     auto loaded = cache::load_artifact_set(store, *entry, trusted);
     if (!loaded) return std::nullopt;
+    if (require_smoke)
+      if (auto problem = smoke_problem(loaded->manifest, hex, options.tier->name); !problem.empty())
+        return failed(ExitCode::check_failed, "refusing " + problem);
     return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
   };
   if (auto report = stored()) return std::move(*report);
@@ -227,13 +275,18 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
     if (!coverage.ok)
       return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
   }
+  if (require_smoke)
+    if (auto problem = smoke_problem(*manifest, hex, options.tier->name); !problem.empty())
+      return failed(ExitCode::check_failed, "refusing " + problem);
 
   // The layer, verified while reading, resumed from an earlier run's .partial.
   const auto& layer = set.manifest.layers.front();
   const fs::path pack_file = tmp / (base + ".pack");
   std::expected<void, registry::Error> got;
   progress.download("layer " + layer.digest.substr(7, 12), layer.size, pack_file.string() + ".partial", [&] {
-    got = client.fetch_blob(layer.digest, layer.size, pack_file, registry::Durability::fsync);
+    // Not synced here: sync_file below, after the unpack, by which time the
+    // kernel has written most of it back in the background.
+    got = client.fetch_blob(layer.digest, layer.size, pack_file, registry::Durability::caller_syncs);
     return got.has_value();
   });
   if (!got) return std::unexpected(from_registry(got.error()));
@@ -242,7 +295,8 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   std::error_code ec;
   fs::remove_all(unpacked, ec);  // left by a pull killed while unpacking
   temps.paths.push_back(unpacked);
-  auto files = cache::unpack(pack_file, unpacked);
+  // The store's copies: synced, and hashed while written.
+  auto files = cache::unpack(pack_file, unpacked, {.sync = true, .hash = true});
   if (!files && files.error().kind == cache::ErrorKind::invalid)
     return failed(ExitCode::check_failed, "refusing the layer of sha256:" + hex + ": " + files.error().message);
   if (!files) return std::unexpected(from_cache(files.error()));
@@ -255,16 +309,28 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
     const fs::path file = unpacked / f.path;
     if (fs::symlink_status(file, ec).type() != fs::file_type::regular)
       return failed(ExitCode::check_failed, "the layer of sha256:" + hex + " lacks " + f.path);
-    // unpack() synced every file; hashing reads them back from the page cache.
-    registry::Sha256 hasher;
-    auto size = registry::hash_file(file, hasher);
-    if (!size) return failed(ExitCode::outside_failure, size.error().message);
-    if (const std::string actual = hasher.digest(); actual != "sha256:" + f.sha256 || *size != f.size)
+    // unpack() hashed what it wrote; a file the archive spelt differently
+    // (or reached by a hardlink) is read back.
+    auto written = std::ranges::find(*files, f.path, &cache::UnpackedFile::name);
+    std::string actual;
+    std::uint64_t size = 0;
+    if (written != files->end()) {
+      actual = "sha256:" + written->sha256;
+      size = written->size;
+    } else {
+      registry::Sha256 hasher;
+      auto read = registry::hash_file(file, hasher);
+      if (!read) return failed(ExitCode::outside_failure, read.error().message);
+      actual = hasher.digest();
+      size = *read;
+    }
+    if (actual != "sha256:" + f.sha256 || size != f.size)
       return failed(ExitCode::check_failed, f.path + " in the layer of sha256:" + hex + " is " + actual +
                                                 ", its manifest says sha256:" + f.sha256);
     if (auto adopted = adopt(store, file, f.sha256); !adopted) return std::unexpected(adopted.error());
   }
   const std::string pack_hex(registry::digest_hex(layer.digest));
+  if (auto synced = sync_file(pack_file); !synced) return std::unexpected(synced.error());
   if (auto adopted = adopt(store, pack_file, pack_hex); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
   cache::IndexEntry entry = entry_for(*manifest, hex);
@@ -280,7 +346,8 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   auto id = store.record(entry);
   if (!id) return std::unexpected(from_cache(id.error()));
   entry.id = *id;
-  return PullReport{.entry = std::move(entry), .downloaded = true, .signature = verification};
+  return PullReport{
+      .entry = std::move(entry), .downloaded = true, .signature = verification, .files = std::move(*files)};
 }
 
 }  // namespace orc::app

@@ -32,11 +32,37 @@ std::expected<void, Error> pack(std::vector<PackEntry> entries, const std::files
 struct UnpackedFile {
   std::string name;
   std::uint64_t size = 0;
+  std::string sha256;  // hex; only with UnpackOptions::hash
+  unsigned mode = 0;   // permission bits, as the archive gave them
+};
+
+struct UnpackOptions {
+  // fsync every file before the rename: for what goes into the store. A
+  // fetch's DIR is the user's output, not the store, and is left to the
+  // kernel's writeback like any other program's output.
+  bool sync = true;
+  // Hash each file while it is written (UnpackedFile::sha256), so a caller
+  // that checks digests does not read the files back.
+  bool hash = false;
 };
 
 // `dir` must not exist, or be an empty directory. A refusal is an error of
 // kind invalid whose message names the entry.
 std::expected<std::vector<UnpackedFile>, Error> unpack(const std::filesystem::path& archive,
                                                        const std::filesystem::path& dir);
+std::expected<std::vector<UnpackedFile>, Error> unpack(const std::filesystem::path& archive,
+                                                       const std::filesystem::path& dir, const UnpackOptions& options);
+
+struct PlacedFile {
+  std::string name;              // relative, refused as unpack() refuses an entry name
+  std::filesystem::path source;  // a regular file, already checked by the caller
+  unsigned mode = 0644;
+};
+
+// Writes `dir` (it must not exist, or be empty) from files just unpacked and
+// verified elsewhere (a pull's store blobs), each copied in the kernel
+// (copy_file_range), through a temporary directory beside it renamed into
+// place, so a failure leaves nothing. Not fsynced: see UnpackOptions::sync.
+std::expected<void, Error> place_files(const std::vector<PlacedFile>& files, const std::filesystem::path& dir);
 
 }  // namespace orc::cache

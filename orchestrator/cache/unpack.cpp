@@ -15,6 +15,7 @@
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/pack_names.hpp"
+#include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::cache {
@@ -62,9 +63,13 @@ struct TempTree {
   }
 };
 
+// Read and write in large pieces: a 1 GiB layer is a few hundred calls.
+constexpr std::size_t k_buffer_bytes = 4 << 20;
+constexpr std::uint64_t k_writeback_bytes = 16 << 20;
+
 class Unpacker {
  public:
-  explicit Unpacker(fs::path root) : m_root(std::move(root)) {}
+  Unpacker(fs::path root, const UnpackOptions& options) : m_root(std::move(root)), m_options(options) {}
 
   std::expected<void, Error> entry(archive* in, archive_entry* e) {
     const char* raw = archive_entry_pathname(e);
@@ -154,16 +159,19 @@ class Unpacker {
     const int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return std::unexpected(io_error(errno_message("creating", at)));
     std::uint64_t size = 0;
-    std::vector<char> buffer(1 << 20);
+    std::uint64_t flushed = 0;  // bytes handed to the disk
+    inspect::Sha256 hasher;
     for (;;) {
-      const la_ssize_t n = archive_read_data(in, buffer.data(), buffer.size());
+      const la_ssize_t n = archive_read_data(in, m_buffer.data(), m_buffer.size());
       if (n < 0) {
         ::close(fd);
         return std::unexpected(invalid_error("archive entry '" + name + "' is damaged: " + archive_error_string(in)));
       }
       if (n == 0) break;
+      if (m_options.hash)
+        hasher.update({reinterpret_cast<const std::byte*>(m_buffer.data()), static_cast<std::size_t>(n)});
       for (la_ssize_t done = 0; done < n;) {
-        const ssize_t w = ::write(fd, buffer.data() + done, static_cast<std::size_t>(n - done));
+        const ssize_t w = ::write(fd, m_buffer.data() + done, static_cast<std::size_t>(n - done));
         if (w < 0 && errno == EINTR) continue;
         if (w <= 0) {
           ::close(fd);
@@ -172,15 +180,23 @@ class Unpacker {
         done += w;
       }
       size += static_cast<std::uint64_t>(n);
+      // A file to be fsynced is handed to the disk as it is written, so the
+      // fsync at the end waits for the last few MiB, not the whole file.
+      if (m_options.sync && size - flushed >= k_writeback_bytes) {
+        ::sync_file_range(fd, static_cast<off_t>(flushed), static_cast<off_t>(size - flushed), SYNC_FILE_RANGE_WRITE);
+        flushed = size;
+      }
     }
-    const bool ok = ::fchmod(fd, perm) == 0 && ::fsync(fd) == 0;
+    const bool ok = ::fchmod(fd, perm) == 0 && (!m_options.sync || ::fsync(fd) == 0);
     if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", at)));
-    files.push_back({name, size});
+    files.push_back({name, size, m_options.hash ? hasher.hex_digest() : std::string(), perm});
     return {};
   }
 
   fs::path m_root;
+  UnpackOptions m_options;
   std::vector<Dir> m_dirs;
+  std::vector<char> m_buffer = std::vector<char>(k_buffer_bytes);
 };
 
 bool is_empty_dir(const fs::path& dir) {
@@ -188,11 +204,11 @@ bool is_empty_dir(const fs::path& dir) {
   return fs::is_directory(dir, ec) && fs::is_empty(dir, ec) && !ec;
 }
 
-}  // namespace
-
-std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_path, const fs::path& dir_in) {
+// The private temporary directory beside `dir_in` (which must not exist, or
+// be empty) that is filled and then renamed to `target`.
+std::expected<void, Error> begin_tree(const fs::path& dir_in, fs::path& target, TempTree& temp) {
   const fs::path dir = fs::absolute(dir_in).lexically_normal();
-  const fs::path target = dir.has_filename() ? dir : dir.parent_path();
+  target = dir.has_filename() ? dir : dir.parent_path();
   std::error_code ec;
   if (fs::symlink_status(target, ec).type() != fs::file_type::not_found && !is_empty_dir(target))
     return std::unexpected(
@@ -200,14 +216,102 @@ std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_p
   fs::create_directories(target.parent_path(), ec);
   std::string pattern = (target.parent_path() / ("." + target.filename().string() + ".unpack-XXXXXX")).string();
   if (!::mkdtemp(pattern.data())) return std::unexpected(io_error(errno_message("creating", pattern)));
-  TempTree temp{pattern};
+  temp.path = pattern;
+  return {};
+}
+
+std::expected<void, Error> commit_tree(TempTree& temp, const fs::path& target, bool sync) {
+  ::chmod(temp.path.c_str(), 0755);
+  if (::rename(temp.path.c_str(), target.c_str()) != 0)
+    return std::unexpected(io_error(errno_message("moving the unpacked files to", target)));
+  temp.path.clear();
+  if (sync) fsync_dir(target.parent_path());
+  return {};
+}
+
+// Copies `source` to the new file `fd` in the kernel (copy_file_range: no
+// trip through user space, a reflink where the file system shares extents),
+// falling back to read/write where it is refused.
+std::expected<void, Error> copy_into(const fs::path& source, int fd, const fs::path& at) {
+  const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
+  if (in < 0) return std::unexpected(io_error(errno_message("reading", source)));
+  bool ok = true;
+  for (;;) {
+    const ssize_t n = ::copy_file_range(in, nullptr, fd, nullptr, k_buffer_bytes, 0);
+    if (n > 0) continue;
+    if (n == 0) break;
+    if (errno == EINTR) continue;
+    if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP) {
+      ok = false;
+      break;
+    }
+    std::vector<char> buffer(k_buffer_bytes);
+    for (;;) {
+      const ssize_t r = ::read(in, buffer.data(), buffer.size());
+      if (r < 0 && errno == EINTR) continue;
+      if (r <= 0) {
+        ok = r == 0;
+        break;
+      }
+      for (ssize_t done = 0; done < r && ok;) {
+        const ssize_t w = ::write(fd, buffer.data() + done, static_cast<std::size_t>(r - done));
+        if (w < 0 && errno == EINTR) continue;
+        ok = w > 0;
+        done += w > 0 ? w : 0;
+      }
+      if (!ok) break;
+    }
+    break;
+  }
+  ::close(in);
+  if (!ok) return std::unexpected(io_error(errno_message("writing", at)));
+  return {};
+}
+
+}  // namespace
+
+std::expected<void, Error> place_files(const std::vector<PlacedFile>& files, const fs::path& dir_in) {
+  fs::path target;
+  TempTree temp;
+  if (auto begun = begin_tree(dir_in, target, temp); !begun) return begun;
+  for (const auto& f : files) {
+    const auto parts = split_safe_name(f.name);
+    if (!parts) return std::unexpected(invalid_error("refused file name '" + f.name + "'"));
+    // The tree is this process's own (mkdtemp), so creating directories in
+    // it cannot be redirected by a symlink someone else planted.
+    fs::path at = temp.path;
+    for (std::size_t i = 0; i + 1 < parts->size(); ++i) {
+      at /= (*parts)[i];
+      if (::mkdir(at.c_str(), 0755) != 0 && errno != EEXIST)
+        return std::unexpected(io_error(errno_message("creating", at)));
+    }
+    at /= parts->back();
+    const int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd < 0) return std::unexpected(io_error(errno_message("creating", at)));
+    auto copied = copy_into(f.source, fd, at);
+    const bool ok = ::fchmod(fd, f.mode & 0777) == 0;
+    if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", at)));
+    if (!copied) return copied;
+  }
+  return commit_tree(temp, target, false);
+}
+
+std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_path, const fs::path& dir_in) {
+  return unpack(archive_path, dir_in, {});
+}
+
+std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_path, const fs::path& dir_in,
+                                                       const UnpackOptions& options) {
+  fs::path target;
+  TempTree temp;
+  if (auto begun = begin_tree(dir_in, target, temp); !begun) return std::unexpected(begun.error());
 
   std::unique_ptr<archive, ReadFree> in(archive_read_new());
   archive_read_support_filter_all(in.get());
   archive_read_support_format_tar(in.get());
-  if (archive_read_open_filename(in.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK)
+  if (archive_read_open_filename(in.get(), archive_path.c_str(), k_buffer_bytes) != ARCHIVE_OK)
     return std::unexpected(io_error(archive_path.string() + ": " + archive_error_string(in.get())));
-  Unpacker unpacker(temp.path);
+  Unpacker unpacker(temp.path, options);
   archive_entry* e = nullptr;
   int rc;
   while ((rc = archive_read_next_header(in.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
@@ -216,11 +320,7 @@ std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_p
   if (rc != ARCHIVE_EOF)
     return std::unexpected(invalid_error(archive_path.string() + " is damaged: " + archive_error_string(in.get())));
   unpacker.finish();
-  ::chmod(temp.path.c_str(), 0755);
-  if (::rename(temp.path.c_str(), target.c_str()) != 0)
-    return std::unexpected(io_error(errno_message("moving the unpacked files to", target)));
-  temp.path.clear();
-  fsync_dir(target.parent_path());
+  if (auto committed = commit_tree(temp, target, options.sync); !committed) return std::unexpected(committed.error());
   return std::move(unpacker.files);
 }
 

@@ -15,7 +15,9 @@ where the tier's ptx policy allows, by PTX JIT; then unpacks it into DIR
 (default RECIPE-TIER; it must not exist or be empty), refusing absolute
 paths, '..', links that leave DIR and device files. --json prints
 {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256", "sass",
-"ptx"}], "verified": {"digest", "signature", "archs"}}.
+"ptx"}], "verified": {"digest", "signature", "archs"}} (plus "smoke" under
+--require-smoke, which refuses a set without a passing smoke attestation for
+the tier and, by tier, takes the newest set that has one).
 
 Exit codes: 0 fetched; 1 a check failed (digest, signature, archs, a hostile
 layer); 2 bad usage, unknown tier, not found; 3 the registry failed and the
@@ -31,6 +33,9 @@ void attach_fetch(CLI::App& sub, Io& io) {
   sub.add_flag("--insecure", opt->request.insecure,
                "Accept a set whose signature does not verify (said on stderr every time); digests and archs are "
                "still checked");
+  sub.add_flag("--require-smoke", opt->request.require_smoke,
+               "Only a set whose signed manifest attests a passing 'orchestrate smoke' run for the tier (by tier: "
+               "the newest such set)");
   sub.footer(std::string(k_footer) + "\n\n" + k_remote_footer);
   sub.callback([opt, out_dir, &io] { emit(io, app::fetch(finish_request(*opt, io), *out_dir)); });
 }

@@ -23,6 +23,9 @@ void attach_pull(CLI::App& sub, Io& io) {
   sub.add_flag("--insecure", opt->request.insecure,
                "Accept a set whose signature does not verify (said on stderr every time); digests and archs are "
                "still checked");
+  sub.add_flag("--require-smoke", opt->request.require_smoke,
+               "Only a set whose signed manifest attests a passing 'orchestrate smoke' run for the tier (by tier: "
+               "the newest such set)");
   sub.footer(std::string(k_footer) + "\n\n" + k_remote_footer);
   sub.callback([opt, &io] { emit(io, app::pull(finish_request(*opt, io))); });
 }

@@ -19,6 +19,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <string>
@@ -26,6 +27,7 @@
 
 #include "orchestrator/app/remote.hpp"
 #include "orchestrator/app/transfer.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/registry/digest.hpp"
 #include "tests/integration/process.hpp"
@@ -244,6 +246,7 @@ trusted_keys: [keys-a/signing.pub.pem]
 
 TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   const fs::path data = data_file("saxpy", 3 << 20, 1);
+  fs::permissions(data, fs::perms::owner_exec, fs::perm_options::add);  // modes travel in the layer
   const std::string hex = seed("saxpy", "tier-new", {root() / "bin/saxpy.fatbin", data});
   const auto pushed = s_a.run({"push", "saxpy", "--tier", "tier-new"});
   ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
@@ -269,6 +272,11 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   EXPECT_EQ(result["files"][1]["ptx"], (json{"compute_100"}));
   EXPECT_EQ(read(out / "data.bin"), read(data));
   EXPECT_EQ(read(out / "saxpy.fatbin"), read(root() / "bin/saxpy.fatbin"));
+  const auto exec = [](const fs::path& p) {
+    return (fs::status(p).permissions() & fs::perms::owner_exec) != fs::perms::none;
+  };
+  EXPECT_TRUE(exec(out / "data.bin"));
+  EXPECT_EQ(exec(out / "saxpy.fatbin"), exec(root() / "bin/saxpy.fatbin"));
 
   // By digest prefix, now a local hit.
   const fs::path out2 = root() / "out-digest";
@@ -278,6 +286,7 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   ASSERT_EQ(by_digest.exit_code, 0) << by_digest.output << err;
   EXPECT_EQ(json::parse(by_digest.output)["from"], "store");
   EXPECT_EQ(read(out2 / "data.bin"), read(data));
+  EXPECT_TRUE(exec(out2 / "data.bin"));
 
   // By full digest from a third, empty store: straight from the remote.
   Machine c = s_b;
@@ -525,6 +534,92 @@ TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
     EXPECT_FALSE(fs::exists(out));
     EXPECT_FALSE(has_set(s_b, recipe));
   }
+  expect_store_intact(s_b);
+}
+
+// Stores bin/saxpy.fatbin plus `data` as RECIPE for tier-new in store A,
+// signed with keys-a, its manifest created at `created` and carrying `smoke`:
+// what `orchestrate smoke tier-new --artifact` leaves, without needing a GPU.
+std::string seed_attested(const fs::path& store_root, const fs::path& keys, const std::string& recipe,
+                          const fs::path& data, const std::string& created,
+                          std::map<std::string, std::vector<cache::SmokeAttestation>> smoke) {
+  auto store = cache::Store::open(store_root);
+  auto key = cache::load_signing_key(keys);
+  if (!store || !key) return {};
+  cache::NewArtifactSet set{.key = &*key, .verified = true, .pack = true};
+  set.manifest = {.recipe = recipe,
+                  .framework = "nvcc",
+                  .tier = "tier-new",
+                  .key = "seed",
+                  .source_kind = "path",
+                  .source_revision = "tree:seed",
+                  .engine = "host",
+                  .image = "host",
+                  .toolkit = "13.0",
+                  .created = created,
+                  .smoke = std::move(smoke)};
+  set.manifest.files = {{.path = "saxpy.fatbin",
+                         .requested_sass = {"sm_90", "sm_100"},
+                         .requested_ptx = {"compute_100"},
+                         .embedded_sass = {"sm_90", "sm_100"},
+                         .embedded_ptx = {"compute_100"}},
+                        {.path = "data.bin"}};
+  set.sources = {store_root.parent_path() / "bin/saxpy.fatbin", data};
+  auto entry = cache::store_artifact_set(*store, std::move(set));
+  return entry ? entry->manifest : std::string();
+}
+
+// --require-smoke: by digest, a set without a passing attestation for the
+// tier is refused and nothing is written; by tier, the newest set that has
+// one is served over a newer set without (from the remote, then the store).
+TEST_F(FetchSuite, RequireSmokeServesOnlyAnAttestedSet) {
+  const cache::SmokeAttestation pass{
+      .gpu = "NVIDIA H200", .cc = "9.0", .driver = "580.65.06", .outcome = "pass", .time = "2026-11-29T00:00:00Z"};
+  const std::string attested = seed_attested(s_a.store, s_a.keys, "smoked", data_file("smoked-1", 1 << 20, 11),
+                                             "2026-11-29T00:00:01Z", {{"tier-new", {pass}}});
+  const std::string plain = seed_attested(s_a.store, s_a.keys, "smoked", data_file("smoked-2", 1 << 20, 12),
+                                          "2026-11-29T00:00:02Z", {{"tier-strict", {pass}}});
+  ASSERT_EQ(attested.size(), 64u);
+  ASSERT_EQ(plain.size(), 64u);
+  ASSERT_EQ(s_a.run({"push", "--digest", attested}).exit_code, 0);
+  ASSERT_EQ(s_a.run({"push", "--digest", plain}).exit_code, 0);
+
+  const fs::path refused_dir = root() / "smoke-refused";
+  const auto refused = s_b.run(
+      {"fetch", "smoked", "--tier", "tier-new", "--digest", plain, "--require-smoke", "-o", refused_dir.string()});
+  EXPECT_EQ(refused.exit_code, 1) << refused.output;
+  EXPECT_NE(refused.output.find("refusing sha256:" + plain + " has no smoke attestation for tier tier-new"),
+            std::string::npos)
+      << refused.output;
+  EXPECT_NE(refused.output.find("run 'orchestrate smoke tier-new --artifact sha256:" + plain + "'"), std::string::npos)
+      << refused.output;
+  EXPECT_FALSE(fs::exists(refused_dir));
+  EXPECT_FALSE(has_set(s_b, "smoked"));
+  const auto pull_refused = s_b.run({"pull", "smoked", "--tier", "tier-new", "--digest", plain, "--require-smoke"});
+  EXPECT_EQ(pull_refused.exit_code, 1) << pull_refused.output;
+
+  for (const char* where : {"remote", "store"}) {
+    std::string err;
+    const fs::path out = root() / (std::string("smoke-served-") + where);
+    const auto served =
+        s_b.run_split({"fetch", "smoked", "--tier", "tier-new", "--require-smoke", "-o", out.string(), "--json"}, err);
+    ASSERT_EQ(served.exit_code, 0) << served.output << err;
+    const json result = json::parse(served.output);
+    EXPECT_EQ(result["digest"], "sha256:" + attested) << where;
+    EXPECT_EQ(result["from"], std::string(where) == "store" ? "store" : s_registry->url());
+    EXPECT_EQ(result["verified"], (json{{"digest", true}, {"signature", true}, {"archs", true}, {"smoke", true}}));
+    EXPECT_EQ(read(out / "data.bin"), read(root() / "data/smoked-1/data.bin"));
+  }
+  // Without the flag, by tier, into an empty store: the newest set, and no
+  // "smoke" key.
+  Machine c = s_b;
+  c.store = root() / "store-smoke";
+  std::string err;
+  const auto newest =
+      c.run_split({"fetch", "smoked", "--tier", "tier-new", "-o", (root() / "smoke-newest").string(), "--json"}, err);
+  ASSERT_EQ(newest.exit_code, 0) << newest.output << err;
+  EXPECT_EQ(json::parse(newest.output)["digest"], "sha256:" + plain);
+  EXPECT_EQ(json::parse(newest.output)["verified"], (json{{"digest", true}, {"signature", true}, {"archs", true}}));
   expect_store_intact(s_b);
 }
 

@@ -1,6 +1,6 @@
 // The pure parts of push, pull and fetch: tag names, which remote wins, the
 // arch coverage decision per ptx policy, the --insecure line and the shape of
-// `fetch --json`.
+// `fetch --json`, and what --require-smoke accepts.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -144,6 +144,52 @@ TEST(TransferFetchJson, HasTheDocumentedShape) {
                                                            R"(", "sass": ["sm_90"], "ptx": ["compute_90"]}])"));
   EXPECT_EQ(parsed["verified"],
             nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true})"));
+}
+
+TEST(TransferFetchJson, SaysSmokeOnlyUnderRequireSmoke) {
+  FetchResult result{.recipe = "saxpy", .tier = "tier-new", .manifest = k_hex, .digest_ok = true, .archs_ok = true};
+  result.smoke_ok = true;
+  EXPECT_EQ(nlohmann::ordered_json::parse(fetch_json(result))["verified"],
+            nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true, "smoke": true})"));
+}
+
+cache::Manifest smoked(std::map<std::string, std::vector<cache::SmokeAttestation>> smoke) {
+  cache::Manifest manifest;
+  manifest.smoke = std::move(smoke);
+  return manifest;
+}
+
+const cache::SmokeAttestation k_pass{
+    .gpu = "NVIDIA H200", .cc = "9.0", .driver = "580.65.06", .outcome = "pass", .time = "2026-11-29T00:00:00Z"};
+
+TEST(TransferRequireSmoke, APassForTheTierSatisfiesIt) {
+  EXPECT_EQ(smoke_problem(smoked({{"tier-new", {k_pass, k_pass}}}), k_hex, "tier-new"), "");
+}
+
+TEST(TransferRequireSmoke, NoAttestationForTheTierSaysWhatToRun) {
+  const std::string expected = "sha256:" + k_hex +
+                               " has no smoke attestation for tier tier-new (--require-smoke): run 'orchestrate "
+                               "smoke tier-new --artifact sha256:" +
+                               k_hex + "' on a node of tier-new, then push the attested set it stores";
+  EXPECT_EQ(smoke_problem(smoked({}), k_hex, "tier-new"), expected);
+  // Another tier's pass, or an empty list, proves nothing for this one.
+  EXPECT_EQ(smoke_problem(smoked({{"tier-old", {k_pass}}}), k_hex, "tier-new"), expected);
+  EXPECT_EQ(smoke_problem(smoked({{"tier-new", {}}}), k_hex, "tier-new"), expected);
+}
+
+TEST(TransferRequireSmoke, AnyOutcomeButPassRefuses) {
+  cache::SmokeAttestation failed = k_pass;
+  failed.gpu = "NVIDIA H100";
+  failed.outcome = "fail";
+  const std::string problem = smoke_problem(smoked({{"tier-new", {k_pass, failed}}}), k_hex, "tier-new");
+  EXPECT_NE(problem.find("smoke attestation for tier tier-new is not a pass on NVIDIA H100 (CC 9.0, driver "
+                         "580.65.06): fail"),
+            std::string::npos)
+      << problem;
+  EXPECT_NE(problem.find("orchestrate smoke tier-new --artifact sha256:" + k_hex), std::string::npos) << problem;
+  cache::SmokeAttestation skipped = k_pass;
+  skipped.outcome = "none";
+  EXPECT_NE(smoke_problem(smoked({{"tier-new", {skipped}}}), k_hex, "tier-new"), "");
 }
 
 TEST(TransferProgressBar, FillsByFraction) {
