@@ -1,7 +1,6 @@
 #include "orchestrator/registry/digest.hpp"
 
 #include <fcntl.h>
-#include <openssl/evp.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -12,24 +11,23 @@
 #include <deque>
 #include <mutex>
 #include <new>
+#include <span>
 #include <thread>
 #include <vector>
 
+#include "orchestrator/inspect/sha256.hpp"
+
 namespace orc::registry {
 
+// The hashing itself is inspect's (OpenSSL EVP behind inspect::Sha256); this
+// class adds the "sha256:" form the distribution spec writes and reset().
 struct Sha256::Context {
-  EVP_MD_CTX* ctx = nullptr;
+  inspect::Sha256 hasher;
 };
 
-Sha256::Sha256() : m_context(std::make_unique<Context>()) {
-  m_context->ctx = EVP_MD_CTX_new();
-  if (!m_context->ctx) throw std::bad_alloc();
-  reset();
-}
+Sha256::Sha256() : m_context(std::make_unique<Context>()) {}
 
-Sha256::~Sha256() {
-  if (m_context) EVP_MD_CTX_free(m_context->ctx);
-}
+Sha256::~Sha256() = default;
 
 Sha256::Sha256(Sha256&&) noexcept = default;
 Sha256& Sha256::operator=(Sha256&& other) noexcept {
@@ -37,23 +35,13 @@ Sha256& Sha256::operator=(Sha256&& other) noexcept {
   return *this;
 }
 
-void Sha256::reset() { EVP_DigestInit_ex(m_context->ctx, EVP_sha256(), nullptr); }
+void Sha256::reset() { m_context->hasher = inspect::Sha256(); }
 
-void Sha256::update(std::string_view bytes) { EVP_DigestUpdate(m_context->ctx, bytes.data(), bytes.size()); }
-
-std::string Sha256::digest() {
-  std::array<unsigned char, EVP_MAX_MD_SIZE> md{};
-  unsigned int length = 0;
-  EVP_DigestFinal_ex(m_context->ctx, md.data(), &length);
-  reset();
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out = "sha256:";
-  for (unsigned int i = 0; i < length; ++i) {
-    out += k_hex[md[i] >> 4];
-    out += k_hex[md[i] & 0xf];
-  }
-  return out;
+void Sha256::update(std::string_view bytes) {
+  m_context->hasher.update(std::as_bytes(std::span(bytes.data(), bytes.size())));
 }
+
+std::string Sha256::digest() { return "sha256:" + m_context->hasher.hex_digest(); }
 
 std::string sha256_digest(std::string_view bytes) {
   Sha256 hasher;

@@ -1,8 +1,6 @@
 #pragma once
-// SHA-256 digests as the distribution spec writes them ("sha256:<64 hex>").
-// OpenSSL's EVP does the hashing (its SHA-NI path); its types stay in
-// digest.cpp. The registry module sits beside inspect, not above it, so it
-// has its own small incremental hasher.
+// SHA-256 digests as the distribution spec writes them ("sha256:<64 hex>"),
+// over inspect::Sha256 (OpenSSL EVP; the layer below this module).
 #include <cstdint>
 #include <expected>
 #include <filesystem>
