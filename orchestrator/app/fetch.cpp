@@ -52,15 +52,15 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
 
 struct Pulled {
   cache::IndexEntry entry;
-  std::string from;  // the remote's URL
-  bool downloaded = false;
-  std::vector<cache::UnpackedFile> files;  // as its layer gave them, when downloaded
+  std::string from;         // the remote's URL
+  bool downloaded = false;  // and DIR written from the same pass
 };
 
-// Pulls the set from the remote; only the remote can serve now, so its
-// failures end the command (exit 3, or 1 for a refused set).
+// Pulls the set from the remote, filling `dir` on the way; only the remote
+// can serve now, so its failures end the command (exit 3, or 1 for a
+// refused set).
 Pulled pull_remote(cache::Store& store, const recipe::Config& config, const recipe::Tier& tier,
-                   const cache::TrustedKeys& trusted, const TransferRequest& request) {
+                   const cache::TrustedKeys& trusted, const TransferRequest& request, const fs::path& dir) {
   const std::string what = request.recipe + " for " + request.tier +
                            (request.digest.empty() ? "" : " (" + request.digest + ")") +
                            (request.require_smoke ? " with a passing smoke attestation" : "");
@@ -71,8 +71,11 @@ Pulled pull_remote(cache::Store& store, const recipe::Config& config, const reci
                  ? find_smoked_remote_set(*client, request.recipe, request.tier,
                                           cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"))
                  : find_remote_set(*client, request.recipe, request.tier, request.digest);
-  const PullOptions options{
-      .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};
+  const PullOptions options{.trusted = &trusted,
+                            .tier = &tier,
+                            .insecure = request.insecure,
+                            .require_smoke = request.require_smoke,
+                            .dir = dir};
   auto report = set ? pull_set(store, *client, *set, options, progress) : std::unexpected(set.error());
   if (!report) {
     std::string message = report.error().message;
@@ -80,85 +83,67 @@ Pulled pull_remote(cache::Store& store, const recipe::Config& config, const reci
       message = "the local store has no verified " + what + " and the remote failed: " + message;
     fail(report.error().code, message);
   }
-  return {std::move(report->entry), client->display_url(), report->downloaded, std::move(report->files)};
+  return {std::move(report->entry), client->display_url(), report->downloaded};
 }
 
-// The pack to unpack: the stored one, or one made now from the file blobs
-// (a set built without a pack) in tmp/, removed by the caller.
-fs::path pack_of(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest, fs::path& made) {
-  if (!entry.pack.empty() && store.has_blob(entry.pack)) return store.blob_path(entry.pack);
-  std::vector<cache::PackEntry> entries;
-  for (const auto& f : manifest.files) entries.push_back({f.path, store.blob_path(f.sha256)});
-  made = cache::temp_name(store.tmp_dir(), "fetch-pack");
-  if (auto packed = cache::pack(std::move(entries), made); !packed) fail_with(packed.error());
-  return made;
-}
-
-// Checks what unpack() wrote, hashed while writing, against the signed
-// manifest; a file it did not report (spelt differently, or a hardlink) is
-// read back and hashed.
-std::vector<std::string> digest_problems(const fs::path& dir, const cache::Manifest& manifest,
-                                         const std::vector<cache::UnpackedFile>& written) {
+// Checks files written (and hashed while written) against the signed
+// manifest: before DIR is renamed into place.
+std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
+                                              const std::vector<cache::UnpackedFile>& written) {
   std::vector<std::string> problems;
   for (const auto& f : manifest.files) {
-    std::string got;
-    std::uint64_t size = 0;
-    if (auto w = std::ranges::find(written, f.path, &cache::UnpackedFile::name); w != written.end()) {
-      got = "sha256:" + w->sha256;
-      size = w->size;
-    } else {
-      registry::Sha256 hasher;
-      auto read = registry::hash_file(dir / f.path, hasher);
-      if (!read) {
-        problems.push_back(f.path + ": " + read.error().message);
-        continue;
-      }
-      got = hasher.digest();
-      size = *read;
-    }
-    if (got != "sha256:" + f.sha256 || size != f.size)
-      problems.push_back(f.path + " is " + got + ", its manifest says sha256:" + f.sha256);
+    const auto w = std::ranges::find(written, f.path, &cache::UnpackedFile::name);
+    if (w == written.end())
+      problems.push_back(f.path + " is missing (or not a file of its own)");
+    else if (w->sha256 != f.sha256 || w->size != f.size)
+      problems.push_back(f.path + " is sha256:" + w->sha256 + ", its manifest says sha256:" + f.sha256);
   }
-  return problems;
+  if (problems.empty()) return {};
+  return std::unexpected(cache::Error{cache::ErrorKind::corrupt, util::join(problems, "; ")});
 }
 
 [[noreturn]] void fail_writing(const cache::Error& error, const std::string& manifest_hex, const fs::path& dir) {
+  if (error.kind == cache::ErrorKind::corrupt)
+    fail(ExitCode::check_failed,
+         "sha256:" + manifest_hex + ": " + error.message + " (run 'orchestrate cache verify')");
   fail(error.kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
        "unpacking sha256:" + manifest_hex + " into " + dir.string() + ": " + error.message);
 }
 
-// Writes DIR. A set this command just pulled is copied from the store's
-// blobs in the kernel (copy_file_range), with the modes its layer gave: the
-// pull hashed every file as it wrote it there and checked it against the
-// signed manifest, so nothing is read again. A set the store already held is
-// unpacked from its pack, hashed while written: the bytes in DIR are the ones
-// the signature covers, whatever happened to the store's copies since. DIR is
-// the user's output, not the store, so it is not fsynced (like any program's
-// output); the store's own copies are.
+// Writes DIR from a set the store already held: unpacked from its pack, or
+// copied from its file blobs with the modes the index keeps (a pulled set),
+// hashed while written either way and checked against the signed manifest
+// before DIR is renamed into place: the bytes in DIR are the ones the
+// signature covers, whatever happened to the store's copies since. DIR is
+// the user's output, not the store, so it is not fsynced (like any
+// program's output); the store's own copies are.
 void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest,
-               const std::optional<std::vector<cache::UnpackedFile>>& pulled, const fs::path& dir) {
-  if (pulled) {
-    std::vector<cache::PlacedFile> files;
-    for (const auto& f : manifest.files) {
-      auto from = std::ranges::find(*pulled, f.path, &cache::UnpackedFile::name);
-      files.push_back(
-          {.name = f.path, .source = store.blob_path(f.sha256), .mode = from != pulled->end() ? from->mode : 0644u});
-    }
-    if (auto placed = cache::place_files(files, dir); !placed) fail_writing(placed.error(), entry.manifest, dir);
+               const fs::path& dir) {
+  const auto check = [&](const std::vector<cache::UnpackedFile>& written) { return check_files(manifest, written); };
+  if (!entry.pack.empty() && store.has_blob(entry.pack)) {
+    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir, {.sync = false, .hash = true, .check = check});
+    if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
     return;
   }
-  fs::path made;
-  const fs::path pack = pack_of(store, entry, manifest, made);
-  auto unpacked = cache::unpack(pack, dir, {.sync = false, .hash = true});
-  std::error_code ec;
-  if (!made.empty()) fs::remove(made, ec);
-  if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
-  if (const auto problems = digest_problems(dir, manifest, *unpacked); !problems.empty()) {
-    fs::remove_all(dir, ec);  // never leave bytes the signature does not cover
-    fail(ExitCode::check_failed,
-         "sha256:" + entry.manifest + ": " + util::join(problems, "; ") + " (run 'orchestrate cache verify')");
-  }
+  std::vector<cache::PlacedFile> files;
+  for (const auto& f : entry.files)
+    files.push_back({.name = f.path, .source = store.blob_path(f.sha256), .mode = f.mode});
+  auto placed = cache::place_files(files, dir, {.check = check});
+  if (!placed) fail_writing(placed.error(), entry.manifest, dir);
 }
+
+// Removes DIR, written by a pull, when the command fails after it.
+struct DirGuard {
+  fs::path dir;
+  bool existed = false;  // empty, before the command
+  bool armed = false;
+  ~DirGuard() {
+    if (!armed) return;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (existed) fs::create_directory(dir, ec);
+  }
+};
 
 }  // namespace
 
@@ -212,13 +197,16 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (!held) fail_with(held.error());
 
   FetchResult result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
+  DirGuard guard{.dir = dir, .existed = fs::exists(dir, ec)};
   auto entry = local_set(store, request, trusted);
-  std::optional<std::vector<cache::UnpackedFile>> pulled_files;  // set when this command downloaded it
+  bool written = false;  // DIR, by the pull
   if (!entry) {
-    Pulled pulled = pull_remote(store, *config, tier, trusted, request);
+    guard.armed = true;  // the pull writes DIR before it returns
+    Pulled pulled = pull_remote(store, *config, tier, trusted, request, dir);
     entry = std::move(pulled.entry);
     result.from = std::move(pulled.from);
-    if (pulled.downloaded) pulled_files = std::move(pulled.files);
+    written = pulled.downloaded;
+    guard.armed = written;
   }
   result.manifest = entry->manifest;
 
@@ -243,7 +231,8 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
     result.smoke_ok = true;
   }
 
-  write_dir(store, *entry, loaded->manifest, pulled_files, dir);
+  if (!written) write_dir(store, *entry, loaded->manifest, dir);
+  guard.armed = false;
   result.digest_ok = true;
   for (const auto& f : loaded->manifest.files)
     result.files.push_back(

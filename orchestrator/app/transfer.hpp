@@ -105,13 +105,16 @@ struct PullOptions {
   const recipe::Tier* tier = nullptr;  // null: archs not checked (row unverified)
   bool insecure = false;               // a signature that does not verify is kept, not refused
   bool require_smoke = false;          // refuse a set without a passing smoke attestation for *tier
+  // fetch's DIR: filled from the same pass over the layer as the store (it
+  // must not exist, or be empty). Empty: the store only (pull).
+  std::filesystem::path dir;
 };
 
 struct PullReport {
   cache::IndexEntry entry;
   bool downloaded = false;  // false: another process (or an earlier run) had stored it
   cache::Verification signature;
-  std::vector<cache::UnpackedFile> files;  // the layer's files (names, modes), when downloaded
+  std::vector<cache::UnpackedFile> files;  // the layer's files (names, modes, digests), when downloaded
 };
 
 // Pulls `set` into the store. Concurrent pulls of one set queue on a lock in

@@ -53,7 +53,8 @@ void TransferProgress::finished(std::string_view verb, std::string_view label, s
        rate(total, seconds));
 }
 
-void TransferProgress::download(std::string_view label, std::uint64_t total, const std::filesystem::path& watched,
+void TransferProgress::download(std::string_view label, std::uint64_t total,
+                                const std::function<std::uint64_t()>& done_bytes,
                                 const std::function<bool()>& work) const {
   const auto start = Clock::now();
   if (!m_out || m_terminal == Terminal::no) {
@@ -67,10 +68,8 @@ void TransferProgress::download(std::string_view label, std::uint64_t total, con
   std::thread painter([&] {
     std::unique_lock lock(mutex);
     while (!wake.wait_for(lock, k_redraw, [&] { return done; })) {
-      std::error_code ec;
-      const auto size = std::filesystem::file_size(watched, ec);
       const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
-      const std::uint64_t have = ec ? 0 : size;
+      const std::uint64_t have = done_bytes();
       *m_out << "\r\033[K" << label << "  " << progress_bar(have, total) << "  " << rate(have, seconds) << std::flush;
     }
   });

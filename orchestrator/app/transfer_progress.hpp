@@ -1,7 +1,6 @@
 #pragma once
 // Progress of push, pull and fetch on stderr. On a terminal a download is one
-// line redrawn with a bar (its ".partial" file's size is polled, so the
-// registry client needs no callback); an upload is a line when it starts and
+// line redrawn with a bar (a byte count the download keeps is polled); an upload is a line when it starts and
 // one when it ends. Off a terminal (logs, CI) every transfer is a plain line
 // when it starts and when it ends, nothing redrawn.
 #include <cstdint>
@@ -24,9 +23,10 @@ class TransferProgress {
   std::ostream& stream() const;
   // One line of text (a step, a warning).
   void line(std::string_view text) const;
-  // Runs `work` (a blob download of `total` bytes into `watched`) and shows
-  // it; `work` returns whether it succeeded (a failure is the caller's to say).
-  void download(std::string_view label, std::uint64_t total, const std::filesystem::path& watched,
+  // Runs `work` (a blob download of `total` bytes, `done()` of them so far:
+  // called from another thread) and shows it; `work` returns whether it
+  // succeeded (a failure is the caller's to say).
+  void download(std::string_view label, std::uint64_t total, const std::function<std::uint64_t()>& done,
                 const std::function<bool()>& work) const;
   // Runs `work` (a blob upload of `total` bytes) and shows it.
   void upload(std::string_view label, std::uint64_t total, const std::function<bool()>& work) const;

@@ -4,6 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <span>
+#include <thread>
 #include <ctime>
 #include <set>
 
@@ -33,8 +36,7 @@ std::unexpected<TransferError> failed(ExitCode code, std::string message) {
   return std::unexpected(TransferError{code, std::move(message)});
 }
 
-// Removes what a pull put in tmp/ on every way out; the .partial of a
-// download broken by the network is fetch_blob's and stays for a resume.
+// Removes what a pull put in tmp/ on every way out.
 struct TempPaths {
   std::vector<fs::path> paths;
   ~TempPaths() {
@@ -104,18 +106,30 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
   return best;
 }
 
-// fsyncs a file written without it, before it is renamed into the store.
-std::expected<void, TransferError> sync_file(const fs::path& file) {
-  const int fd = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
-  const bool ok = fd >= 0 && ::fsync(fd) == 0;
-  if (fd >= 0) ::close(fd);
-  if (!ok) return failed(ExitCode::outside_failure, cache::errno_message("syncing", file));
+// Whether the files a layer unpacked to are exactly the signed manifest's:
+// the same names, and each one's bytes hashing to the digest it names.
+std::expected<void, cache::Error> check_layer(const cache::Manifest& manifest,
+                                              const std::vector<cache::UnpackedFile>& files, const std::string& hex) {
+  if (files.size() != manifest.files.size())
+    return std::unexpected(cache::invalid_error("it holds " + std::to_string(files.size()) +
+                                                " files; the signed manifest of sha256:" + hex + " names " +
+                                                std::to_string(manifest.files.size())));
+  for (const auto& f : manifest.files) {
+    const auto written = std::ranges::find(files, f.path, &cache::UnpackedFile::name);
+    if (written == files.end())
+      return std::unexpected(cache::invalid_error("it lacks " + f.path + " (as a file of its own)"));
+    if (written->sha256 != f.sha256 || written->size != f.size)
+      return std::unexpected(cache::invalid_error("digest mismatch: " + f.path + " is sha256:" + written->sha256 +
+                                                  " (" + std::to_string(written->size) +
+                                                  " bytes); the signed manifest says sha256:" + f.sha256 + " (" +
+                                                  std::to_string(f.size) + " bytes)"));
+  }
   return {};
 }
 
 // Moves a file of tmp/ whose bytes hash to `hex` into the store as that blob:
-// a rename, not a copy (a 1 GiB layer is written once). The file must be
-// synced already; a blob already stored is kept and the file dropped.
+// a rename, not a copy. The file must be synced already; a blob already
+// stored is kept and the file dropped.
 std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& file, const std::string& hex) {
   std::error_code ec;
   if (store.has_blob(hex)) {
@@ -248,8 +262,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   // enough to refuse a set before its large layer is downloaded.
   if (set.manifest.config.size > cache::k_max_manifest_bytes)
     return failed(ExitCode::check_failed, "the manifest of sha256:" + hex + " is larger than any manifest can be");
-  // Small files get gc-collectable names (*.tmp) in case this process dies;
-  // the layer keeps a fixed name so the next pull resumes its .partial.
+  // Everything here gets a gc-collectable name (*.tmp) in case this process dies.
   const fs::path manifest_file = cache::temp_name(tmp, base + "-manifest");
   temps.paths.push_back(manifest_file);
   if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, manifest_file); !got)
@@ -279,62 +292,58 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
     if (auto problem = smoke_problem(*manifest, hex, options.tier->name); !problem.empty())
       return failed(ExitCode::check_failed, "refusing " + problem);
 
-  // The layer, verified while reading, resumed from an earlier run's .partial.
+  // The layer, streamed: unpacked while it downloads (no copy of it is
+  // kept), each file hashed as it is written into a staging tree of tmp/
+  // (synced: it becomes the store's blobs) and, for fetch, into DIR as well
+  // (not synced: the user's output). Both trees are renamed into place only
+  // after every file matched the signed manifest, so the layer's own digest,
+  // which no signature covers, is not recomputed. The manifest's sizes cap
+  // what the layer may unpack to.
   const auto& layer = set.manifest.layers.front();
-  const fs::path pack_file = tmp / (base + ".pack");
-  std::expected<void, registry::Error> got;
-  progress.download("layer " + layer.digest.substr(7, 12), layer.size, pack_file.string() + ".partial", [&] {
-    // Not synced here: sync_file below, after the unpack, by which time the
-    // kernel has written most of it back in the background.
-    got = client.fetch_blob(layer.digest, layer.size, pack_file, registry::Durability::caller_syncs);
-    return got.has_value();
+  const fs::path staging = cache::temp_name(tmp, base + "-files");  // a .tmp tree: gc's if we die
+  temps.paths.push_back(staging);
+  std::uint64_t expected_bytes = 0;
+  for (const auto& f : manifest->files) expected_bytes += f.size;
+  const cache::UnpackOptions unpack_options{
+      .sync = true,
+      .hash = true,
+      .mirror = options.dir,
+      .max_bytes = std::max<std::uint64_t>(expected_bytes, 1),
+      .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
+  cache::ArchivePipe pipe;
+  std::expected<std::vector<cache::UnpackedFile>, cache::Error> files = std::unexpected(cache::io_error("not run"));
+  std::thread unpacker([&] {
+    files = cache::unpack_stream(pipe, staging, unpack_options);
+    if (files) pipe.drain();  // the bytes after the archive's end, until the download ends
+    pipe.close();
   });
-  if (!got) return std::unexpected(from_registry(got.error()));
-  temps.paths.push_back(pack_file);
-  const fs::path unpacked = tmp / (base + ".d");
-  std::error_code ec;
-  fs::remove_all(unpacked, ec);  // left by a pull killed while unpacking
-  temps.paths.push_back(unpacked);
-  // The store's copies: synced, and hashed while written.
-  auto files = cache::unpack(pack_file, unpacked, {.sync = true, .hash = true});
+  std::atomic<std::uint64_t> received{0};
+  std::expected<void, registry::Error> got;
+  progress.download(
+      "layer " + layer.digest.substr(7, 12), layer.size, [&] { return received.load(); },
+      [&] {
+        got = client.stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
+          received += bytes.size();
+          return pipe.push(std::as_bytes(std::span(bytes.data(), bytes.size())));
+        });
+        if (got)
+          pipe.finish();
+        else
+          pipe.fail(cache::io_error(got.error().message));
+        return got.has_value() && files.has_value();
+      });
+  unpacker.join();
   if (!files && files.error().kind == cache::ErrorKind::invalid)
     return failed(ExitCode::check_failed, "refusing the layer of sha256:" + hex + ": " + files.error().message);
+  if (!files && !got) return std::unexpected(from_registry(got.error()));
   if (!files) return std::unexpected(from_cache(files.error()));
-
-  // Every file the manifest names, and nothing else, with its digest.
-  if (files->size() != manifest->files.size())
-    return failed(ExitCode::check_failed, "the layer of sha256:" + hex + " holds " + std::to_string(files->size()) +
-                                              " files; its manifest names " + std::to_string(manifest->files.size()));
-  for (const auto& f : manifest->files) {
-    const fs::path file = unpacked / f.path;
-    if (fs::symlink_status(file, ec).type() != fs::file_type::regular)
-      return failed(ExitCode::check_failed, "the layer of sha256:" + hex + " lacks " + f.path);
-    // unpack() hashed what it wrote; a file the archive spelt differently
-    // (or reached by a hardlink) is read back.
-    auto written = std::ranges::find(*files, f.path, &cache::UnpackedFile::name);
-    std::string actual;
-    std::uint64_t size = 0;
-    if (written != files->end()) {
-      actual = "sha256:" + written->sha256;
-      size = written->size;
-    } else {
-      registry::Sha256 hasher;
-      auto read = registry::hash_file(file, hasher);
-      if (!read) return failed(ExitCode::outside_failure, read.error().message);
-      actual = hasher.digest();
-      size = *read;
-    }
-    if (actual != "sha256:" + f.sha256 || size != f.size)
-      return failed(ExitCode::check_failed, f.path + " in the layer of sha256:" + hex + " is " + actual +
-                                                ", its manifest says sha256:" + f.sha256);
-    if (auto adopted = adopt(store, file, f.sha256); !adopted) return std::unexpected(adopted.error());
-  }
-  const std::string pack_hex(registry::digest_hex(layer.digest));
-  if (auto synced = sync_file(pack_file); !synced) return std::unexpected(synced.error());
-  if (auto adopted = adopt(store, pack_file, pack_hex); !adopted) return std::unexpected(adopted.error());
+  for (const auto& f : *files)
+    if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
   cache::IndexEntry entry = entry_for(*manifest, hex);
-  entry.pack = pack_hex;
+  for (auto& f : entry.files)
+    if (auto from = std::ranges::find(*files, f.path, &cache::UnpackedFile::name); from != files->end())
+      f.mode = from->mode;
   if (!signature_text.empty()) {
     auto put = store.put_bytes(signature_text);
     if (!put) return std::unexpected(from_cache(put.error()));

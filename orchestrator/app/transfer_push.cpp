@@ -155,12 +155,11 @@ std::expected<PushReport, TransferError> push_set(cache::Store& store, registry:
     blobs.pack = store.blob_path(entry.pack);
     return push_blobs(client, blobs, progress);
   }
-  // A set stored without a pack: pack its file blobs (deterministic, so
-  // every machine makes the same layer) and record the pack for next time.
-  auto parsed = cache::parse_manifest(blobs.manifest);
-  if (!parsed) return std::unexpected(TransferError{ExitCode::check_failed, parsed.error().message});
+  // A set stored without a pack (a pulled one): pack its file blobs with the
+  // modes the index keeps (deterministic, so this makes the layer it was
+  // pulled as) and record the pack for next time.
   std::vector<cache::PackEntry> entries;
-  for (const auto& f : parsed->files) entries.push_back({f.path, store.blob_path(f.sha256)});
+  for (const auto& f : entry.files) entries.push_back({f.path, store.blob_path(f.sha256), f.mode});
   const fs::path temp = cache::temp_name(store.tmp_dir(), "push-pack");
   auto packed = cache::pack(std::move(entries), temp);
   std::optional<std::expected<cache::PutResult, cache::Error>> put;

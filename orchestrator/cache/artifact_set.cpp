@@ -71,7 +71,14 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
                    .source_revision = m.source_revision,
                    .verified = set.verified,
                    .created = now.time_since_epoch().count()};
-  for (const auto& f : m.files) entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size});
+  for (std::size_t i = 0; i < m.files.size(); ++i) {
+    std::error_code ec;
+    const auto perms = fs::status(set.sources[i], ec).permissions();
+    entry.files.push_back({.path = m.files[i].path,
+                           .sha256 = m.files[i].sha256,
+                           .size = m.files[i].size,
+                           .mode = ec ? 0644u : static_cast<unsigned>(perms) & 0777u});
+  }
   if (set.key) {
     auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
     if (!signature) return std::unexpected(signature.error());

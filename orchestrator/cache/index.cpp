@@ -26,7 +26,8 @@ CREATE TABLE IF NOT EXISTS artifact_sets(
   verified INTEGER NOT NULL, created INTEGER NOT NULL);
 CREATE TABLE IF NOT EXISTS set_blobs(
   set_id INTEGER NOT NULL REFERENCES artifact_sets(id) ON DELETE CASCADE,
-  role TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, size INTEGER NOT NULL);
+  role TEXT NOT NULL, path TEXT NOT NULL, digest TEXT NOT NULL, size INTEGER NOT NULL,
+  mode INTEGER NOT NULL DEFAULT 420);
 CREATE INDEX IF NOT EXISTS sets_by_recipe_tier ON artifact_sets(recipe, tier, created);
 CREATE INDEX IF NOT EXISTS sets_by_key ON artifact_sets(key);
 CREATE INDEX IF NOT EXISTS blobs_by_set ON set_blobs(set_id);
@@ -125,14 +126,17 @@ IndexEntry entry_from_row(const Statement& s) {
 // Fills files and the other blob roles of `entries` from set_blobs.
 std::expected<void, Error> load_blobs(sqlite3* db, std::vector<IndexEntry>& entries) {
   for (auto& e : entries) {
-    Statement q(db, "SELECT role, path, digest, size FROM set_blobs WHERE set_id = ? ORDER BY rowid");
+    Statement q(db, "SELECT role, path, digest, size, mode FROM set_blobs WHERE set_id = ? ORDER BY rowid");
     q.bind(1, e.id);
     int rc;
     while ((rc = q.step()) == SQLITE_ROW) {
       const std::string role = q.text(0);
       const std::string digest = q.text(2);
       if (role == "file")
-        e.files.push_back({.path = q.text(1), .sha256 = digest, .size = static_cast<std::uint64_t>(q.integer(3))});
+        e.files.push_back({.path = q.text(1),
+                           .sha256 = digest,
+                           .size = static_cast<std::uint64_t>(q.integer(3)),
+                           .mode = static_cast<unsigned>(q.integer(4)) & 0777u});
       else if (role == "log")
         e.build_log = digest;
       else if (role == "signature")
@@ -167,7 +171,15 @@ std::expected<void, Error> check_schema(sqlite3* db, const std::filesystem::path
   if (!get.ok()) return std::unexpected(db_error(db, "reading the schema version"));
   if (get.step() == SQLITE_ROW) {
     const std::string version = get.text(0);
-    if (version != std::to_string(Index::k_schema_version))
+    if (version == "1") {
+      // Schema 1 had no modes: its rows read as 0644, as they were served.
+      if (auto ok = exec(db,
+                         "ALTER TABLE set_blobs ADD COLUMN mode INTEGER NOT NULL DEFAULT 420; "
+                         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+                         "upgrading the schema to version 2");
+          !ok)
+        return ok;
+    } else if (version != std::to_string(Index::k_schema_version))
       return std::unexpected(invalid_error(file.string() + " has schema version " + version +
                                            "; this orchestrate reads " + std::to_string(Index::k_schema_version)));
   } else {
@@ -219,15 +231,16 @@ std::expected<std::int64_t, Error> Index::add(const IndexEntry& e) {
   if (insert.step() != SQLITE_DONE) return std::unexpected(db_error(db, "adding " + e.manifest));
   const std::int64_t id = sqlite3_last_insert_rowid(db);
   const auto put_blob = [&](std::string_view role, std::string_view path, std::string_view digest,
-                            std::uint64_t size) -> bool {
+                            std::uint64_t size, unsigned mode = 0644) -> bool {
     if (digest.empty()) return true;
-    Statement b(db, "INSERT INTO set_blobs(set_id, role, path, digest, size) VALUES(?,?,?,?,?)");
+    Statement b(db, "INSERT INTO set_blobs(set_id, role, path, digest, size, mode) VALUES(?,?,?,?,?,?)");
     b.bind(1, id).bind(2, role).bind(3, path).bind(4, digest).bind(5, static_cast<std::int64_t>(size));
+    b.bind(6, static_cast<std::int64_t>(mode & 0777u));
     return b.step() == SQLITE_DONE;
   };
   bool ok = put_blob("manifest", "", e.manifest, 0) && put_blob("log", "", e.build_log, 0) &&
             put_blob("signature", "", e.signature, 0) && put_blob("pack", "", e.pack, 0);
-  for (const auto& f : e.files) ok = ok && put_blob("file", f.path, f.sha256, f.size);
+  for (const auto& f : e.files) ok = ok && put_blob("file", f.path, f.sha256, f.size, f.mode);
   if (!ok) return std::unexpected(db_error(db, "adding the blobs of " + e.manifest));
   if (auto done = t.commit(); !done) return std::unexpected(done.error());
   return id;

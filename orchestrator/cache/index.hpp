@@ -31,6 +31,9 @@ struct IndexedFile {
   std::string path;    // inside the artifact set: "lib/libx.so"
   std::string sha256;  // hex
   std::uint64_t size = 0;
+  // Permission bits the file had where it was made (a pulled set keeps no
+  // pack, so its modes live here).
+  unsigned mode = 0644;
 };
 
 struct IndexEntry {
@@ -63,7 +66,7 @@ struct IndexQuery {
 
 class Index {
  public:
-  static constexpr int k_schema_version = 1;
+  static constexpr int k_schema_version = 2;  // 2: set_blobs.mode
 
   // Opens or creates the database. An index of another schema version is an
   // error of kind invalid (this version cannot read it, and never rewrites it).

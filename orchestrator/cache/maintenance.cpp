@@ -8,6 +8,7 @@
 #include <set>
 
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/pack.hpp"
 #include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/file_lock.hpp"
 
@@ -116,10 +117,14 @@ std::expected<GcReport, Error> collect_garbage(Store& store, const GcOptions& op
       report.removed_bytes += blob.size;
     }
   }
-  // Only what temp_name() makes: anything else in tmp/ is not the store's to judge.
-  for (auto it = fs::directory_iterator(store.tmp_dir(), ec); !ec && it != fs::directory_iterator(); it.increment(ec))
-    if (it->path().extension() == ".tmp" && it->is_regular_file(ec) && fs::remove(it->path(), ec))
-      ++report.removed_temps;
+  // Only what temp_name() makes (files, and a pull's unpacked trees) and the
+  // trees of unpacks whose process is gone: anything else in tmp/ is not the
+  // store's to judge. No pull runs now: each holds a pin, this the lock.
+  for (auto it = fs::directory_iterator(store.tmp_dir(), ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    std::error_code rm;
+    if (it->path().extension() == ".tmp" && fs::remove_all(it->path(), rm) > 0) ++report.removed_temps;
+  }
+  report.removed_temps += remove_abandoned_unpacks(store.tmp_dir());
   return report;
 }
 

@@ -46,7 +46,7 @@ std::expected<void, Error> write_entry(archive* out, const PackEntry& entry) {
   } else if (S_ISREG(st.st_mode)) {
     archive_entry_set_filetype(e.get(), AE_IFREG);
     // setuid/setgid/sticky never travel: an artifact has no business with them.
-    archive_entry_set_perm(e.get(), st.st_mode & 0777);
+    archive_entry_set_perm(e.get(), entry.mode.value_or(st.st_mode) & 0777);
     archive_entry_set_size(e.get(), st.st_size);
   } else {
     return std::unexpected(invalid_error(entry.source.string() + " is neither a file nor a symlink; cannot pack it"));

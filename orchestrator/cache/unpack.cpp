@@ -10,7 +10,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <csignal>
 #include <memory>
+#include <optional>
+#include <span>
+#include <utility>
 
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
@@ -67,9 +72,25 @@ struct TempTree {
 constexpr std::size_t k_buffer_bytes = 4 << 20;
 constexpr std::uint64_t k_writeback_bytes = 16 << 20;
 
+bool write_all(int fd, std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    const ssize_t w = ::write(fd, bytes.data(), bytes.size());
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return false;
+    bytes = bytes.subspan(static_cast<std::size_t>(w));
+  }
+  return true;
+}
+
+// Writes the entries of one archive into one tree, or two (UnpackOptions::
+// mirror): every check is made against the first, and the second, private
+// too and built by the same steps, has the same shape.
 class Unpacker {
  public:
-  Unpacker(fs::path root, const UnpackOptions& options) : m_root(std::move(root)), m_options(options) {}
+  Unpacker(std::vector<fs::path> roots, const UnpackOptions& options)
+      : m_roots(std::move(roots)), m_options(options) {
+    if (m_options.hash) m_hasher.emplace();
+  }
 
   std::expected<void, Error> entry(archive* in, archive_entry* e) {
     const char* raw = archive_entry_pathname(e);
@@ -79,36 +100,44 @@ class Unpacker {
     };
     const auto parts = split_safe_name(name);
     if (!parts) return refuse(name.starts_with("/") ? "absolute path" : "'..' component or empty name");
-    fs::path at = m_root;
+    fs::path rel;
     for (std::size_t i = 0; i + 1 < parts->size(); ++i) {
-      at /= (*parts)[i];
+      rel /= (*parts)[i];
+      const fs::path at = m_roots[0] / rel;
       struct stat st {};
       if (::lstat(at.c_str(), &st) == 0) {
         if (S_ISLNK(st.st_mode)) return refuse("it goes through the symlink '" + (*parts)[i] + "'");
         if (!S_ISDIR(st.st_mode)) return refuse("'" + (*parts)[i] + "' is not a directory");
-      } else if (::mkdir(at.c_str(), 0755) != 0) {
-        return std::unexpected(io_error(errno_message("creating", at)));
+        continue;
       }
+      for (const auto& root : m_roots)
+        if (::mkdir((root / rel).c_str(), 0755) != 0) return std::unexpected(io_error(errno_message("creating", at)));
     }
-    at /= parts->back();
+    rel /= parts->back();
+    const fs::path at = m_roots[0] / rel;
     const mode_t type = archive_entry_filetype(e);
     struct stat existing {};
     const bool exists = ::lstat(at.c_str(), &existing) == 0;
     if (exists && !(type == AE_IFDIR && S_ISDIR(existing.st_mode))) return refuse("it appears twice");
     const mode_t perm = archive_entry_perm(e) & 0777;
-    if (const char* hard = archive_entry_hardlink(e)) return hardlink(at, hard, refuse);
+    if (const char* hard = archive_entry_hardlink(e)) return hardlink(rel, hard, refuse);
     switch (type) {
       case AE_IFDIR:
-        if (!exists && ::mkdir(at.c_str(), 0700) != 0) return std::unexpected(io_error(errno_message("creating", at)));
-        m_dirs.push_back({at, perm | 0700});  // modes last, so a read-only directory can still be filled
+        if (exists) return {};
+        for (const auto& root : m_roots) {
+          if (::mkdir((root / rel).c_str(), 0700) != 0) return std::unexpected(io_error(errno_message("creating", at)));
+          m_dirs.push_back({root / rel, perm | 0700});  // modes last, so a read-only directory can still be filled
+        }
         return {};
       case AE_IFREG:
-        return file(in, at, name, perm);
+        return file(in, rel, name, perm);
       case AE_IFLNK: {
         const char* target = archive_entry_symlink(e);
         if (!target || !symlink_stays_inside(target, parts->size() - 1))
           return refuse(std::string("symlink to '") + (target ? target : "") + "' points outside the directory");
-        if (::symlink(target, at.c_str()) != 0) return std::unexpected(io_error(errno_message("creating", at)));
+        for (const auto& root : m_roots)
+          if (::symlink(target, (root / rel).c_str()) != 0)
+            return std::unexpected(io_error(errno_message("creating", root / rel)));
         return {};
       }
       case AE_IFCHR:
@@ -138,65 +167,102 @@ class Unpacker {
     mode_t mode;
   };
 
+  // One file being written into each tree; closed (and unlinked by the
+  // caller's TempTree) on every way out.
+  struct Outputs {
+    std::vector<int> fds;
+    ~Outputs() {
+      for (const int fd : fds)
+        if (fd >= 0) ::close(fd);
+    }
+  };
+
   template <typename Refuse>
-  std::expected<void, Error> hardlink(const fs::path& at, std::string_view target, const Refuse& refuse) {
+  std::expected<void, Error> hardlink(const fs::path& rel, std::string_view target, const Refuse& refuse) {
     const std::string why = "hardlink to '" + std::string(target) + "', which is not a file unpacked before it";
     const auto parts = split_safe_name(target);
     if (!parts) return refuse(why);
-    fs::path source = m_root;
+    fs::path source;
     struct stat st {};
     for (std::size_t i = 0; i < parts->size(); ++i) {
       source /= (*parts)[i];
-      if (::lstat(source.c_str(), &st) != 0) return refuse(why);
+      if (::lstat((m_roots[0] / source).c_str(), &st) != 0) return refuse(why);
       const bool last = i + 1 == parts->size();
       if (last ? !S_ISREG(st.st_mode) : !S_ISDIR(st.st_mode)) return refuse(why);
     }
-    if (::link(source.c_str(), at.c_str()) != 0) return std::unexpected(io_error(errno_message("linking", at)));
+    for (const auto& root : m_roots)
+      if (::link((root / source).c_str(), (root / rel).c_str()) != 0)
+        return std::unexpected(io_error(errno_message("linking", root / rel)));
     return {};
   }
 
-  std::expected<void, Error> file(archive* in, const fs::path& at, const std::string& name, mode_t perm) {
-    const int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd < 0) return std::unexpected(io_error(errno_message("creating", at)));
+  std::expected<void, Error> file(archive* in, const fs::path& rel, const std::string& name, mode_t perm) {
+    Outputs out;
+    for (const auto& root : m_roots) {
+      const fs::path at = root / rel;
+      out.fds.push_back(::open(at.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
+      if (out.fds.back() < 0) return std::unexpected(io_error(errno_message("creating", at)));
+    }
     std::uint64_t size = 0;
-    std::uint64_t flushed = 0;  // bytes handed to the disk
-    inspect::Sha256 hasher;
-    for (;;) {
-      const la_ssize_t n = archive_read_data(in, m_buffer.data(), m_buffer.size());
-      if (n < 0) {
-        ::close(fd);
-        return std::unexpected(invalid_error("archive entry '" + name + "' is damaged: " + archive_error_string(in)));
-      }
-      if (n == 0) break;
-      if (m_options.hash)
-        hasher.update({reinterpret_cast<const std::byte*>(m_buffer.data()), static_cast<std::size_t>(n)});
-      for (la_ssize_t done = 0; done < n;) {
-        const ssize_t w = ::write(fd, m_buffer.data() + done, static_cast<std::size_t>(n - done));
-        if (w < 0 && errno == EINTR) continue;
-        if (w <= 0) {
-          ::close(fd);
-          return std::unexpected(io_error(errno_message("writing", at)));
-        }
-        done += w;
-      }
-      size += static_cast<std::uint64_t>(n);
+    std::uint64_t flushed = 0;  // bytes of the first tree's file handed to the disk
+    const auto put = [&](std::span<const std::byte> bytes) -> std::expected<void, Error> {
+      m_total += bytes.size();
+      if (m_options.max_bytes && m_total > m_options.max_bytes)
+        return std::unexpected(invalid_error("refused archive entry '" + name + "': the files hold more than the " +
+                                             std::to_string(m_options.max_bytes) + " bytes expected"));
+      if (m_hasher) m_hasher->update(bytes);
+      for (std::size_t t = 0; t < out.fds.size(); ++t)
+        if (!write_all(out.fds[t], bytes)) return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
+      size += bytes.size();
       // A file to be fsynced is handed to the disk as it is written, so the
       // fsync at the end waits for the last few MiB, not the whole file.
       if (m_options.sync && size - flushed >= k_writeback_bytes) {
-        ::sync_file_range(fd, static_cast<off_t>(flushed), static_cast<off_t>(size - flushed), SYNC_FILE_RANGE_WRITE);
+        ::sync_file_range(out.fds[0], static_cast<off_t>(flushed), static_cast<off_t>(size - flushed),
+                          SYNC_FILE_RANGE_WRITE);
         flushed = size;
       }
+      return {};
+    };
+    for (;;) {
+      // libarchive's own buffer (no copy); `offset` skips the holes of a
+      // sparse entry, written out as zeros (an artifact has no holes).
+      const void* data = nullptr;
+      std::size_t length = 0;
+      la_int64_t offset = 0;
+      const int rc = archive_read_data_block(in, &data, &length, &offset);
+      if (rc == ARCHIVE_EOF) break;
+      std::expected<void, Error> ok;
+      if (rc < ARCHIVE_WARN || offset < 0 || static_cast<std::uint64_t>(offset) < size)
+        ok = std::unexpected(invalid_error("archive entry '" + name + "' is damaged: " +
+                                           (rc < ARCHIVE_WARN ? archive_error_string(in) : "bad block offset")));
+      while (ok && size < static_cast<std::uint64_t>(offset)) {
+        const auto gap = std::min<std::uint64_t>(static_cast<std::uint64_t>(offset) - size, m_zeros.size());
+        ok = put(std::span<const std::byte>(m_zeros.data(), static_cast<std::size_t>(gap)));
+      }
+      if (ok) ok = put(std::span<const std::byte>(static_cast<const std::byte*>(data), length));
+      if (!ok) {
+        if (m_hasher) m_hasher->reset();
+        return std::unexpected(ok.error());
+      }
     }
-    const bool ok = ::fchmod(fd, perm) == 0 && (!m_options.sync || ::fsync(fd) == 0);
-    if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", at)));
-    files.push_back({name, size, m_options.hash ? hasher.hex_digest() : std::string(), perm});
+    for (std::size_t t = 0; t < out.fds.size(); ++t) {
+      const bool ok = ::fchmod(out.fds[t], perm) == 0 && (t > 0 || !m_options.sync || ::fsync(out.fds[t]) == 0);
+      const int fd = std::exchange(out.fds[t], -1);
+      if (::close(fd) != 0 || !ok) {
+        if (m_hasher) m_hasher->reset();
+        return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
+      }
+    }
+    files.push_back({name, size, m_hasher ? m_hasher->hex_digest() : std::string(), perm});
     return {};
   }
 
-  fs::path m_root;
-  UnpackOptions m_options;
+  std::vector<fs::path> m_roots;
+  const UnpackOptions& m_options;
+  std::optional<inspect::BackgroundSha256> m_hasher;
+  std::uint64_t m_total = 0;
   std::vector<Dir> m_dirs;
-  std::vector<char> m_buffer = std::vector<char>(k_buffer_bytes);
+  std::vector<std::byte> m_zeros = std::vector<std::byte>(64 << 10);
 };
 
 bool is_empty_dir(const fs::path& dir) {
@@ -204,8 +270,29 @@ bool is_empty_dir(const fs::path& dir) {
   return fs::is_directory(dir, ec) && fs::is_empty(dir, ec) && !ec;
 }
 
+constexpr std::string_view k_unpack_marker = ".unpack-";
+
+// The pid in ".NAME.unpack-<pid>-XXXXXX", if `name` is such a tree's.
+std::optional<pid_t> unpack_owner(std::string_view name) {
+  const auto at = name.rfind(k_unpack_marker);
+  if (!name.starts_with(".") || at == std::string_view::npos) return std::nullopt;
+  const std::string_view rest = name.substr(at + k_unpack_marker.size());
+  const auto dash = rest.find('-');
+  if (dash == 0 || dash == std::string_view::npos || rest.size() - dash != 7) return std::nullopt;
+  pid_t pid = 0;
+  for (const char c : rest.substr(0, dash)) {
+    if (c < '0' || c > '9' || pid > 100'000'000) return std::nullopt;
+    pid = pid * 10 + (c - '0');
+  }
+  return pid;
+}
+
+bool process_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
+
 // The private temporary directory beside `dir_in` (which must not exist, or
-// be empty) that is filled and then renamed to `target`.
+// be empty) that is filled and then renamed to `target`. Its name carries
+// this process's pid, so a later unpack beside it (or `cache gc` in the
+// store's tmp/) can tell one left by a killed process from a live one.
 std::expected<void, Error> begin_tree(const fs::path& dir_in, fs::path& target, TempTree& temp) {
   const fs::path dir = fs::absolute(dir_in).lexically_normal();
   target = dir.has_filename() ? dir : dir.parent_path();
@@ -214,7 +301,14 @@ std::expected<void, Error> begin_tree(const fs::path& dir_in, fs::path& target, 
     return std::unexpected(
         invalid_error(target.string() + " exists and is not an empty directory; unpack needs a new one"));
   fs::create_directories(target.parent_path(), ec);
-  std::string pattern = (target.parent_path() / ("." + target.filename().string() + ".unpack-XXXXXX")).string();
+  const std::string stem = "." + target.filename().string() + std::string(k_unpack_marker);
+  for (auto it = fs::directory_iterator(target.parent_path(), ec); !ec && it != fs::directory_iterator();
+       it.increment(ec)) {
+    const std::string name = it->path().filename().string();
+    if (const auto owner = unpack_owner(name); owner && name.starts_with(stem) && process_gone(*owner))
+      fs::remove_all(it->path(), ec);
+  }
+  std::string pattern = (target.parent_path() / (stem + std::to_string(::getpid()) + "-XXXXXX")).string();
   if (!::mkdtemp(pattern.data())) return std::unexpected(io_error(errno_message("creating", pattern)));
   temp.path = pattern;
   return {};
@@ -229,51 +323,45 @@ std::expected<void, Error> commit_tree(TempTree& temp, const fs::path& target, b
   return {};
 }
 
-// Copies `source` to the new file `fd` in the kernel (copy_file_range: no
-// trip through user space, a reflink where the file system shares extents),
-// falling back to read/write where it is refused.
-std::expected<void, Error> copy_into(const fs::path& source, int fd, const fs::path& at) {
+// Copies `source` to the new file `fd`, hashing what it copies: the bytes
+// hashed are the bytes written, whatever happens to `source` meanwhile.
+std::expected<std::uint64_t, Error> copy_hashed(const fs::path& source, int fd, const fs::path& at,
+                                                inspect::BackgroundSha256& hasher) {
   const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return std::unexpected(io_error(errno_message("reading", source)));
-  bool ok = true;
+  std::vector<std::byte> buffer(k_buffer_bytes);
+  std::uint64_t size = 0;
+  std::optional<Error> failure;
   for (;;) {
-    const ssize_t n = ::copy_file_range(in, nullptr, fd, nullptr, k_buffer_bytes, 0);
-    if (n > 0) continue;
-    if (n == 0) break;
-    if (errno == EINTR) continue;
-    if (errno != EXDEV && errno != ENOSYS && errno != EINVAL && errno != EOPNOTSUPP) {
-      ok = false;
+    const ssize_t r = ::read(in, buffer.data(), buffer.size());
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) failure = io_error(errno_message("reading", source));
+    if (r <= 0) break;
+    const std::span<const std::byte> bytes(buffer.data(), static_cast<std::size_t>(r));
+    hasher.update(bytes);
+    if (!write_all(fd, bytes)) {
+      failure = io_error(errno_message("writing", at));
       break;
     }
-    std::vector<char> buffer(k_buffer_bytes);
-    for (;;) {
-      const ssize_t r = ::read(in, buffer.data(), buffer.size());
-      if (r < 0 && errno == EINTR) continue;
-      if (r <= 0) {
-        ok = r == 0;
-        break;
-      }
-      for (ssize_t done = 0; done < r && ok;) {
-        const ssize_t w = ::write(fd, buffer.data() + done, static_cast<std::size_t>(r - done));
-        if (w < 0 && errno == EINTR) continue;
-        ok = w > 0;
-        done += w > 0 ? w : 0;
-      }
-      if (!ok) break;
-    }
-    break;
+    size += static_cast<std::uint64_t>(r);
   }
   ::close(in);
-  if (!ok) return std::unexpected(io_error(errno_message("writing", at)));
-  return {};
+  if (failure) {
+    hasher.reset();
+    return std::unexpected(*failure);
+  }
+  return size;
 }
 
 }  // namespace
 
-std::expected<void, Error> place_files(const std::vector<PlacedFile>& files, const fs::path& dir_in) {
+std::expected<std::vector<UnpackedFile>, Error> place_files(const std::vector<PlacedFile>& files,
+                                                            const fs::path& dir_in, const PlaceOptions& options) {
   fs::path target;
   TempTree temp;
-  if (auto begun = begin_tree(dir_in, target, temp); !begun) return begun;
+  if (auto begun = begin_tree(dir_in, target, temp); !begun) return std::unexpected(begun.error());
+  inspect::BackgroundSha256 hasher;
+  std::vector<UnpackedFile> placed;
   for (const auto& f : files) {
     const auto parts = split_safe_name(f.name);
     if (!parts) return std::unexpected(invalid_error("refused file name '" + f.name + "'"));
@@ -288,40 +376,187 @@ std::expected<void, Error> place_files(const std::vector<PlacedFile>& files, con
     at /= parts->back();
     const int fd = ::open(at.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd < 0) return std::unexpected(io_error(errno_message("creating", at)));
-    auto copied = copy_into(f.source, fd, at);
+    auto copied = copy_hashed(f.source, fd, at, hasher);
     const bool ok = ::fchmod(fd, f.mode & 0777) == 0;
     if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", at)));
-    if (!copied) return copied;
+    if (!copied) return std::unexpected(copied.error());
+    placed.push_back({f.name, *copied, hasher.hex_digest(), f.mode & 0777});
   }
-  return commit_tree(temp, target, false);
+  if (options.check)
+    if (auto ok = options.check(placed); !ok) return std::unexpected(ok.error());
+  if (auto committed = commit_tree(temp, target, false); !committed) return std::unexpected(committed.error());
+  return placed;
 }
 
 std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_path, const fs::path& dir_in) {
-  return unpack(archive_path, dir_in, {});
+  return unpack(archive_path, dir_in, UnpackOptions{});
 }
 
-std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_path, const fs::path& dir_in,
-                                                       const UnpackOptions& options) {
-  fs::path target;
-  TempTree temp;
-  if (auto begun = begin_tree(dir_in, target, temp); !begun) return std::unexpected(begun.error());
+namespace {
 
+// Where unpack_stream's archive reads its bytes from.
+struct StreamReader {
+  ArchiveStream& stream;
+  std::optional<Error> failure;  // the stream's own, returned as it came
+};
+
+la_ssize_t read_stream(archive* a, void* client, const void** buffer) {
+  auto& reader = *static_cast<StreamReader*>(client);
+  auto bytes = reader.stream.next();
+  if (!bytes) {
+    reader.failure = bytes.error();
+    archive_set_error(a, EIO, "%s", bytes.error().message.c_str());
+    return -1;
+  }
+  *buffer = bytes->data();
+  return static_cast<la_ssize_t>(bytes->size());
+}
+
+// The entries of the opened archive `in` into `dir` (and options.mirror).
+std::expected<std::vector<UnpackedFile>, Error> unpack_archive(archive* in, const std::string& what,
+                                                               const fs::path& dir_in, const UnpackOptions& options,
+                                                               const StreamReader* reader) {
+  fs::path target, mirror_target;
+  TempTree temp, mirror_temp;
+  if (auto begun = begin_tree(dir_in, target, temp); !begun) return std::unexpected(begun.error());
+  std::vector<fs::path> roots{temp.path};
+  if (!options.mirror.empty()) {
+    if (auto begun = begin_tree(options.mirror, mirror_target, mirror_temp); !begun)
+      return std::unexpected(begun.error());
+    roots.push_back(mirror_temp.path);
+  }
+  const auto failed = [&](Error error) {
+    if (reader && reader->failure) error = *reader->failure;
+    return std::unexpected(std::move(error));
+  };
+  Unpacker unpacker(std::move(roots), options);
+  archive_entry* e = nullptr;
+  int rc;
+  while ((rc = archive_read_next_header(in, &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
+    if (auto ok = unpacker.entry(in, e); !ok) return failed(ok.error());
+  }
+  if (rc != ARCHIVE_EOF) return failed(invalid_error(what + " is damaged: " + archive_error_string(in)));
+  unpacker.finish();
+  if (options.check)
+    if (auto ok = options.check(unpacker.files); !ok) return std::unexpected(ok.error());
+  if (auto committed = commit_tree(temp, target, options.sync); !committed) return std::unexpected(committed.error());
+  if (!options.mirror.empty())
+    if (auto committed = commit_tree(mirror_temp, mirror_target, false); !committed)
+      return std::unexpected(committed.error());
+  return std::move(unpacker.files);
+}
+
+std::unique_ptr<archive, ReadFree> new_reader() {
   std::unique_ptr<archive, ReadFree> in(archive_read_new());
   archive_read_support_filter_all(in.get());
   archive_read_support_format_tar(in.get());
+  return in;
+}
+
+}  // namespace
+
+std::expected<std::vector<UnpackedFile>, Error> unpack(const fs::path& archive_path, const fs::path& dir_in,
+                                                       const UnpackOptions& options) {
+  auto in = new_reader();
   if (archive_read_open_filename(in.get(), archive_path.c_str(), k_buffer_bytes) != ARCHIVE_OK)
     return std::unexpected(io_error(archive_path.string() + ": " + archive_error_string(in.get())));
-  Unpacker unpacker(temp.path, options);
-  archive_entry* e = nullptr;
-  int rc;
-  while ((rc = archive_read_next_header(in.get(), &e)) == ARCHIVE_OK || rc == ARCHIVE_WARN) {
-    if (auto ok = unpacker.entry(in.get(), e); !ok) return std::unexpected(ok.error());
+  return unpack_archive(in.get(), archive_path.string(), dir_in, options, nullptr);
+}
+
+std::expected<std::vector<UnpackedFile>, Error> unpack_stream(ArchiveStream& stream, const fs::path& dir_in,
+                                                              const UnpackOptions& options) {
+  auto in = new_reader();
+  StreamReader reader{stream, std::nullopt};
+  if (archive_read_open(in.get(), &reader, nullptr, read_stream, nullptr) != ARCHIVE_OK) {
+    if (reader.failure) return std::unexpected(*reader.failure);
+    return std::unexpected(invalid_error(std::string("the archive is damaged: ") + archive_error_string(in.get())));
   }
-  if (rc != ARCHIVE_EOF)
-    return std::unexpected(invalid_error(archive_path.string() + " is damaged: " + archive_error_string(in.get())));
-  unpacker.finish();
-  if (auto committed = commit_tree(temp, target, options.sync); !committed) return std::unexpected(committed.error());
-  return std::move(unpacker.files);
+  return unpack_archive(in.get(), "the archive", dir_in, options, &reader);
+}
+
+std::size_t remove_abandoned_unpacks(const fs::path& dir) {
+  std::size_t removed = 0;
+  std::error_code ec;
+  for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
+    const auto owner = unpack_owner(it->path().filename().string());
+    std::error_code rm;
+    if (owner && process_gone(*owner) && fs::remove_all(it->path(), rm) > 0) ++removed;
+  }
+  return removed;
+}
+
+bool ArchivePipe::hand_over(std::unique_lock<std::mutex>& lock) {
+  m_changed.wait(lock, [&] { return m_closed || m_queue.size() < k_max_queued; });
+  if (m_closed) return false;
+  m_queue.push_back(std::move(m_filling));
+  m_filling = {};
+  if (!m_spare.empty()) {
+    m_filling = std::move(m_spare.back());
+    m_spare.pop_back();
+  }
+  m_changed.notify_all();
+  return true;
+}
+
+bool ArchivePipe::push(std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    if (m_filling.capacity() < k_block) m_filling.reserve(k_block);
+    const std::size_t n = std::min(bytes.size(), k_block - m_filling.size());
+    m_filling.insert(m_filling.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    bytes = bytes.subspan(n);
+    if (m_filling.size() == k_block) {
+      std::unique_lock lock(m_mutex);
+      if (!hand_over(lock)) return false;
+    }
+  }
+  std::lock_guard lock(m_mutex);
+  return !m_closed;
+}
+
+void ArchivePipe::finish() {
+  std::unique_lock lock(m_mutex);
+  if (!m_filling.empty()) hand_over(lock);
+  m_finished = true;
+  m_changed.notify_all();
+}
+
+void ArchivePipe::fail(Error error) {
+  std::lock_guard lock(m_mutex);
+  m_failure = std::move(error);
+  m_finished = true;
+  m_changed.notify_all();
+}
+
+void ArchivePipe::close() {
+  std::lock_guard lock(m_mutex);
+  m_closed = true;
+  m_changed.notify_all();
+}
+
+std::expected<std::span<const std::byte>, Error> ArchivePipe::next() {
+  std::unique_lock lock(m_mutex);
+  if (!m_reading.empty() || m_reading.capacity() > 0) {
+    m_reading.clear();
+    m_spare.push_back(std::move(m_reading));
+    m_reading = {};
+  }
+  m_changed.wait(lock, [&] { return !m_queue.empty() || m_finished; });
+  if (m_queue.empty()) {
+    if (m_failure) return std::unexpected(*m_failure);
+    return std::span<const std::byte>();
+  }
+  m_reading = std::move(m_queue.front());
+  m_queue.pop_front();
+  m_changed.notify_all();
+  return std::span<const std::byte>(m_reading);
+}
+
+bool ArchivePipe::drain() {
+  for (;;) {
+    auto bytes = next();
+    if (!bytes) return false;
+    if (bytes->empty()) return true;
+  }
 }
 
 }  // namespace orc::cache

@@ -29,6 +29,29 @@ class Sha256 {
   std::unique_ptr<Context> m_context;
 };
 
+// A Sha256 that hashes on its own thread, so hashing a stream overlaps
+// receiving and writing it instead of adding to them (hashing 1 GiB costs
+// ~0.6 s here). update() copies the bytes into 4 MiB blocks and returns at
+// once unless four blocks wait for the thread.
+class BackgroundSha256 {
+ public:
+  BackgroundSha256();
+  ~BackgroundSha256();
+  BackgroundSha256(const BackgroundSha256&) = delete;
+  BackgroundSha256& operator=(const BackgroundSha256&) = delete;
+
+  void update(Bytes data);
+  // Waits for every byte given so far, then as Sha256::hex_digest(): the
+  // next update() starts a new hash.
+  std::string hex_digest();
+  // Starts over without finishing (a transfer that restarts from byte 0).
+  void reset();
+
+ private:
+  struct State;
+  std::unique_ptr<State> m_state;
+};
+
 // One-shot: the lower-case hex SHA-256 of `data`.
 std::string sha256_hex(Bytes data);
 

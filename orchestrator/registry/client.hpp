@@ -97,6 +97,15 @@ class Client {
                                         const std::filesystem::path& destination,
                                         Durability durability = Durability::fsync);
 
+  // Streams a blob of `size` bytes to `receive` as it arrives, with no file:
+  // a broken transfer resumes in this process with Range, and bytes a server
+  // sends again from 0 are skipped, so `receive` sees each byte once, in
+  // order. The digest is not recomputed here: the caller checks what the
+  // bytes carry (a pull hashes every file of a layer against the signed
+  // manifest). `receive` returning false stops the transfer (ErrorKind::io).
+  std::expected<void, Error> stream_blob(std::string_view digest, std::uint64_t size,
+                                         const std::function<bool(std::string_view)>& receive);
+
   // Uploads a blob unless the registry has it (HEAD first).
   std::expected<PushedBlob, Error> push_blob(std::string_view digest, const BlobSource& source,
                                              UploadOptions options = {});
@@ -123,6 +132,15 @@ class Client {
 
  private:
   class DownloadSink;
+
+ public:
+  class BlobWriter;  // where a download's bytes go (client_blobs.cpp)
+
+ private:
+  // The GET loop of fetch_blob and stream_blob: resumes with Range from
+  // `have`, retries per the policy.
+  std::expected<void, Error> download(const std::string& digest, std::optional<std::uint64_t> size,
+                                      std::uint64_t& have, BlobWriter& writer);
 
   std::string api_url(std::string_view tail) const;
   // One exchange with the authentication dance (401 -> credentials -> once

@@ -4,6 +4,8 @@
 
 #include <cerrno>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <system_error>
 #include <vector>
 
@@ -55,14 +57,24 @@ class Fd {
 
 }  // namespace
 
-// Writes a blob's bytes to the partial file and hashes them as they arrive.
-// A 206 continues the file; a 200 (the server ignored Range) starts it over.
+// Where a download's bytes go: the partial file of fetch_blob, or the
+// caller of stream_blob. restart() is called when the server sends the blob
+// from byte 0 again (it ignored Range, or cannot continue our bytes).
+class Client::BlobWriter {
+ public:
+  virtual ~BlobWriter() = default;
+  virtual bool restart() = 0;
+  virtual bool write(std::string_view bytes) = 0;
+  virtual bool flush() { return true; }
+  std::optional<Error> failure;
+};
+
+// One GET of a blob into a BlobWriter: a 206 continues at `have`, a 200
+// starts over; never more than the descriptor's size.
 class Client::DownloadSink final : public BodySink {
  public:
-  DownloadSink(int fd, BackgroundSha256& hasher, std::uint64_t& have, std::optional<std::uint64_t> size)
-      : m_fd(fd), m_hasher(hasher), m_have(have), m_size(size) {
-    m_buffer.reserve(k_write_size);
-  }
+  DownloadSink(BlobWriter& writer, std::uint64_t& have, std::optional<std::uint64_t> size)
+      : m_writer(writer), m_have(have), m_size(size) {}
 
   bool start(const Response& head) override {
     const auto range = head.header("Content-Range");
@@ -70,17 +82,12 @@ class Client::DownloadSink final : public BodySink {
       case ResumeAction::append:
         return true;
       case ResumeAction::restart:
-        if (m_have > 0 && ::ftruncate(m_fd, 0) != 0) {
-          m_failure = Error{ErrorKind::io, std::string("cannot truncate the partial file: ") + std::strerror(errno)};
-          return false;
-        }
-        m_buffer.clear();
-        m_hasher.reset();
+        if (m_have > 0 && !m_writer.restart()) return false;
         m_have = 0;
         return true;
       case ResumeAction::fail:
-        m_failure = Error{ErrorKind::protocol, "asked for bytes from " + std::to_string(m_have) +
-                                                   " and got Content-Range '" + range.value_or("") + "'"};
+        m_writer.failure = Error{ErrorKind::protocol, "asked for bytes from " + std::to_string(m_have) +
+                                                          " and got Content-Range '" + range.value_or("") + "'"};
         return false;
     }
     return false;
@@ -88,39 +95,138 @@ class Client::DownloadSink final : public BodySink {
 
   bool chunk(std::string_view bytes) override {
     if (m_size && m_have + bytes.size() > *m_size) {
-      m_failure = Error{ErrorKind::digest_mismatch,
-                        "the registry sent more than the " + std::to_string(*m_size) + " bytes the descriptor names"};
+      m_writer.failure = Error{ErrorKind::digest_mismatch, "the registry sent more than the " +
+                                                               std::to_string(*m_size) + " bytes the descriptor names"};
       return false;
     }
+    m_have += bytes.size();
+    return m_writer.write(bytes);
+  }
+
+ private:
+  BlobWriter& m_writer;
+  std::uint64_t& m_have;
+  std::optional<std::uint64_t> m_size;
+};
+
+namespace {
+
+// fetch_blob's writer: the partial file, hashed as it grows.
+class PartialFile final : public Client::BlobWriter {
+ public:
+  PartialFile(int fd, BackgroundSha256& hasher) : m_fd(fd), m_hasher(hasher) { m_buffer.reserve(k_write_size); }
+
+  bool restart() override {
+    m_buffer.clear();
+    m_hasher.reset();
+    if (::ftruncate(m_fd, 0) == 0) return true;
+    failure = Error{ErrorKind::io, std::string("cannot truncate the partial file: ") + std::strerror(errno)};
+    return false;
+  }
+
+  bool write(std::string_view bytes) override {
     m_buffer.insert(m_buffer.end(), bytes.begin(), bytes.end());
     m_hasher.update(bytes);
-    m_have += bytes.size();
     return m_buffer.size() < k_write_size || flush();
   }
 
-  // Writes what the buffer holds; the file then has exactly `have` bytes.
-  bool flush() {
+  // Writes what the buffer holds; the file then has every byte received.
+  bool flush() override {
     if (!m_buffer.empty() && !write_all(m_fd, std::string_view(m_buffer.data(), m_buffer.size()))) {
-      m_failure = Error{ErrorKind::io, std::string("cannot write the partial file: ") + std::strerror(errno)};
+      failure = Error{ErrorKind::io, std::string("cannot write the partial file: ") + std::strerror(errno)};
       return false;
     }
     m_buffer.clear();
     return true;
   }
 
-  const std::optional<Error>& failure() const { return m_failure; }
-
  private:
   int m_fd;
   BackgroundSha256& m_hasher;
-  std::uint64_t& m_have;
-  std::optional<std::uint64_t> m_size;
-  std::optional<Error> m_failure;
   // curl hands over 16 KiB at a time; one write() per 16 KiB costs a 1 GiB
   // download more kernel time than the transfer itself.
   static constexpr std::size_t k_write_size = 2 << 20;
   std::vector<char> m_buffer;
 };
+
+// stream_blob's writer: the caller's function. What it was given before a
+// restart is skipped when the server sends it again.
+class Receiver final : public Client::BlobWriter {
+ public:
+  explicit Receiver(const std::function<bool(std::string_view)>& receive) : m_receive(receive) {}
+
+  bool restart() override {
+    m_seen = 0;
+    return true;
+  }
+
+  bool write(std::string_view bytes) override {
+    const std::uint64_t end = m_seen + bytes.size();
+    if (end > m_given) {
+      const std::size_t skip = m_seen < m_given ? static_cast<std::size_t>(m_given - m_seen) : 0;
+      if (!m_receive(bytes.substr(skip))) {
+        failure = Error{ErrorKind::io, "the receiver stopped the download"};
+        return false;
+      }
+      m_given = end;
+    }
+    m_seen = end;
+    return true;
+  }
+
+ private:
+  const std::function<bool(std::string_view)>& m_receive;
+  std::uint64_t m_seen = 0;   // of the current response, from byte 0
+  std::uint64_t m_given = 0;  // to the caller, from byte 0
+};
+
+}  // namespace
+
+std::expected<void, Error> Client::download(const std::string& digest, std::optional<std::uint64_t> size,
+                                            std::uint64_t& have, BlobWriter& writer) {
+  const std::string url = api_url("blobs/" + digest);
+  int failures = 0;
+  for (int tries = 0; !(size && have == *size); ++tries) {
+    Request request{.method = "GET", .url = url};
+    if (have > 0) request.headers.emplace_back("Range", "bytes=" + std::to_string(have) + "-");
+    const std::uint64_t before = have;
+    DownloadSink sink(writer, have, size);
+    auto response = send_authenticated(request, &sink);
+    writer.flush();
+    if (writer.failure) {
+      Error error = *writer.failure;
+      error.message = "GET " + redact_url(url) + ": " + error.message;
+      return std::unexpected(std::move(error));
+    }
+    std::optional<std::chrono::milliseconds> retry_after;
+    if (response && response->ok()) {
+      if (!size || have >= *size) break;
+      // The connection ended cleanly but early: resume like a broken one.
+    } else if (response && response->status == 416 && have > 0) {
+      // Our bytes are not a prefix the server can continue: start over.
+      if (!writer.restart()) return std::unexpected(*writer.failure);
+      have = 0;
+    } else if (response && !is_retryable_status(response->status)) {
+      return std::unexpected(http_error(request, *response, "blob " + digest));
+    } else if (!response && !is_transient(response.error().kind)) {
+      return std::unexpected(transport_error(request, response.error()));
+    } else if (response) {
+      if (const auto value = response->header("Retry-After"))
+        retry_after = parse_retry_after(*value, std::chrono::system_clock::now());
+    }
+    failures = have > before ? 1 : failures + 1;
+    const auto delay = tries < k_max_resumes ? retry_delay(m_options.retry, failures, retry_after) : std::nullopt;
+    if (!delay) {
+      if (response && !response->ok()) return std::unexpected(http_error(request, *response, "blob " + digest));
+      if (!response) return std::unexpected(transport_error(request, response.error()));
+      return std::unexpected(
+          Error{ErrorKind::unreachable, "GET " + redact_url(url) + ": the transfer kept ending early"});
+    }
+    log("resuming " + digest + " at byte " + std::to_string(have) + " in " + std::to_string(delay->count()) + " ms");
+    wait(*delay);
+  }
+  return {};
+}
 
 std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string_view digest) {
   if (!is_sha256_digest(digest))
@@ -168,67 +274,35 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
     if (!keep_partial) std::filesystem::remove(partial, ec);
     return std::unexpected(std::move(error));
   };
-
-  const std::string url = api_url("blobs/" + std::string(digest));
-  int failures = 0;
-  for (int tries = 0; !(size && have == *size); ++tries) {
-    Request request{.method = "GET", .url = url};
-    if (have > 0) request.headers.emplace_back("Range", "bytes=" + std::to_string(have) + "-");
-    const std::uint64_t before = have;
-    DownloadSink sink(fd.get(), hasher, have, size);
-    auto response = send_authenticated(request, &sink);
-    sink.flush();
-    if (sink.failure()) {
-      Error error = *sink.failure();
-      error.message = "GET " + redact_url(url) + ": " + error.message;
-      const bool keep = error.kind == ErrorKind::io;
-      return give_up(std::move(error), keep);
-    }
-    std::optional<std::chrono::milliseconds> retry_after;
-    if (response && response->ok()) {
-      if (!size || have >= *size) break;
-      // The connection ended cleanly but early: resume like a broken one.
-    } else if (response && response->status == 416 && have > 0) {
-      // Our partial bytes are not a prefix the server can continue: start over.
-      if (::ftruncate(fd.get(), 0) != 0)
-        return give_up(Error{ErrorKind::io, "cannot truncate " + partial.string()}, false);
-      hasher.reset();
-      have = 0;
-    } else if (response && !is_retryable_status(response->status)) {
-      return give_up(http_error(request, *response, "blob " + std::string(digest)), response->status != 404);
-    } else if (!response && !is_transient(response.error().kind)) {
-      return give_up(transport_error(request, response.error()), true);
-    } else if (response) {
-      if (const auto value = response->header("Retry-After"))
-        retry_after = parse_retry_after(*value, std::chrono::system_clock::now());
-    }
-    failures = have > before ? 1 : failures + 1;
-    const auto delay = tries < k_max_resumes ? retry_delay(m_options.retry, failures, retry_after) : std::nullopt;
-    if (!delay) {
-      // The partial file stays: the next fetch continues from it.
-      if (response && !response->ok())
-        return give_up(http_error(request, *response, "blob " + std::string(digest)), true);
-      if (!response) return give_up(transport_error(request, response.error()), true);
-      return give_up(Error{ErrorKind::unreachable, "GET " + redact_url(url) + ": the transfer kept ending early"},
-                     true);
-    }
-    log("resuming " + std::string(digest) + " at byte " + std::to_string(have) + " in " +
-        std::to_string(delay->count()) + " ms");
-    wait(*delay);
+  PartialFile writer(fd.get(), hasher);
+  if (auto got = download(std::string(digest), size, have, writer); !got) {
+    // The partial file stays for the next fetch to continue, unless its
+    // bytes are wrong (too many) or the blob is gone.
+    const auto kind = got.error().kind;
+    return give_up(got.error(), kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found &&
+                                    kind != ErrorKind::protocol);
   }
-
   if ((durability == Durability::fsync && ::fsync(fd.get()) != 0) || fd.close() != 0)
     return give_up(Error{ErrorKind::io, "cannot write " + partial.string()}, false);
   const std::string got = hasher.digest();
   if (got != digest || (size && have != *size)) {
-    return give_up(
-        Error{ErrorKind::digest_mismatch, "GET " + redact_url(url) + ": the " + std::to_string(have) +
-                                              " bytes received hash to " + got + "; the partial download was removed"},
-        false);
+    return give_up(Error{ErrorKind::digest_mismatch, "GET " + redact_url(api_url("blobs/" + std::string(digest))) +
+                                                         ": the " + std::to_string(have) + " bytes received hash to " +
+                                                         got + "; the partial download was removed"},
+                   false);
   }
   std::filesystem::rename(partial, destination, ec);
   if (ec) return give_up(Error{ErrorKind::io, "cannot rename " + partial.string() + ": " + ec.message()}, false);
   return {};
+}
+
+std::expected<void, Error> Client::stream_blob(std::string_view digest, std::uint64_t size,
+                                               const std::function<bool(std::string_view)>& receive) {
+  if (!is_sha256_digest(digest))
+    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  std::uint64_t have = 0;
+  Receiver writer(receive);
+  return download(std::string(digest), size, have, writer);
 }
 
 std::expected<std::string, Error> Client::start_upload() {

@@ -4,15 +4,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <array>
 #include <cerrno>
-#include <condition_variable>
 #include <cstring>
-#include <deque>
-#include <mutex>
-#include <new>
 #include <span>
-#include <thread>
 #include <vector>
 
 #include "orchestrator/inspect/sha256.hpp"
@@ -84,98 +78,22 @@ std::expected<std::uint64_t, Error> hash_file(const std::filesystem::path& path,
   return hash_file_into(path, hasher);
 }
 
-// The producer fills `filling`; full blocks queue for the thread, which
-// hands them back through `spare` so steady state allocates nothing.
+// The threading is inspect's; this adds the "sha256:" form.
 struct BackgroundSha256::State {
-  static constexpr std::size_t k_block = 4 << 20;
-  static constexpr std::size_t k_max_queued = 4;
-
-  Sha256 hasher;
-  std::mutex mutex;
-  std::condition_variable changed;
-  std::deque<std::vector<char>> queue;
-  std::vector<std::vector<char>> spare;
-  std::vector<char> filling;
-  bool busy = false;  // the thread is hashing a block outside the lock
-  bool stop = false;
-  std::thread thread;
-
-  void run() {
-    std::unique_lock lock(mutex);
-    for (;;) {
-      changed.wait(lock, [&] { return stop || !queue.empty(); });
-      if (queue.empty()) return;
-      std::vector<char> block = std::move(queue.front());
-      queue.pop_front();
-      busy = true;
-      lock.unlock();
-      hasher.update(std::string_view(block.data(), block.size()));
-      block.clear();
-      lock.lock();
-      busy = false;
-      spare.push_back(std::move(block));
-      changed.notify_all();
-    }
-  }
-
-  void hand_over(std::unique_lock<std::mutex>& lock) {
-    changed.wait(lock, [&] { return queue.size() < k_max_queued; });
-    queue.push_back(std::move(filling));
-    filling = {};
-    if (!spare.empty()) {
-      filling = std::move(spare.back());
-      spare.pop_back();
-    }
-    changed.notify_all();
-  }
-
-  void drain(std::unique_lock<std::mutex>& lock) {
-    if (!filling.empty()) hand_over(lock);
-    changed.wait(lock, [&] { return queue.empty() && !busy; });
-  }
+  inspect::BackgroundSha256 hasher;
 };
 
-BackgroundSha256::BackgroundSha256() : m_state(std::make_unique<State>()) {
-  m_state->filling.reserve(State::k_block);
-  m_state->thread = std::thread([state = m_state.get()] { state->run(); });
-}
+BackgroundSha256::BackgroundSha256() : m_state(std::make_unique<State>()) {}
 
-BackgroundSha256::~BackgroundSha256() {
-  {
-    std::lock_guard lock(m_state->mutex);
-    m_state->stop = true;
-    m_state->queue.clear();
-  }
-  m_state->changed.notify_all();
-  m_state->thread.join();
-}
+BackgroundSha256::~BackgroundSha256() = default;
 
 void BackgroundSha256::update(std::string_view bytes) {
-  State& s = *m_state;
-  while (!bytes.empty()) {
-    if (s.filling.capacity() < State::k_block) s.filling.reserve(State::k_block);
-    const std::size_t n = std::min(bytes.size(), State::k_block - s.filling.size());
-    s.filling.insert(s.filling.end(), bytes.data(), bytes.data() + n);
-    bytes.remove_prefix(n);
-    if (s.filling.size() == State::k_block) {
-      std::unique_lock lock(s.mutex);
-      s.hand_over(lock);
-    }
-  }
+  m_state->hasher.update(std::as_bytes(std::span(bytes.data(), bytes.size())));
 }
 
-std::string BackgroundSha256::digest() {
-  std::unique_lock lock(m_state->mutex);
-  m_state->drain(lock);
-  return m_state->hasher.digest();
-}
+std::string BackgroundSha256::digest() { return "sha256:" + m_state->hasher.hex_digest(); }
 
-void BackgroundSha256::reset() {
-  std::unique_lock lock(m_state->mutex);
-  m_state->filling.clear();
-  m_state->drain(lock);
-  m_state->hasher.reset();
-}
+void BackgroundSha256::reset() { m_state->hasher.reset(); }
 
 bool is_sha256_digest(std::string_view digest) {
   if (!digest.starts_with("sha256:") || digest.size() != 7 + 64) return false;

@@ -33,10 +33,8 @@ class Sha256 {
   std::unique_ptr<Context> m_context;
 };
 
-// A Sha256 that hashes on its own thread, so a download's hashing overlaps
-// receiving and writing instead of adding to them (the 1 GiB benchmark:
-// hashing inline costs ~0.6 s of ~2 s). update() copies the bytes into
-// 4 MiB blocks and returns at once unless four blocks wait for the thread.
+// inspect::BackgroundSha256 (hashing on its own thread, so a download's
+// hashing overlaps receiving and writing) in the "sha256:" form.
 class BackgroundSha256 {
  public:
   BackgroundSha256();

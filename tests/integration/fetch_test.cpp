@@ -161,8 +161,10 @@ void expect_store_intact(const Machine& m) {
   std::error_code ec;
   for (const auto& entry : fs::directory_iterator(m.store / "tmp", ec)) {
     const std::string name = entry.path().filename().string();
-    // A resumable download, or a temporary of a killed process that gc removes.
-    EXPECT_TRUE(name.ends_with(".partial") || name.ends_with(".tmp")) << "left in tmp/: " << name;
+    // A resumable download, or a temporary of a killed process that gc
+    // removes (a file or tree of temp_name, an unpack tree naming its pid).
+    EXPECT_TRUE(name.ends_with(".partial") || name.ends_with(".tmp") || name.find(".unpack-") != std::string::npos)
+        << "left in tmp/: " << name;
   }
 }
 
@@ -301,6 +303,18 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   EXPECT_EQ(pulled.exit_code, 0) << pulled.output;
   EXPECT_NE(pulled.output.find("already stored"), std::string::npos) << pulled.output;
 
+  // A pulled set keeps no copy of its layer; pushed on from store B to
+  // another repository, it is packed again from its blobs with the modes
+  // the index kept, into the very layer A pushed.
+  Machine relay = s_b;
+  relay.remote = s_registry->url() + "-relay";
+  const json relayed = relay.push("saxpy");
+  ASSERT_EQ(relayed["pushed"].size(), 1u) << relayed;
+  const auto layer_of = [&](const std::string& artifact) {
+    return registry::parse_manifest(read(s_registry->blob_data(artifact))).value().layers.at(0).digest;
+  };
+  EXPECT_EQ(layer_of(relayed["pushed"][0]["artifact"]), layer_of(again["pushed"][0]["artifact"]));
+
   // An unknown tier is bad input, with a suggestion.
   const auto unknown = s_b.run({"fetch", "saxpy", "--tier", "tier-nwe"});
   EXPECT_EQ(unknown.exit_code, 2);
@@ -377,7 +391,28 @@ pid_t spawn(const std::vector<std::string>& argv) {
   return pid;
 }
 
-TEST_F(FetchSuite, FetchKilledMidDownloadIsResumedByTheNext) {
+// The bytes of the file being unpacked into the store's tmp/ (the layer
+// streams into it: no copy of the layer is kept), 0 when none yet.
+std::uintmax_t largest_file_under(const fs::path& dir) {
+  std::uintmax_t largest = 0;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    std::error_code size_ec;
+    if (it->is_regular_file(size_ec)) largest = std::max(largest, fs::file_size(it->path(), size_ec));
+  }
+  return largest;
+}
+
+std::vector<std::string> names_in(const fs::path& dir, std::string_view containing) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().filename().string().find(containing) != std::string::npos) out.push_back(e.path().filename());
+  return out;
+}
+
+TEST_F(FetchSuite, FetchKilledMidDownloadIsCompletedByTheNext) {
   const fs::path data = data_file("big", 128 << 20, 3);
   seed("big", "tier-new", {root() / "bin/saxpy.fatbin", data});
   ASSERT_EQ(s_a.run({"push", "big", "--tier", "tier-new"}).exit_code, 0);
@@ -386,31 +421,37 @@ TEST_F(FetchSuite, FetchKilledMidDownloadIsResumedByTheNext) {
   const fs::path out = root() / "out-big";
   const pid_t pid = spawn(m.argv({"fetch", "big", "--tier", "tier-new", "-o", out.string()}));
   ASSERT_GT(pid, 0);
-  // Kill it once the layer's partial file has bytes, before it completes.
+  // Kill it once the file it unpacks while downloading has bytes, before it completes.
   bool killed = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!killed && std::chrono::steady_clock::now() < deadline) {
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator(m.store / "tmp", ec))
-      if (e.path().string().ends_with(".pack.partial") && fs::file_size(e.path(), ec) > (1u << 20)) {
-        ::kill(pid, SIGKILL);
-        killed = true;
-      }
+    if (largest_file_under(m.store / "tmp") > (1u << 20)) {
+      ::kill(pid, SIGKILL);
+      killed = true;
+    }
     if (!killed) std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
   int status = 0;
   ::waitpid(pid, &status, 0);
-  ASSERT_TRUE(killed) << "the download never showed a partial file";
+  ASSERT_TRUE(killed) << "the download never showed an unpacked file growing";
   ASSERT_TRUE(WIFSIGNALED(status)) << "the fetch finished before it could be killed";
   EXPECT_FALSE(has_set(m, "big"));
-  EXPECT_FALSE(fs::exists(out / "data.bin"));
+  EXPECT_FALSE(fs::exists(out));
+  // The killed fetch's half-written DIR is its private tree beside DIR...
+  EXPECT_EQ(names_in(root(), ".out-big.unpack-").size(), 1u);
   expect_store_intact(m);
 
   const auto next = m.run({"fetch", "big", "--tier", "tier-new", "-o", out.string()});
   ASSERT_EQ(next.exit_code, 0) << next.output;
   EXPECT_EQ(read(out / "data.bin"), read(data));
   EXPECT_TRUE(has_set(m, "big"));
+  // ...which the next fetch into the same DIR removes (its process is gone).
+  EXPECT_TRUE(names_in(root(), ".out-big.unpack-").empty());
   expect_store_intact(m);
+  // And gc collects what the killed one left in the store's tmp/.
+  ASSERT_EQ(m.run({"cache", "gc"}).exit_code, 0);
+  std::error_code ec;
+  EXPECT_TRUE(fs::is_empty(m.store / "tmp", ec)) << names_in(m.store / "tmp", "").size() << " left in tmp/";
 }
 
 TEST_F(FetchSuite, EightConcurrentFetchesDownloadOnce) {
