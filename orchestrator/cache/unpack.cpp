@@ -17,6 +17,7 @@
 #include <span>
 #include <utility>
 
+#include "orchestrator/cache/fanout.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/pack_names.hpp"
@@ -71,6 +72,9 @@ struct TempTree {
 // Read and write in large pieces: a 1 GiB layer is a few hundred calls.
 constexpr std::size_t k_buffer_bytes = 4 << 20;
 constexpr std::uint64_t k_writeback_bytes = 16 << 20;
+// Files this large have their steps (hash, one write per tree) run side by
+// side on threads of their own; smaller ones are done inline.
+constexpr std::uint64_t k_fanout_bytes = 8 << 20;
 
 bool write_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
@@ -88,9 +92,7 @@ bool write_all(int fd, std::span<const std::byte> bytes) {
 class Unpacker {
  public:
   Unpacker(std::vector<fs::path> roots, const UnpackOptions& options)
-      : m_roots(std::move(roots)), m_options(options) {
-    if (m_options.hash) m_hasher.emplace();
-  }
+      : m_roots(std::move(roots)), m_options(options) {}
 
   std::expected<void, Error> entry(archive* in, archive_entry* e) {
     const char* raw = archive_entry_pathname(e);
@@ -130,7 +132,7 @@ class Unpacker {
         }
         return {};
       case AE_IFREG:
-        return file(in, rel, name, perm);
+        return file(in, rel, name, perm, archive_entry_size_is_set(e) ? archive_entry_size(e) : 0);
       case AE_IFLNK: {
         const char* target = archive_entry_symlink(e);
         if (!target || !symlink_stays_inside(target, parts->size() - 1))
@@ -196,31 +198,65 @@ class Unpacker {
     return {};
   }
 
-  std::expected<void, Error> file(archive* in, const fs::path& rel, const std::string& name, mode_t perm) {
+  std::expected<void, Error> file(archive* in, const fs::path& rel, const std::string& name, mode_t perm,
+                                  std::int64_t declared_size) {
     Outputs out;
     for (const auto& root : m_roots) {
       const fs::path at = root / rel;
       out.fds.push_back(::open(at.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600));
       if (out.fds.back() < 0) return std::unexpected(io_error(errno_message("creating", at)));
     }
+    // The steps every block goes through: hashing, and writing into each
+    // tree (the first one handed to the disk as it is written when synced,
+    // so the fsync at the end waits for the last few MiB, not the whole
+    // file). A large file runs them on threads of their own, side by side.
+    inspect::Sha256 hasher;
+    std::vector<std::uint64_t> written(out.fds.size(), 0);
+    std::uint64_t flushed = 0;  // of the first tree's file, handed to the disk
+    std::vector<BlockFanout::Step> steps;
+    if (m_options.hash)
+      steps.push_back([&hasher](std::span<const std::byte> bytes) {
+        hasher.update(bytes);
+        return true;
+      });
+    for (std::size_t t = 0; t < out.fds.size(); ++t)
+      steps.push_back([&, t](std::span<const std::byte> bytes) {
+        if (!write_all(out.fds[t], bytes)) return false;
+        written[t] += bytes.size();
+        if (t == 0 && m_options.sync && written[t] - flushed >= k_writeback_bytes) {
+          ::sync_file_range(out.fds[t], static_cast<off_t>(flushed), static_cast<off_t>(written[t] - flushed),
+                            SYNC_FILE_RANGE_WRITE);
+          flushed = written[t];
+        }
+        return true;
+      });
+    const bool fan_out = declared_size >= static_cast<std::int64_t>(k_fanout_bytes) && steps.size() > 1;
+    if (fan_out) m_fanout.begin(steps);
+    // Waits for the steps on every way out: they use `out` and `hasher`.
+    struct Joined {
+      BlockFanout* fanout;
+      std::vector<bool> ok;
+      const std::vector<bool>& end() {
+        if (fanout) ok = std::exchange(fanout, nullptr)->end();
+        return ok;
+      }
+      ~Joined() { end(); }
+    } joined{fan_out ? &m_fanout : nullptr, std::vector<bool>(steps.size(), true)};
+
     std::uint64_t size = 0;
-    std::uint64_t flushed = 0;  // bytes of the first tree's file handed to the disk
     const auto put = [&](std::span<const std::byte> bytes) -> std::expected<void, Error> {
       m_total += bytes.size();
       if (m_options.max_bytes && m_total > m_options.max_bytes)
         return std::unexpected(invalid_error("refused archive entry '" + name + "': the files hold more than the " +
                                              std::to_string(m_options.max_bytes) + " bytes expected"));
-      if (m_hasher) m_hasher->update(bytes);
-      for (std::size_t t = 0; t < out.fds.size(); ++t)
-        if (!write_all(out.fds[t], bytes)) return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
       size += bytes.size();
-      // A file to be fsynced is handed to the disk as it is written, so the
-      // fsync at the end waits for the last few MiB, not the whole file.
-      if (m_options.sync && size - flushed >= k_writeback_bytes) {
-        ::sync_file_range(out.fds[0], static_cast<off_t>(flushed), static_cast<off_t>(size - flushed),
-                          SYNC_FILE_RANGE_WRITE);
-        flushed = size;
+      if (fan_out) {
+        m_fanout.put(bytes);
+        return {};
       }
+      for (std::size_t i = 0; i < steps.size(); ++i)
+        if (!steps[i](bytes))
+          return std::unexpected(io_error(errno_message("writing", m_roots[i + out.fds.size() - steps.size()] / rel)));
       return {};
     };
     for (;;) {
@@ -240,26 +276,22 @@ class Unpacker {
         ok = put(std::span<const std::byte>(m_zeros.data(), static_cast<std::size_t>(gap)));
       }
       if (ok) ok = put(std::span<const std::byte>(static_cast<const std::byte*>(data), length));
-      if (!ok) {
-        if (m_hasher) m_hasher->reset();
-        return std::unexpected(ok.error());
-      }
+      if (!ok) return std::unexpected(ok.error());
     }
+    const auto& steps_ok = joined.end();
     for (std::size_t t = 0; t < out.fds.size(); ++t) {
-      const bool ok = ::fchmod(out.fds[t], perm) == 0 && (t > 0 || !m_options.sync || ::fsync(out.fds[t]) == 0);
+      const bool wrote = steps_ok[steps.size() - out.fds.size() + t];
+      const bool ok = wrote && ::fchmod(out.fds[t], perm) == 0 && (t > 0 || !m_options.sync || ::fsync(out.fds[t]) == 0);
       const int fd = std::exchange(out.fds[t], -1);
-      if (::close(fd) != 0 || !ok) {
-        if (m_hasher) m_hasher->reset();
-        return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
-      }
+      if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
     }
-    files.push_back({name, size, m_hasher ? m_hasher->hex_digest() : std::string(), perm});
+    files.push_back({name, size, m_options.hash ? hasher.hex_digest() : std::string(), perm});
     return {};
   }
 
   std::vector<fs::path> m_roots;
   const UnpackOptions& m_options;
-  std::optional<inspect::BackgroundSha256> m_hasher;
+  BlockFanout m_fanout;
   std::uint64_t m_total = 0;
   std::vector<Dir> m_dirs;
   std::vector<std::byte> m_zeros = std::vector<std::byte>(64 << 10);

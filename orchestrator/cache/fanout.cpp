@@ -1,0 +1,92 @@
+#include "orchestrator/cache/fanout.hpp"
+
+#include <algorithm>
+
+namespace orc::cache {
+
+BlockFanout::~BlockFanout() {
+  {
+    std::lock_guard lock(m_mutex);
+    m_stop = true;
+  }
+  m_changed.notify_all();
+  for (auto& t : m_threads) t.join();
+}
+
+void BlockFanout::begin(std::vector<Step> steps) {
+  std::lock_guard lock(m_mutex);
+  m_steps = std::move(steps);
+  m_ok.assign(m_steps.size(), true);
+  // end() left every step's thread caught up; one idle during the last file
+  // (it had fewer steps) starts from here too.
+  for (auto& taken : m_taken) taken = m_published;
+  while (m_threads.size() < m_steps.size()) {
+    const std::size_t step = m_threads.size();
+    m_taken.push_back(m_published);
+    m_threads.emplace_back([this, step] { run(step); });
+  }
+}
+
+void BlockFanout::run(std::size_t step) {
+  std::unique_lock lock(m_mutex);
+  for (;;) {
+    m_changed.wait(lock, [&] { return m_stop || (step < m_steps.size() && m_taken[step] < m_published); });
+    if (m_stop) return;
+    // The producer leaves a published slot alone until every step took it,
+    // and m_steps alone until end() saw every step finish.
+    Slot& slot = m_slots[m_taken[step] % k_slots];
+    const bool go = m_ok[step];
+    const Step& work = m_steps[step];
+    lock.unlock();
+    const bool ok = !go || work(slot.data);
+    lock.lock();
+    if (!ok) m_ok[step] = false;
+    ++m_taken[step];
+    --slot.steps_left;
+    m_changed.notify_all();
+  }
+}
+
+void BlockFanout::publish(std::unique_lock<std::mutex>& /*held*/) {
+  m_slots[m_published % k_slots].steps_left = m_steps.size();
+  ++m_published;
+  m_filling = false;
+  m_changed.notify_all();
+}
+
+void BlockFanout::put(std::span<const std::byte> bytes) {
+  while (!bytes.empty()) {
+    Slot* slot = nullptr;
+    {
+      std::unique_lock lock(m_mutex);
+      slot = &m_slots[m_published % k_slots];
+      if (!m_filling) {
+        m_changed.wait(lock, [&] { return slot->steps_left == 0; });
+        slot->data.clear();
+        slot->data.reserve(k_block);
+        m_filling = true;
+      }
+    }
+    // The slot is the producer's until it is published: no lock to copy.
+    const std::size_t n = std::min(bytes.size(), k_block - slot->data.size());
+    slot->data.insert(slot->data.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    bytes = bytes.subspan(n);
+    if (slot->data.size() == k_block) {
+      std::unique_lock lock(m_mutex);
+      publish(lock);
+    }
+  }
+}
+
+std::vector<bool> BlockFanout::end() {
+  std::unique_lock lock(m_mutex);
+  if (m_filling && !m_slots[m_published % k_slots].data.empty()) publish(lock);
+  m_filling = false;
+  m_changed.wait(lock, [&] {
+    return std::all_of(m_taken.begin(), m_taken.begin() + static_cast<std::ptrdiff_t>(m_steps.size()),
+                       [&](std::uint64_t taken) { return taken == m_published; });
+  });
+  return m_ok;
+}
+
+}  // namespace orc::cache
