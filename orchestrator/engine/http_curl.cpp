@@ -1,65 +1,20 @@
 // The unix-socket Transport through libcurl's easy interface. One easy handle
-// serves one request at a time; idle handles are pooled so their open
-// connection is reused (curl_easy_reset keeps the connection cache), and a
-// request arriving while every handle is busy (a followed log stream plus a
-// kill from another thread) gets a new one.
+// serves one request at a time, from net::HandlePool (connections reused; a
+// request arriving while every handle is busy, a followed log stream plus a
+// kill from another thread, gets a new one).
 #include <curl/curl.h>
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
-#include <new>
 #include <string>
 #include <utility>
-#include <vector>
 
 #include "orchestrator/engine/http.hpp"
+#include "orchestrator/net/curl.hpp"
 
 namespace orc::engine {
 
 namespace {
-
-// The one owner of a CURL easy handle.
-class CurlHandle {
- public:
-  CurlHandle() : m_handle(curl_easy_init()) {
-    if (!m_handle) throw std::bad_alloc();
-  }
-  ~CurlHandle() {
-    if (m_handle) curl_easy_cleanup(m_handle);
-  }
-  CurlHandle(CurlHandle&& other) noexcept : m_handle(std::exchange(other.m_handle, nullptr)) {}
-  CurlHandle& operator=(CurlHandle&& other) noexcept {
-    std::swap(m_handle, other.m_handle);
-    return *this;
-  }
-  CurlHandle(const CurlHandle&) = delete;
-  CurlHandle& operator=(const CurlHandle&) = delete;
-
-  CURL* get() const { return m_handle; }
-
- private:
-  CURL* m_handle;
-};
-
-// A request's header list, freed with the request.
-class HeaderList {
- public:
-  HeaderList() = default;
-  ~HeaderList() { curl_slist_free_all(m_list); }
-  HeaderList(const HeaderList&) = delete;
-  HeaderList& operator=(const HeaderList&) = delete;
-
-  void add(const std::string& line) {
-    curl_slist* next = curl_slist_append(m_list, line.c_str());
-    if (!next) throw std::bad_alloc();
-    m_list = next;
-  }
-  curl_slist* get() const { return m_list; }
-
- private:
-  curl_slist* m_list = nullptr;
-};
 
 // What the callbacks of one exchange share.
 struct Exchange {
@@ -71,31 +26,11 @@ struct Exchange {
   bool sink_stopped = false;
 };
 
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r' || s.back() == '\n'))
-    s.remove_suffix(1);
-  return s;
-}
-
-// Header lines arrive one per call. A status line ("HTTP/1.1 200 OK") starts
-// a new response: after "100 Continue" the real one follows, and only its
-// headers count.
+// Header lines arrive one per call; after "100 Continue" the real response
+// follows, and only its headers count.
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto* ex = static_cast<Exchange*>(user);
-  const std::string_view line(data, size * count);
-  if (line.starts_with("HTTP/")) {
-    ex->response.headers.clear();
-    const auto space = line.find(' ');
-    int status = 0;
-    for (std::size_t i = space == std::string_view::npos ? line.size() : space + 1;
-         i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i)
-      status = status * 10 + (line[i] - '0');
-    ex->response.status = status;
-  } else if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-    ex->response.headers.emplace_back(std::string(trim(line.substr(0, colon))),
-                                      std::string(trim(line.substr(colon + 1))));
-  }
+  net::read_header_line(std::string_view(data, size * count), ex->response.status, ex->response.headers);
   return size * count;
 }
 
@@ -147,37 +82,19 @@ TransportError connect_error(long os_errno, const std::filesystem::path& socket,
 class UnixSocketTransport final : public Transport {
  public:
   UnixSocketTransport(std::filesystem::path socket, UnixSocketOptions options)
-      : m_socket(std::move(socket)), m_options(options) {
-    // curl_global_init is not thread-safe in curl 7.88; do it exactly once.
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  }
+      : m_socket(std::move(socket)), m_options(options) {}
 
   std::expected<Response, TransportError> send(const Request& request, StreamSink* sink) override {
-    CurlHandle handle = acquire();
+    net::CurlHandle handle = m_handles.acquire();
     auto result = perform(handle.get(), request, sink);
-    release(std::move(handle));
+    m_handles.release(std::move(handle));
     return result;
   }
 
  private:
-  CurlHandle acquire() {
-    std::lock_guard lock(m_mutex);
-    if (m_idle.empty()) return CurlHandle();
-    CurlHandle handle = std::move(m_idle.back());
-    m_idle.pop_back();
-    return handle;
-  }
-
-  void release(CurlHandle handle) {
-    curl_easy_reset(handle.get());
-    std::lock_guard lock(m_mutex);
-    m_idle.push_back(std::move(handle));
-  }
-
   std::expected<Response, TransportError> perform(CURL* h, const Request& request, StreamSink* sink) {
     Exchange ex{.request = &request, .sink = sink};
-    HeaderList headers;
+    net::HeaderList headers;
     for (const auto& [name, value] : request.headers) headers.add(name + ": " + value);
     // curl would otherwise wait up to a second for "100 Continue" before
     // sending a large body; the engine never needs the handshake.
@@ -266,8 +183,7 @@ class UnixSocketTransport final : public Transport {
 
   std::filesystem::path m_socket;
   UnixSocketOptions m_options;
-  std::mutex m_mutex;
-  std::vector<CurlHandle> m_idle;
+  net::HandlePool m_handles;
 };
 
 }  // namespace

@@ -1,62 +1,22 @@
 // The registry Transport through libcurl's easy interface, over TCP and TLS.
-// Idle handles are pooled so their connections are reused (curl_easy_reset
-// keeps the connection cache); concurrent requests each get their own.
+// Handles come from net::HandlePool (connections reused); concurrent
+// requests each get their own.
 #include <curl/curl.h>
 #include <fcntl.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
-#include <mutex>
-#include <new>
 #include <string>
 #include <utility>
-#include <vector>
 
+#include "orchestrator/net/curl.hpp"
 #include "orchestrator/registry/transport.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::registry {
 
 namespace {
-
-class CurlHandle {
- public:
-  CurlHandle() : m_handle(curl_easy_init()) {
-    if (!m_handle) throw std::bad_alloc();
-  }
-  ~CurlHandle() {
-    if (m_handle) curl_easy_cleanup(m_handle);
-  }
-  CurlHandle(CurlHandle&& other) noexcept : m_handle(std::exchange(other.m_handle, nullptr)) {}
-  CurlHandle& operator=(CurlHandle&& other) noexcept {
-    std::swap(m_handle, other.m_handle);
-    return *this;
-  }
-  CurlHandle(const CurlHandle&) = delete;
-  CurlHandle& operator=(const CurlHandle&) = delete;
-  CURL* get() const { return m_handle; }
-
- private:
-  CURL* m_handle;
-};
-
-class HeaderList {
- public:
-  HeaderList() = default;
-  ~HeaderList() { curl_slist_free_all(m_list); }
-  HeaderList(const HeaderList&) = delete;
-  HeaderList& operator=(const HeaderList&) = delete;
-  void add(const std::string& line) {
-    curl_slist* next = curl_slist_append(m_list, line.c_str());
-    if (!next) throw std::bad_alloc();
-    m_list = next;
-  }
-  curl_slist* get() const { return m_list; }
-
- private:
-  curl_slist* m_list = nullptr;
-};
 
 // What the callbacks of one exchange share.
 struct Exchange {
@@ -72,24 +32,12 @@ struct Exchange {
   std::string file_error;
 };
 
-// A status line ("HTTP/1.1 200 OK") starts a new response: after a redirect
-// or "100 Continue" only the last one's headers and body count.
+// After a redirect or "100 Continue" only the last response's headers and
+// body count.
 size_t on_header(char* data, size_t size, size_t count, void* user) {
   auto* ex = static_cast<Exchange*>(user);
-  const std::string_view line(data, size * count);
-  if (line.starts_with("HTTP/")) {
-    ex->response.headers.clear();
+  if (net::read_header_line(std::string_view(data, size * count), ex->response.status, ex->response.headers))
     ex->response.body.clear();
-    int status = 0;
-    const auto space = line.find(' ');
-    for (std::size_t i = space == std::string_view::npos ? line.size() : space + 1;
-         i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i)
-      status = status * 10 + (line[i] - '0');
-    ex->response.status = status;
-  } else if (const auto colon = line.find(':'); colon != std::string_view::npos) {
-    ex->response.headers.emplace_back(std::string(util::trim(line.substr(0, colon))),
-                                      std::string(util::trim(line.substr(colon + 1))));
-  }
   return size * count;
 }
 
@@ -163,33 +111,19 @@ TransportErrorKind classify(CURLcode rc) {
 
 class CurlTransport final : public Transport {
  public:
-  explicit CurlTransport(CurlOptions options) : m_options(std::move(options)) {
-    // curl_global_init is not thread-safe in curl 7.88; exactly once.
-    static std::once_flag once;
-    std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-  }
+  explicit CurlTransport(CurlOptions options) : m_options(std::move(options)) {}
 
   std::expected<Response, TransportError> send(const Request& request, BodySink* sink) override {
-    CurlHandle handle = acquire();
+    net::CurlHandle handle = m_handles.acquire();
     auto result = perform(handle.get(), request, sink);
-    curl_easy_reset(handle.get());
-    std::lock_guard lock(m_mutex);
-    m_idle.push_back(std::move(handle));
+    m_handles.release(std::move(handle));
     return result;
   }
 
  private:
-  CurlHandle acquire() {
-    std::lock_guard lock(m_mutex);
-    if (m_idle.empty()) return CurlHandle();
-    CurlHandle handle = std::move(m_idle.back());
-    m_idle.pop_back();
-    return handle;
-  }
-
   std::expected<Response, TransportError> perform(CURL* h, const Request& request, BodySink* sink) {
     Exchange ex{.request = &request, .sink = sink};
-    HeaderList headers;
+    net::HeaderList headers;
     for (const auto& [name, value] : request.headers) headers.add(name + ": " + value);
     // No "100 Continue" round trip before a body; registries never need it.
     headers.add("Expect:");
@@ -269,8 +203,7 @@ class CurlTransport final : public Transport {
   }
 
   CurlOptions m_options;
-  std::mutex m_mutex;
-  std::vector<CurlHandle> m_idle;
+  net::HandlePool m_handles;
 };
 
 }  // namespace
