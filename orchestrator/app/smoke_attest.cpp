@@ -60,7 +60,12 @@ std::string attest_artifact_set(cache::Store& store, const AttestTarget& target,
                     .driver = result.driver_version.empty() ? "unknown" : result.driver_version,
                     .outcome = gpu.passed() ? "pass" : "fail",
                     .time = when});
-  for (const auto& f : loaded->manifest.files) set.sources.push_back(store.blob_path(f.sha256));
+  // The blobs, with the modes the index kept for them (a blob's own is not the file's).
+  for (const auto& f : loaded->manifest.files) {
+    set.sources.push_back(store.blob_path(f.sha256));
+    const auto indexed = std::ranges::find(target.entry.files, f.path, &cache::IndexedFile::path);
+    set.modes.push_back(indexed != target.entry.files.end() ? indexed->mode : 0644u);
+  }
   if (!loaded->manifest.build_log.empty()) set.build_log = store.blob_path(loaded->manifest.build_log);
   set.key = key;
   set.verified = target.entry.verified;

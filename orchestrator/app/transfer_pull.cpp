@@ -1,6 +1,7 @@
 // Pull: finding a set in the remote, and bringing it into the store with
 // every check done before the index row is written (transfer.hpp).
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -313,6 +314,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   cache::ArchivePipe pipe;
   std::expected<std::vector<cache::UnpackedFile>, cache::Error> files = std::unexpected(cache::io_error("not run"));
   std::thread unpacker([&] {
+    ::pthread_setname_np(::pthread_self(), "orc-unpack");
     files = cache::unpack_stream(pipe, staging, unpack_options);
     if (files) pipe.drain();  // the bytes after the archive's end, until the download ends
     pipe.close();

@@ -23,7 +23,10 @@ std::vector<std::string> sorted_union(const std::vector<ManifestFile>& files,
 
 std::expected<std::string, Error> pack_into(Store& store, const NewArtifactSet& set) {
   std::vector<PackEntry> entries;
-  for (std::size_t i = 0; i < set.sources.size(); ++i) entries.push_back({set.manifest.files[i].path, set.sources[i]});
+  for (std::size_t i = 0; i < set.sources.size(); ++i) {
+    entries.push_back({set.manifest.files[i].path, set.sources[i]});
+    if (i < set.modes.size()) entries.back().mode = set.modes[i];
+  }
   const fs::path temp = temp_name(store.tmp_dir(), "pack");
   if (auto ok = pack(std::move(entries), temp); !ok) return std::unexpected(ok.error());
   auto put = store.put_file(temp);
@@ -77,7 +80,9 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
     entry.files.push_back({.path = m.files[i].path,
                            .sha256 = m.files[i].sha256,
                            .size = m.files[i].size,
-                           .mode = ec ? 0644u : static_cast<unsigned>(perms) & 0777u});
+                           .mode = i < set.modes.size() ? set.modes[i] & 0777u
+                                   : ec                   ? 0644u
+                                                          : static_cast<unsigned>(perms) & 0777u});
   }
   if (set.key) {
     auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));

@@ -22,6 +22,7 @@ struct NewArtifactSet {
   // set here from the bytes stored. created is set to now when empty.
   Manifest manifest;
   std::vector<std::filesystem::path> sources;  // the file of manifest.files[i]
+  std::vector<unsigned> modes;                 // its permission bits; empty: the sources' own
   std::filesystem::path build_log;             // empty: none
   const SigningKey* key = nullptr;             // null: stored unsigned
   bool verified = false;                       // the caller checked the archs (and signs)

@@ -1,6 +1,9 @@
 #include "orchestrator/cache/fanout.hpp"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <string>
 
 namespace orc::cache {
 
@@ -28,6 +31,8 @@ void BlockFanout::begin(std::vector<Step> steps) {
 }
 
 void BlockFanout::run(std::size_t step) {
+  // Named for top -H and perf: "orc-step-0" hashes when the unpack hashes.
+  ::pthread_setname_np(::pthread_self(), ("orc-step-" + std::to_string(step)).c_str());
   std::unique_lock lock(m_mutex);
   for (;;) {
     m_changed.wait(lock, [&] { return m_stop || (step < m_steps.size() && m_taken[step] < m_published); });

@@ -35,6 +35,7 @@ class SmokeAttest : public ::testing::Test {
     m_trusted = *trusted;
 
     std::ofstream(m_dir / "saxpy", std::ios::binary) << "not really an ELF, but bytes";
+    fs::permissions(m_dir / "saxpy", fs::perms(0755));
     cache::NewArtifactSet set;
     set.manifest = cache::Manifest{.recipe = "saxpy",
                                    .framework = "nvcc",
@@ -94,6 +95,8 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
   ASSERT_TRUE(newest && *newest);
   EXPECT_EQ((*newest)->manifest, attested);
   EXPECT_EQ((*newest)->files.at(0).sha256, target.entry.files.at(0).sha256) << "the same file blob";
+  EXPECT_EQ(target.entry.files.at(0).mode, 0755u);
+  EXPECT_EQ((*newest)->files.at(0).mode, 0755u) << "the file's mode, not the blob's";
 
   auto loaded = cache::load_artifact_set(*m_store, **newest, m_trusted);
   ASSERT_TRUE(loaded) << loaded.error().message;
