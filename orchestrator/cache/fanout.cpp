@@ -3,6 +3,8 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <cstring>
+#include <new>
 #include <string>
 
 namespace orc::cache {
@@ -43,7 +45,7 @@ void BlockFanout::run(std::size_t step) {
     const bool go = m_ok[step];
     const Step& work = m_steps[step];
     lock.unlock();
-    const bool ok = !go || work(slot.data);
+    const bool ok = !go || work(std::span<const std::byte>(slot.data.get(), slot.size));
     lock.lock();
     if (!ok) m_ok[step] = false;
     ++m_taken[step];
@@ -67,16 +69,20 @@ void BlockFanout::put(std::span<const std::byte> bytes) {
       slot = &m_slots[m_published % k_slots];
       if (!m_filling) {
         m_changed.wait(lock, [&] { return slot->steps_left == 0; });
-        slot->data.clear();
-        slot->data.reserve(k_block);
+        if (!slot->data) {
+          slot->data.reset(static_cast<std::byte*>(std::aligned_alloc(k_alignment, k_block)));
+          if (!slot->data) throw std::bad_alloc();
+        }
+        slot->size = 0;
         m_filling = true;
       }
     }
     // The slot is the producer's until it is published: no lock to copy.
-    const std::size_t n = std::min(bytes.size(), k_block - slot->data.size());
-    slot->data.insert(slot->data.end(), bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(n));
+    const std::size_t n = std::min(bytes.size(), k_block - slot->size);
+    std::memcpy(slot->data.get() + slot->size, bytes.data(), n);
+    slot->size += n;
     bytes = bytes.subspan(n);
-    if (slot->data.size() == k_block) {
+    if (slot->size == k_block) {
       std::unique_lock lock(m_mutex);
       publish(lock);
     }
@@ -85,7 +91,7 @@ void BlockFanout::put(std::span<const std::byte> bytes) {
 
 std::vector<bool> BlockFanout::end() {
   std::unique_lock lock(m_mutex);
-  if (m_filling && !m_slots[m_published % k_slots].data.empty()) publish(lock);
+  if (m_filling && m_slots[m_published % k_slots].size > 0) publish(lock);
   m_filling = false;
   m_changed.wait(lock, [&] {
     return std::all_of(m_taken.begin(), m_taken.begin() + static_cast<std::ptrdiff_t>(m_steps.size()),

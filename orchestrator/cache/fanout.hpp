@@ -4,11 +4,15 @@
 // an unpack), so the thread that decompresses copies each byte once and
 // the slowest step, not their sum, sets the pace. Blocks are 4 MiB slots in
 // a ring; a slot is filled again once every step is done with it, so memory
-// stays at k_slots blocks whatever the file's size.
+// stays at k_slots blocks whatever the file's size. Blocks start on a 4 KiB
+// boundary and every one but a file's last is full, so a step may write them
+// with O_DIRECT.
 #include <condition_variable>
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <mutex>
 #include <span>
 #include <thread>
@@ -36,11 +40,19 @@ class BlockFanout {
   std::vector<bool> end();
 
  private:
+ public:
   static constexpr std::size_t k_block = 4 << 20;
+  static constexpr std::size_t k_alignment = 4096;
+
+ private:
   static constexpr std::size_t k_slots = 6;
 
+  struct Free {
+    void operator()(std::byte* p) const { std::free(p); }
+  };
   struct Slot {
-    std::vector<std::byte> data;
+    std::unique_ptr<std::byte, Free> data;  // k_block bytes, k_alignment-aligned
+    std::size_t size = 0;
     std::size_t steps_left = 0;  // steps yet to take this block
   };
 

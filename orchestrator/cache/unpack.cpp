@@ -76,6 +76,12 @@ constexpr std::uint64_t k_writeback_bytes = 16 << 20;
 // side on threads of their own; smaller ones are done inline.
 constexpr std::uint64_t k_fanout_bytes = 8 << 20;
 
+// Turns O_DIRECT on or off for an open file; false where it cannot be.
+bool set_direct(int fd, bool on) {
+  const int flags = ::fcntl(fd, F_GETFL);
+  return flags >= 0 && ::fcntl(fd, F_SETFL, on ? flags | O_DIRECT : flags & ~O_DIRECT) == 0;
+}
+
 bool write_all(int fd, std::span<const std::byte> bytes) {
   while (!bytes.empty()) {
     const ssize_t w = ::write(fd, bytes.data(), bytes.size());
@@ -219,8 +225,30 @@ class Unpacker {
         hasher.update(bytes);
         return true;
       });
+    const bool fan_out = declared_size >= static_cast<std::int64_t>(k_fanout_bytes) && (m_options.hash || out.fds.size() > 1);
+    // A large file for the store goes to the disk without the page cache
+    // (O_DIRECT: the block is DMAed from the ring, no copy, no writeback
+    // later), falling back to buffered writes where the file system refuses
+    // it and for the file's last, partial block.
+    bool direct = fan_out && m_options.sync && set_direct(out.fds[0], true);
     for (std::size_t t = 0; t < out.fds.size(); ++t)
       steps.push_back([&, t](std::span<const std::byte> bytes) {
+        if (t == 0 && direct) {
+          const bool aligned = bytes.size() % BlockFanout::k_alignment == 0 &&
+                               reinterpret_cast<std::uintptr_t>(bytes.data()) % BlockFanout::k_alignment == 0;
+          if (aligned) {
+            const ssize_t w = ::write(out.fds[t], bytes.data(), bytes.size());
+            if (w == static_cast<ssize_t>(bytes.size())) {
+              written[t] += bytes.size();
+              return true;
+            }
+            if (w > 0) bytes = bytes.subspan(static_cast<std::size_t>(w));
+            else if (w < 0 && errno != EINVAL) return false;
+            written[t] += w > 0 ? static_cast<std::uint64_t>(w) : 0;
+          }
+          direct = false;
+          if (!set_direct(out.fds[t], false)) return false;
+        }
         if (!write_all(out.fds[t], bytes)) return false;
         written[t] += bytes.size();
         if (t == 0 && m_options.sync && written[t] - flushed >= k_writeback_bytes) {
@@ -230,7 +258,6 @@ class Unpacker {
         }
         return true;
       });
-    const bool fan_out = declared_size >= static_cast<std::int64_t>(k_fanout_bytes) && steps.size() > 1;
     if (fan_out) m_fanout.begin(steps);
     // Waits for the steps on every way out: they use `out` and `hasher`.
     struct Joined {
