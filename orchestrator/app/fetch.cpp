@@ -121,7 +121,10 @@ void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache:
                const fs::path& dir) {
   const auto check = [&](const std::vector<cache::UnpackedFile>& written) { return check_files(manifest, written); };
   if (!entry.pack.empty() && store.has_blob(entry.pack)) {
-    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir, {.sync = false, .hash = true, .check = check});
+    std::uint64_t total = 0;
+    for (const auto& f : manifest.files) total += f.size;
+    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir,
+                                  {.sync = false, .hash = true, .max_bytes = std::max<std::uint64_t>(total, 1), .check = check});
     if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
     return;
   }
