@@ -204,7 +204,7 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   auto entry = local_set(store, request, trusted);
   bool written = false;  // DIR, by the pull
   if (!entry) {
-    guard.armed = true;  // the pull writes DIR before it returns
+    // A pull that fails takes away a DIR it made; one that succeeds hands it over here.
     Pulled pulled = pull_remote(store, *config, tier, trusted, request, dir);
     entry = std::move(pulled.entry);
     result.from = std::move(pulled.from);

@@ -2,6 +2,7 @@
 // every check done before the index row is written (transfer.hpp).
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <span>
 #include <thread>
 #include <ctime>
+#include <map>
 #include <set>
 
 #include "orchestrator/app/arch_coverage.hpp"
@@ -130,13 +132,15 @@ std::expected<void, cache::Error> check_layer(const cache::Manifest& manifest,
 
 // Moves a file of tmp/ whose bytes hash to `hex` into the store as that blob:
 // a rename, not a copy. The file must be synced already; a blob already
-// stored is kept and the file dropped.
+// stored is kept and the file dropped. A blob is 0644 like every other (the
+// file's own mode, from the layer, is the index's to keep).
 std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& file, const std::string& hex) {
   std::error_code ec;
   if (store.has_blob(hex)) {
     fs::remove(file, ec);
     return {};
   }
+  if (::chmod(file.c_str(), 0644) != 0) return failed(ExitCode::outside_failure, cache::errno_message("chmod", file));
   if (auto moved = cache::commit_no_replace(file, store.blob_path(hex)); !moved)
     return std::unexpected(from_cache(moved.error()));
   return {};
@@ -304,21 +308,51 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   const fs::path staging = cache::temp_name(tmp, base + "-files");  // a .tmp tree: gc's if we die
   temps.paths.push_back(staging);
   std::uint64_t expected_bytes = 0;
-  for (const auto& f : manifest->files) expected_bytes += f.size;
+  std::map<std::string, std::uint64_t, std::less<>> sizes;  // the signed manifest's files
+  for (const auto& f : manifest->files) {
+    expected_bytes += f.size;
+    sizes[f.path] = f.size;
+  }
   const cache::UnpackOptions unpack_options{
       .sync = true,
       .hash = true,
       .mirror = options.dir,
       .max_bytes = std::max<std::uint64_t>(expected_bytes, 1),
+      // Only the files the signed manifest names, at their sizes: nothing
+      // else (links, devices, extra names) is ever created.
+      .admit = [&](std::string_view name, std::uint64_t size) -> std::expected<void, cache::Error> {
+        const auto it = sizes.find(name);
+        if (it == sizes.end())
+          return std::unexpected(cache::invalid_error("'" + std::string(name) + "' is not a file of the signed manifest"));
+        if (it->second != size)
+          return std::unexpected(cache::invalid_error("'" + std::string(name) + "' holds " + std::to_string(size) +
+                                                      " bytes; the signed manifest says " + std::to_string(it->second)));
+        return {};
+      },
       .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
   cache::ArchivePipe pipe;
   std::expected<std::vector<cache::UnpackedFile>, cache::Error> files = std::unexpected(cache::io_error("not run"));
   std::thread unpacker([&] {
     ::pthread_setname_np(::pthread_self(), "orc-unpack");
-    files = cache::unpack_stream(pipe, staging, unpack_options);
-    if (files) pipe.drain();  // the bytes after the archive's end, until the download ends
+    try {
+      files = cache::unpack_stream(pipe, staging, unpack_options);
+    } catch (const std::exception& e) {
+      files = std::unexpected(cache::io_error(std::string("unpacking: ") + e.what()));
+    }
+    // Done either way: the bytes after the archive's end are not needed (every
+    // file was checked), and a refusal must stop the download.
     pipe.close();
   });
+  // Joins the unpacker on every way out, exceptions included.
+  struct Join {
+    cache::ArchivePipe& pipe;
+    std::thread& thread;
+    ~Join() {
+      if (!thread.joinable()) return;
+      pipe.fail(cache::io_error("the download was abandoned"));
+      thread.join();
+    }
+  } join{pipe, unpacker};
   std::atomic<std::uint64_t> received{0};
   std::expected<void, registry::Error> got;
   progress.download(
@@ -326,19 +360,36 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
       [&] {
         got = client.stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
           received += bytes.size();
-          return pipe.push(std::as_bytes(std::span(bytes.data(), bytes.size())));
+          try {
+            return pipe.push(std::as_bytes(std::span(bytes.data(), bytes.size())));
+          } catch (const std::exception&) {  // never through libcurl's C frames
+            return false;
+          }
         });
         if (got)
           pipe.finish();
         else
           pipe.fail(cache::io_error(got.error().message));
-        return got.has_value() && files.has_value();
+        unpacker.join();
+        return files.has_value();
       });
-  unpacker.join();
-  if (!files && files.error().kind == cache::ErrorKind::invalid)
-    return failed(ExitCode::check_failed, "refusing the layer of sha256:" + hex + ": " + files.error().message);
-  if (!files && !got) return std::unexpected(from_registry(got.error()));
-  if (!files) return std::unexpected(from_cache(files.error()));
+  if (!files) {
+    // The unpacker's own failure first: a refusal, or a local error that
+    // stopped the download; the remote's only when it is what ended the unpack.
+    const bool remote = !got && files.error().message == got.error().message;
+    if (!remote && files.error().kind == cache::ErrorKind::invalid)
+      return failed(ExitCode::check_failed, "refusing the layer of sha256:" + hex + ": " + files.error().message);
+    if (remote) return std::unexpected(from_registry(got.error()));
+    return std::unexpected(from_cache(files.error()));
+  }
+  // DIR is in place from here: a failure below takes it away again.
+  struct Undo {
+    fs::path dir;
+    ~Undo() {
+      std::error_code ec;
+      if (!dir.empty()) fs::remove_all(dir, ec);
+    }
+  } undo{options.dir};
   for (const auto& f : *files)
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
@@ -357,6 +408,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   auto id = store.record(entry);
   if (!id) return std::unexpected(from_cache(id.error()));
   entry.id = *id;
+  undo.dir.clear();
   return PullReport{
       .entry = std::move(entry), .downloaded = true, .signature = verification, .files = std::move(*files)};
 }

@@ -45,7 +45,14 @@ void BlockFanout::run(std::size_t step) {
     const bool go = m_ok[step];
     const Step& work = m_steps[step];
     lock.unlock();
-    const bool ok = !go || work(std::span<const std::byte>(slot.data.get(), slot.size));
+    bool ok = true;
+    if (go) {
+      try {
+        ok = work(std::span<const std::byte>(slot.data.get(), slot.size));
+      } catch (...) {  // a thread must not end the process: the step failed
+        ok = false;
+      }
+    }
     lock.lock();
     if (!ok) m_ok[step] = false;
     ++m_taken[step];
@@ -87,6 +94,11 @@ void BlockFanout::put(std::span<const std::byte> bytes) {
       publish(lock);
     }
   }
+}
+
+bool BlockFanout::failed() {
+  std::lock_guard lock(m_mutex);
+  return std::find(m_ok.begin(), m_ok.end(), false) != m_ok.end();
 }
 
 std::vector<bool> BlockFanout::end() {

@@ -35,8 +35,10 @@ class BlockFanout {
   void begin(std::vector<Step> steps);
   // Copies `bytes` into the ring, handing each full block to the steps.
   void put(std::span<const std::byte> bytes);
+  // Whether a step of this file has failed already (the producer may stop).
+  bool failed();
   // Hands over the last block, waits for every step to finish the file and
-  // returns, per step, whether it succeeded.
+  // returns, per step, whether it succeeded (a step that threw failed).
   std::vector<bool> end();
 
  private:

@@ -68,8 +68,10 @@ class Index {
  public:
   static constexpr int k_schema_version = 2;  // 2: set_blobs.mode
 
-  // Opens or creates the database. An index of another schema version is an
-  // error of kind invalid (this version cannot read it, and never rewrites it).
+  // Opens or creates the database. Schema 1 (no file modes) is upgraded in
+  // place on open, for good: an older orchestrate then refuses the store.
+  // Any other version is an error of kind invalid (this version cannot read
+  // it, and never rewrites it).
   static std::expected<Index, Error> open(const std::filesystem::path& file);
   Index(Index&&) noexcept;
   Index& operator=(Index&&) noexcept;

@@ -22,6 +22,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/cache/error.hpp"
@@ -60,6 +61,11 @@ struct UnpackOptions {
   // no limit): a pull knows the total from the signed manifest, so a
   // decompression bomb stops there instead of filling the disk.
   std::uint64_t max_bytes = 0;
+  // Called for each entry before anything is made for it, with its name and
+  // size: an error refuses the archive. When set, only regular files are
+  // admitted (a link or device is refused, a directory entry is not made:
+  // the files' directories are), so nothing but what it admits is created.
+  std::function<std::expected<void, Error>(std::string_view name, std::uint64_t size)> admit;
   // Called with every file written, before anything is renamed into place;
   // an error refuses the archive (a pull compares the digests with the signed
   // manifest here, so no unverified byte ever appears in `dir` or `mirror`).

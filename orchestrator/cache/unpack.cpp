@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <csignal>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <span>
@@ -108,6 +109,16 @@ class Unpacker {
     };
     const auto parts = split_safe_name(name);
     if (!parts) return refuse(name.starts_with("/") ? "absolute path" : "'..' component or empty name");
+    if (m_options.admit) {
+      const mode_t kind = archive_entry_filetype(e);
+      if (archive_entry_hardlink(e) || (kind != AE_IFREG && kind != AE_IFDIR))
+        return refuse("only the files of the signed manifest are accepted, not links or devices");
+      if (kind == AE_IFDIR) return {};  // the files' directories are made for them
+      const la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
+      if (size < 0) return refuse("it has no size");
+      if (auto ok = m_options.admit(util::join(*parts, "/"), static_cast<std::uint64_t>(size)); !ok)
+        return refuse(ok.error().message);
+    }
     fs::path rel;
     for (std::size_t i = 0; i + 1 < parts->size(); ++i) {
       rel /= (*parts)[i];
@@ -134,7 +145,9 @@ class Unpacker {
         if (exists) return {};
         for (const auto& root : m_roots) {
           if (::mkdir((root / rel).c_str(), 0700) != 0) return std::unexpected(io_error(errno_message("creating", at)));
-          m_dirs.push_back({root / rel, perm | 0700});  // modes last, so a read-only directory can still be filled
+          // Modes last, so a read-only directory can still be filled; never
+          // writable by others, whatever the archive says.
+          m_dirs.push_back({root / rel, (perm & 0755) | 0700});
         }
         return {};
       case AE_IFREG:
@@ -218,6 +231,7 @@ class Unpacker {
     // file). A large file runs them on threads of their own, side by side.
     inspect::Sha256 hasher;
     std::vector<std::uint64_t> written(out.fds.size(), 0);
+    std::vector<int> write_errno(out.fds.size(), 0);  // each tree's, set on its step's thread
     std::uint64_t flushed = 0;  // of the first tree's file, handed to the disk
     std::vector<BlockFanout::Step> steps;
     if (m_options.hash)
@@ -237,19 +251,32 @@ class Unpacker {
           const bool aligned = bytes.size() % BlockFanout::k_alignment == 0 &&
                                reinterpret_cast<std::uintptr_t>(bytes.data()) % BlockFanout::k_alignment == 0;
           if (aligned) {
-            const ssize_t w = ::write(out.fds[t], bytes.data(), bytes.size());
+            ssize_t w;
+            do {
+              w = ::write(out.fds[t], bytes.data(), bytes.size());
+            } while (w < 0 && errno == EINTR);
             if (w == static_cast<ssize_t>(bytes.size())) {
               written[t] += bytes.size();
               return true;
             }
-            if (w > 0) bytes = bytes.subspan(static_cast<std::size_t>(w));
-            else if (w < 0 && errno != EINVAL) return false;
+            if (w > 0) {
+              bytes = bytes.subspan(static_cast<std::size_t>(w));
+            } else if (w < 0 && errno != EINVAL) {
+              write_errno[t] = errno;
+              return false;
+            }
             written[t] += w > 0 ? static_cast<std::uint64_t>(w) : 0;
           }
           direct = false;
-          if (!set_direct(out.fds[t], false)) return false;
+          if (!set_direct(out.fds[t], false)) {
+            write_errno[t] = errno;
+            return false;
+          }
         }
-        if (!write_all(out.fds[t], bytes)) return false;
+        if (!write_all(out.fds[t], bytes)) {
+          write_errno[t] = errno;
+          return false;
+        }
         written[t] += bytes.size();
         if (t == 0 && m_options.sync && written[t] - flushed >= k_writeback_bytes) {
           ::sync_file_range(out.fds[t], static_cast<off_t>(flushed), static_cast<off_t>(written[t] - flushed),
@@ -270,6 +297,15 @@ class Unpacker {
       ~Joined() { end(); }
     } joined{fan_out ? &m_fanout : nullptr, std::vector<bool>(steps.size(), true)};
 
+    // The first tree whose write failed, with its step's errno (the steps
+    // of a large file run on other threads: errno here is not theirs).
+    const auto write_error = [&]() -> Error {
+      if (fan_out) joined.end();
+      for (std::size_t t = 0; t < out.fds.size(); ++t)
+        if (write_errno[t] != 0)
+          return io_error("writing " + (m_roots[t] / rel).string() + ": " + std::strerror(write_errno[t]));
+      return io_error("writing " + (m_roots.back() / rel).string() + " failed");
+    };
     std::uint64_t size = 0;
     const auto put = [&](std::span<const std::byte> bytes) -> std::expected<void, Error> {
       m_total += bytes.size();
@@ -278,12 +314,12 @@ class Unpacker {
                                              std::to_string(m_options.max_bytes) + " bytes expected"));
       size += bytes.size();
       if (fan_out) {
+        if (m_fanout.failed()) return std::unexpected(write_error());  // stop early: it cannot succeed now
         m_fanout.put(bytes);
         return {};
       }
       for (std::size_t i = 0; i < steps.size(); ++i)
-        if (!steps[i](bytes))
-          return std::unexpected(io_error(errno_message("writing", m_roots[i + out.fds.size() - steps.size()] / rel)));
+        if (!steps[i](bytes)) return std::unexpected(write_error());
       return {};
     };
     for (;;) {
@@ -306,9 +342,9 @@ class Unpacker {
       if (!ok) return std::unexpected(ok.error());
     }
     const auto& steps_ok = joined.end();
+    if (std::find(steps_ok.begin(), steps_ok.end(), false) != steps_ok.end()) return std::unexpected(write_error());
     for (std::size_t t = 0; t < out.fds.size(); ++t) {
-      const bool wrote = steps_ok[steps.size() - out.fds.size() + t];
-      const bool ok = wrote && ::fchmod(out.fds[t], perm) == 0 && (t > 0 || !m_options.sync || ::fsync(out.fds[t]) == 0);
+      const bool ok = ::fchmod(out.fds[t], perm) == 0 && (t > 0 || !m_options.sync || ::fsync(out.fds[t]) == 0);
       const int fd = std::exchange(out.fds[t], -1);
       if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
     }
@@ -348,14 +384,22 @@ std::optional<pid_t> unpack_owner(std::string_view name) {
 
 bool process_gone(pid_t pid) { return pid > 0 && ::kill(pid, 0) != 0 && errno == ESRCH; }
 
+// A directory (not a link to one) of this user: what an unpack of ours made.
+bool is_own_directory(const fs::path& path) {
+  struct stat st {};
+  return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid();
+}
+
 // The private temporary directory beside `dir_in` (which must not exist, or
 // be empty) that is filled and then renamed to `target`. Its name carries
 // this process's pid, so a later unpack beside it (or `cache gc` in the
 // store's tmp/) can tell one left by a killed process from a live one.
 std::expected<void, Error> begin_tree(const fs::path& dir_in, fs::path& target, TempTree& temp) {
-  const fs::path dir = fs::absolute(dir_in).lexically_normal();
-  target = dir.has_filename() ? dir : dir.parent_path();
   std::error_code ec;
+  const fs::path absolute = fs::absolute(dir_in, ec);
+  if (ec) return std::unexpected(io_error("cannot resolve " + dir_in.string() + ": " + ec.message()));
+  const fs::path dir = absolute.lexically_normal();
+  target = dir.has_filename() ? dir : dir.parent_path();
   if (fs::symlink_status(target, ec).type() != fs::file_type::not_found && !is_empty_dir(target))
     return std::unexpected(
         invalid_error(target.string() + " exists and is not an empty directory; unpack needs a new one"));
@@ -364,7 +408,8 @@ std::expected<void, Error> begin_tree(const fs::path& dir_in, fs::path& target, 
   for (auto it = fs::directory_iterator(target.parent_path(), ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (const auto owner = unpack_owner(name); owner && name.starts_with(stem) && process_gone(*owner))
+    if (const auto owner = unpack_owner(name); owner && name.starts_with(stem) && process_gone(*owner) &&
+                                               is_own_directory(it->path()))
       fs::remove_all(it->path(), ec);
   }
   std::string pattern = (target.parent_path() / (stem + std::to_string(::getpid()) + "-XXXXXX")).string();
@@ -539,7 +584,7 @@ std::size_t remove_abandoned_unpacks(const fs::path& dir) {
   for (auto it = fs::directory_iterator(dir, ec); !ec && it != fs::directory_iterator(); it.increment(ec)) {
     const auto owner = unpack_owner(it->path().filename().string());
     std::error_code rm;
-    if (owner && process_gone(*owner) && fs::remove_all(it->path(), rm) > 0) ++removed;
+    if (owner && process_gone(*owner) && is_own_directory(it->path()) && fs::remove_all(it->path(), rm) > 0) ++removed;
   }
   return removed;
 }

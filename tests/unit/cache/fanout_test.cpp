@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <string>
 
 namespace orc::cache {
@@ -72,6 +73,17 @@ TEST(BlockFanout, FilesOneAfterAnotherWithFewerOrMoreSteps) {
   EXPECT_EQ(f2, second);
   EXPECT_EQ(f3a, third);
   EXPECT_EQ(f3b, third);
+}
+
+TEST(BlockFanout, AStepThatThrowsFailsAloneAndTheProcessGoesOn) {
+  const std::string data = pattern(10 << 20, 6);
+  std::string kept;
+  BlockFanout fanout;
+  fanout.begin({collect(kept), [](std::span<const std::byte>) -> bool { throw std::runtime_error("disk on fire"); }});
+  put_in_pieces(fanout, data, 1 << 20);
+  EXPECT_TRUE(fanout.failed());
+  EXPECT_EQ(fanout.end(), (std::vector<bool>{true, false}));
+  EXPECT_EQ(kept, data);
 }
 
 TEST(BlockFanout, AnEmptyFileEndsAtOnce) {

@@ -353,6 +353,72 @@ TEST_F(StreamUnpack, ATruncatedStreamThatEndsCleanlyIsDamaged) {
   EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
 }
 
+TEST_F(StreamUnpack, AdmitSeesEveryFileBeforeAnythingIsMadeForIt) {
+  const auto archive = make_pack();
+  std::vector<std::pair<std::string, std::uint64_t>> seen;
+  const auto admit_all = [&](std::string_view name, std::uint64_t size) -> std::expected<void, Error> {
+    seen.emplace_back(name, size);
+    return {};
+  };
+  const auto all = unpack(archive, m_dir / "all", {.sync = false, .admit = admit_all});
+  ASSERT_TRUE(all) << all.error().message;
+  EXPECT_EQ(seen, (std::vector<std::pair<std::string, std::uint64_t>>{
+                      {"bin/tool", 20}, {"lib/libbig.so", m_big.size()}, {"share/note", 7}}));
+
+  // A name it does not know: refused at its header, so no byte of it, nor of
+  // anything after it, is written; neither tree appears.
+  const auto known_only = [](std::string_view name, std::uint64_t) -> std::expected<void, Error> {
+    if (name == "bin/tool") return {};
+    return std::unexpected(invalid_error("'" + std::string(name) + "' is not in the manifest"));
+  };
+  const auto refused = unpack(archive, m_dir / "out", {.sync = false, .mirror = m_dir / "mirror", .admit = known_only});
+  ASSERT_FALSE(refused);
+  EXPECT_EQ(refused.error().kind, ErrorKind::invalid);
+  EXPECT_NE(refused.error().message.find("'lib/libbig.so' is not in the manifest"), std::string::npos)
+      << refused.error().message;
+  EXPECT_FALSE(fs::exists(m_dir / "out"));
+  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
+  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+}
+
+TEST_F(StreamUnpack, WithAdmitLinksAreRefusedAndDirectoryEntriesNotMade) {
+  const auto admit = [](std::string_view, std::uint64_t) -> std::expected<void, Error> { return {}; };
+  write_tar(m_dir / "dirs.tar.zst", {{.name = "empty", .type = AE_IFDIR}, {.name = "d/a", .data = "a"}});
+  const auto dirs = unpack(m_dir / "dirs.tar.zst", m_dir / "dirs", {.sync = false, .admit = admit});
+  ASSERT_TRUE(dirs) << dirs.error().message;
+  EXPECT_FALSE(fs::exists(m_dir / "dirs/empty")) << "a directory entry the files do not need";
+  EXPECT_EQ(slurp(m_dir / "dirs/d/a"), "a");
+  EXPECT_EQ(mode_of(m_dir / "dirs/d"), 0755u);
+
+  write_tar(m_dir / "link.tar.zst", {{.name = "a", .data = "a"}, {.name = "b", .type = AE_IFLNK, .link = "a"}});
+  const auto link = unpack(m_dir / "link.tar.zst", m_dir / "link", {.sync = false, .admit = admit});
+  ASSERT_FALSE(link);
+  EXPECT_EQ(link.error().kind, ErrorKind::invalid);
+  EXPECT_FALSE(fs::exists(m_dir / "link"));
+  write_tar(m_dir / "hard.tar.zst", {{.name = "a", .data = "a"}, {.name = "h", .hardlink = "a"}});
+  EXPECT_FALSE(unpack(m_dir / "hard.tar.zst", m_dir / "hard", {.sync = false, .admit = admit}));
+  EXPECT_FALSE(fs::exists(m_dir / "hard"));
+}
+
+TEST_F(StreamUnpack, ADirectoryEntryNeverMakesAWorldWritableDirectory) {
+  // write_tar gives every entry 0644; a directory of 0777 is made by hand.
+  archive* a = archive_write_new();
+  archive_write_set_format_pax_restricted(a);
+  archive_write_add_filter_zstd(a);
+  ASSERT_EQ(archive_write_open_filename(a, (m_dir / "open.tar.zst").c_str()), ARCHIVE_OK);
+  archive_entry* e = archive_entry_new();
+  archive_entry_set_pathname(e, "d");
+  archive_entry_set_filetype(e, AE_IFDIR);
+  archive_entry_set_perm(e, 0777);
+  archive_write_header(a, e);
+  archive_entry_free(e);
+  archive_write_close(a);
+  archive_write_free(a);
+  const auto out = unpack(m_dir / "open.tar.zst", m_dir / "out", {.sync = false});
+  ASSERT_TRUE(out) << out.error().message;
+  EXPECT_EQ(mode_of(m_dir / "out/d"), 0755u);
+}
+
 TEST_F(StreamUnpack, ReaderRefusingEarlyStopsTheProducerThroughClose) {
   // A hostile first entry, then 40 MiB: more than the pipe holds unread
   // (four queued 4 MiB blocks and the one being filled), so the producer is
