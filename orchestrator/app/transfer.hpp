@@ -117,9 +117,11 @@ struct PullReport {
   std::vector<cache::UnpackedFile> files;  // the layer's files (names, modes, digests), when downloaded
 };
 
-// Pulls `set` into the store. Concurrent pulls of one set queue on a lock in
-// the store, so one downloads and the others find it stored; a pull killed
-// mid-download leaves a partial file the next pull resumes.
+// Pulls `set` into the store (and options.dir, from the same pass).
+// Concurrent pulls of one set queue on a lock in the store, so one downloads
+// and the others find it stored; a broken connection is resumed in this
+// process (Range); a pull killed mid-download leaves private trees that gc
+// (and the next unpack beside DIR) removes, and the next pull starts over.
 std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
                                                   const PullOptions& options, const TransferProgress& progress);
 
