@@ -10,7 +10,6 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
-#include "orchestrator/registry/digest.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
