@@ -41,13 +41,11 @@ class BlockFanout {
   // returns, per step, whether it succeeded (a step that threw failed).
   std::vector<bool> end();
 
- private:
- public:
   static constexpr std::size_t k_block = 4 << 20;
   static constexpr std::size_t k_alignment = 4096;
+  static constexpr std::size_t k_slots = 6;
 
  private:
-  static constexpr std::size_t k_slots = 6;
 
   struct Free {
     void operator()(std::byte* p) const { std::free(p); }

@@ -76,7 +76,12 @@ TEST(BlockFanout, FilesOneAfterAnotherWithFewerOrMoreSteps) {
 }
 
 TEST(BlockFanout, AStepThatThrowsFailsAloneAndTheProcessGoesOn) {
-  const std::string data = pattern(10 << 20, 6);
+  // 30 MiB is more blocks than the ring has slots: the producer cannot refill
+  // the first slot before the throwing step has finished with it, so by the
+  // time put() returns the failure is recorded (with fewer bytes than the
+  // ring holds, failed() could be asked before that thread ran at all).
+  static_assert((30u << 20) > BlockFanout::k_block * BlockFanout::k_slots);
+  const std::string data = pattern(30 << 20, 6);
   std::string kept;
   BlockFanout fanout;
   fanout.begin({collect(kept), [](std::span<const std::byte>) -> bool { throw std::runtime_error("disk on fire"); }});
