@@ -300,18 +300,19 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   // The layer, streamed: unpacked while it downloads (no copy of it is
   // kept), each file hashed as it is written into a staging tree of tmp/
   // (synced: it becomes the store's blobs) and, for fetch, into DIR as well
-  // (not synced: the user's output). Both trees are renamed into place only
-  // after every file matched the signed manifest, so the layer's own digest,
-  // which no signature covers, is not recomputed. The manifest's sizes cap
+  // (not synced: the user's output); a large file's signed chunks are
+  // checked on several threads instead. Both trees are renamed into place
+  // only after every file matched the signed manifest, so the layer's own
+  // digest, which no signature covers, is not recomputed. The manifest's sizes cap
   // what the layer may unpack to.
   const auto& layer = set.manifest.layers.front();
   const fs::path staging = cache::temp_name(tmp, base + "-files");  // a .tmp tree: gc's if we die
   temps.paths.push_back(staging);
   std::uint64_t expected_bytes = 0;
-  std::map<std::string, std::uint64_t, std::less<>> sizes;  // the signed manifest's files
+  std::map<std::string, const cache::ManifestFile*, std::less<>> signed_files;
   for (const auto& f : manifest->files) {
     expected_bytes += f.size;
-    sizes[f.path] = f.size;
+    signed_files[f.path] = &f;
   }
   const cache::UnpackOptions unpack_options{
       .sync = true,
@@ -321,13 +322,19 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
       // Only the files the signed manifest names, at their sizes: nothing
       // else (links, devices, extra names) is ever created.
       .admit = [&](std::string_view name, std::uint64_t size) -> std::expected<void, cache::Error> {
-        const auto it = sizes.find(name);
-        if (it == sizes.end())
+        const auto it = signed_files.find(name);
+        if (it == signed_files.end())
           return std::unexpected(cache::invalid_error("'" + std::string(name) + "' is not a file of the signed manifest"));
-        if (it->second != size)
+        if (it->second->size != size)
           return std::unexpected(cache::invalid_error("'" + std::string(name) + "' holds " + std::to_string(size) +
-                                                      " bytes; the signed manifest says " + std::to_string(it->second)));
+                                                      " bytes; the signed manifest says " +
+                                                      std::to_string(it->second->size)));
         return {};
+      },
+      // A large file's signed chunks are checked on several threads.
+      .signed_file = [&](std::string_view name) -> const cache::ManifestFile* {
+        const auto it = signed_files.find(name);
+        return it == signed_files.end() ? nullptr : it->second;
       },
       .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
   cache::ArchivePipe pipe;

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 
+#include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 
@@ -50,6 +51,11 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
     if (!put) return std::unexpected(put.error());
     m.files[i].sha256 = put->hex;
     m.files[i].size = put->size;
+    // From the stored blob: the bytes the digest names, whatever the source
+    // does meanwhile.
+    auto chunks = hash_chunks(store.blob_path(put->hex), put->size);
+    if (!chunks) return std::unexpected(chunks.error());
+    m.files[i].chunks = std::move(*chunks);
   }
   if (!set.build_log.empty()) {
     auto put = store.put_file(set.build_log);

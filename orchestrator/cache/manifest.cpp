@@ -54,11 +54,13 @@ class Reader {
     if (!error) error = ManifestError{ManifestError::Kind::malformed, path + ": " + what};
   }
 
-  // `j` is an object with exactly these keys.
-  bool object(const json& j, const std::string& path, std::initializer_list<std::string_view> keys) {
+  // `j` is an object with exactly these keys, and maybe the optional ones.
+  bool object(const json& j, const std::string& path, std::initializer_list<std::string_view> keys,
+              std::initializer_list<std::string_view> optional = {}) {
     if (!j.is_object()) return fail(path, "expected an object"), false;
     for (const auto& [key, value] : j.items())
-      if (std::ranges::find(keys, std::string_view(key)) == keys.end())
+      if (std::ranges::find(keys, std::string_view(key)) == keys.end() &&
+          std::ranges::find(optional, std::string_view(key)) == optional.end())
         return fail(path, "unknown key '" + key + "'"), false;
     for (const auto key : keys)
       if (!j.contains(key)) return fail(path, "missing key '" + std::string(key) + "'"), false;
@@ -107,18 +109,34 @@ class Reader {
   }
 };
 
+// Present only on a file larger than one chunk, laid out exactly as
+// chunk_size_for says: a pull relies on the chunks covering every byte.
+void read_chunks(Reader& r, const json& j, const std::string& path, ManifestFile& file) {
+  if (!r.object(j, path, {"sha256", "size"})) return;
+  file.chunks.size = r.size(j["size"], path + ".size");
+  const json& digests = j["sha256"];
+  if (!digests.is_array()) return r.fail(path + ".sha256", "expected an array");
+  if (digests.size() > k_max_chunks) return r.fail(path + ".sha256", "more entries than the limit");
+  for (std::size_t i = 0; i < digests.size(); ++i)
+    file.chunks.sha256.push_back(r.digest(digests[i], path + ".sha256[" + std::to_string(i) + "]", false, false));
+  if (r.error) return;
+  if (file.chunks.size == 0) return r.fail(path, "a file without chunks has no \"chunks\" key");
+  if (auto problem = chunk_layout_problem(file.chunks, file.size); !problem.empty()) r.fail(path, problem);
+}
+
 void read_files(Reader& r, const json& j, Manifest& m) {
   if (!j.is_array()) return r.fail("files", "expected an array");
   if (j.size() > k_max_manifest_files) return r.fail("files", "more files than the limit");
   for (std::size_t i = 0; i < j.size() && !r.error; ++i) {
     const std::string path = "files[" + std::to_string(i) + "]";
     const json& f = j[i];
-    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"})) return;
+    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"}, {"chunks"})) return;
     ManifestFile file{.path = r.string(f["path"], path + ".path"),
                       .sha256 = r.digest(f["sha256"], path + ".sha256", false, false),
                       .size = r.size(f["size"], path + ".size")};
     r.archs(f["requested"], path + ".requested", file.requested_sass, file.requested_ptx);
     r.archs(f["embedded"], path + ".embedded", file.embedded_sass, file.embedded_ptx);
+    if (f.contains("chunks")) read_chunks(r, f["chunks"], path + ".chunks", file);
     if (file.path.empty()) r.fail(path + ".path", "empty");
     if (!m.files.empty() && !(m.files.back().path < file.path))
       r.fail(path + ".path", "files are not sorted by path, or '" + file.path + "' appears twice");
@@ -166,12 +184,15 @@ std::string canonical_json(const Manifest& m) {
   for (const auto& f : m.files) files.push_back(&f);
   std::ranges::sort(files, {}, &ManifestFile::path);
   j["files"] = json::array();
-  for (const ManifestFile* f : files)
-    j["files"].push_back({{"path", f->path},
-                          {"sha256", f->sha256},
-                          {"size", f->size},
-                          {"requested", archs(f->requested_sass, f->requested_ptx)},
-                          {"embedded", archs(f->embedded_sass, f->embedded_ptx)}});
+  for (const ManifestFile* f : files) {
+    json file{{"path", f->path},
+              {"sha256", f->sha256},
+              {"size", f->size},
+              {"requested", archs(f->requested_sass, f->requested_ptx)},
+              {"embedded", archs(f->embedded_sass, f->embedded_ptx)}};
+    if (f->chunks.size != 0) file["chunks"] = {{"sha256", f->chunks.sha256}, {"size", f->chunks.size}};
+    j["files"].push_back(std::move(file));
+  }
   j["build_log"] = m.build_log.empty() ? json(nullptr) : json("sha256:" + m.build_log);
   j["warnings"] = m.warnings;
   j["created"] = m.created;

@@ -9,7 +9,9 @@
 //   {"build_log": "sha256:<hex>" | null, "created": "<RFC 3339 UTC>",
 //    "cudnn": str | null, "engine": str,
 //    "files": [{"embedded": {"ptx": [..], "sass": [..]}, "path": str,
-//               "requested": {"ptx": [..], "sass": [..]}, "sha256": "<hex>", "size": N}],
+//               "requested": {"ptx": [..], "sass": [..]}, "sha256": "<hex>", "size": N,
+//               "chunks": {"sha256": ["<hex>", ..], "size": N}}],   (chunks only on a
+//                                          file larger than one chunk: chunks.hpp)
 //    "framework": str, "host_compiler": str | null,
 //    "image": {"digest": str | null, "reference": str}, "key": str, "recipe": str,
 //    "schema_version": 2,
@@ -21,6 +23,8 @@
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include "orchestrator/cache/chunks.hpp"
 
 namespace orc::cache {
 
@@ -42,6 +46,7 @@ struct ManifestFile {
   std::vector<std::string> requested_ptx;   // "compute_90"
   std::vector<std::string> embedded_sass;   // what the inspector found in the file
   std::vector<std::string> embedded_ptx;
+  FileChunks chunks;  // a large file's chunk digests: a pull checks these, on several threads
   bool operator==(const ManifestFile&) const = default;
 };
 

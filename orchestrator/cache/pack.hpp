@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "orchestrator/cache/error.hpp"
+#include "orchestrator/cache/manifest.hpp"
 
 namespace orc::cache {
 
@@ -41,8 +42,9 @@ std::expected<void, Error> pack(std::vector<PackEntry> entries, const std::files
 struct UnpackedFile {
   std::string name;
   std::uint64_t size = 0;
-  std::string sha256;  // hex; only with UnpackOptions::hash
-  unsigned mode = 0;   // permission bits, as the archive gave them
+  std::string sha256;    // hex; only with UnpackOptions::hash
+  unsigned mode = 0;     // permission bits, as the archive gave them
+  bool chunked = false;  // verified by its signed chunks (UnpackOptions::signed_file)
 };
 
 struct UnpackOptions {
@@ -66,6 +68,11 @@ struct UnpackOptions {
   // admitted (a link or device is refused, a directory entry is not made:
   // the files' directories are), so nothing but what it admits is created.
   std::function<std::expected<void, Error>(std::string_view name, std::uint64_t size)> admit;
+  // With `hash`: the signed manifest's entry for a file, or null. A file it
+  // gives chunks for is checked chunk by chunk on several threads (chunks.hpp)
+  // instead of hashed whole on one; once every chunk matched, its sha256 is
+  // the manifest's, and a chunk that does not match refuses the archive.
+  std::function<const ManifestFile*(std::string_view name)> signed_file;
   // Called with every file written, before anything is renamed into place;
   // an error refuses the archive (a pull compares the digests with the signed
   // manifest here, so no unverified byte ever appears in `dir` or `mirror`).

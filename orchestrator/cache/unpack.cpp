@@ -18,6 +18,7 @@
 #include <span>
 #include <utility>
 
+#include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/fanout.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
@@ -230,15 +231,23 @@ class Unpacker {
     // so the fsync at the end waits for the last few MiB, not the whole
     // file). A large file runs them on threads of their own, side by side.
     inspect::Sha256 hasher;
+    const ManifestFile* signed_file = m_options.hash && m_options.signed_file ? m_options.signed_file(name) : nullptr;
+    std::optional<ChunkCheck> chunk_check;
+    if (signed_file && signed_file->chunks.size != 0)
+      chunk_check.emplace(signed_file->chunks, signed_file->size,
+                          ChunkCheck::lanes_for(signed_file->chunks.sha256.size()));
     std::vector<std::uint64_t> written(out.fds.size(), 0);
     std::vector<int> write_errno(out.fds.size(), 0);  // each tree's, set on its step's thread
     std::uint64_t flushed = 0;  // of the first tree's file, handed to the disk
     std::vector<BlockFanout::Step> steps;
-    if (m_options.hash)
+    if (chunk_check) {
+      for (std::size_t i = 0; i < chunk_check->lanes(); ++i) steps.push_back(chunk_check->lane(i));
+    } else if (m_options.hash) {
       steps.push_back([&hasher](std::span<const std::byte> bytes) {
         hasher.update(bytes);
         return true;
       });
+    }
     const bool fan_out = declared_size >= static_cast<std::int64_t>(k_fanout_bytes) && (m_options.hash || out.fds.size() > 1);
     // A large file for the store goes to the disk without the page cache
     // (O_DIRECT: the block is DMAed from the ring, no copy, no writeback
@@ -286,7 +295,8 @@ class Unpacker {
         return true;
       });
     if (fan_out) m_fanout.begin(steps);
-    // Waits for the steps on every way out: they use `out` and `hasher`.
+    // Waits for the steps on every way out: they use `out`, `hasher` and
+    // `chunk_check`.
     struct Joined {
       BlockFanout* fanout;
       std::vector<bool> ok;
@@ -306,6 +316,14 @@ class Unpacker {
           return io_error("writing " + (m_roots[t] / rel).string() + ": " + std::strerror(write_errno[t]));
       return io_error("writing " + (m_roots.back() / rel).string() + " failed");
     };
+    // A step failed: a chunk that does not match (a refusal), else a write.
+    const auto step_error = [&]() -> Error {
+      if (fan_out) joined.end();
+      if (chunk_check)
+        if (std::string problem = chunk_check->problem(); !problem.empty())
+          return invalid_error("refused archive entry '" + name + "': " + problem);
+      return write_error();
+    };
     std::uint64_t size = 0;
     const auto put = [&](std::span<const std::byte> bytes) -> std::expected<void, Error> {
       m_total += bytes.size();
@@ -314,12 +332,12 @@ class Unpacker {
                                              std::to_string(m_options.max_bytes) + " bytes expected"));
       size += bytes.size();
       if (fan_out) {
-        if (m_fanout.failed()) return std::unexpected(write_error());  // stop early: it cannot succeed now
+        if (m_fanout.failed()) return std::unexpected(step_error());  // stop early: it cannot succeed now
         m_fanout.put(bytes);
         return {};
       }
       for (std::size_t i = 0; i < steps.size(); ++i)
-        if (!steps[i](bytes)) return std::unexpected(write_error());
+        if (!steps[i](bytes)) return std::unexpected(step_error());
       return {};
     };
     for (;;) {
@@ -342,13 +360,17 @@ class Unpacker {
       if (!ok) return std::unexpected(ok.error());
     }
     const auto& steps_ok = joined.end();
-    if (std::find(steps_ok.begin(), steps_ok.end(), false) != steps_ok.end()) return std::unexpected(write_error());
+    if (std::find(steps_ok.begin(), steps_ok.end(), false) != steps_ok.end()) return std::unexpected(step_error());
+    if (chunk_check)  // every lane succeeded; the chunks must also all have arrived
+      if (std::string problem = chunk_check->problem(); !problem.empty())
+        return std::unexpected(invalid_error("refused archive entry '" + name + "': " + problem));
     for (std::size_t t = 0; t < out.fds.size(); ++t) {
       const bool ok = ::fchmod(out.fds[t], perm) == 0 && (t > 0 || !m_options.sync || ::fsync(out.fds[t]) == 0);
       const int fd = std::exchange(out.fds[t], -1);
       if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
     }
-    files.push_back({name, size, m_options.hash ? hasher.hex_digest() : std::string(), perm});
+    std::string sha256 = chunk_check ? signed_file->sha256 : m_options.hash ? hasher.hex_digest() : std::string();
+    files.push_back({name, size, std::move(sha256), perm, chunk_check.has_value()});
     return {};
   }
 

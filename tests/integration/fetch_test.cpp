@@ -361,20 +361,26 @@ TEST_F(FetchSuite, BasicAuth) {
   expect_store_intact(b);
 }
 
+// A 1 MiB file is checked by its whole digest, a 12 MiB one by its signed
+// chunks (several threads): a flipped byte is refused either way.
 TEST_F(FetchSuite, FlippedByteOnTheRegistrysDiskIsRefused) {
-  seed("flip", "tier-new", {root() / "bin/saxpy.fatbin", data_file("flip", 1 << 20, 2)});
-  const std::string artifact = s_a.push("flip")["pushed"][0]["artifact"];
-  const auto manifest = registry::parse_manifest(read(s_registry->blob_data(artifact))).value();
-  const fs::path layer = s_registry->blob_data(manifest.layers.at(0).digest);
-  std::string bytes = read(layer);
-  bytes[bytes.size() / 2] ^= 0x01;
-  write(layer, bytes);
-  const auto fetched = s_b.run({"fetch", "flip", "--tier", "tier-new", "-o", (root() / "out-flip").string()});
-  EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
-  EXPECT_NE(fetched.output.find("digest mismatch"), std::string::npos) << fetched.output;
-  EXPECT_FALSE(fs::exists(root() / "out-flip"));
-  EXPECT_FALSE(has_set(s_b, "flip"));
-  expect_store_intact(s_b);
+  for (const auto& [recipe, size, chunk] : {std::tuple{"flip", 1 << 20, ""}, std::tuple{"flip-big", 12 << 20, "chunk 1 "}}) {
+    SCOPED_TRACE(recipe);
+    seed(recipe, "tier-new", {root() / "bin/saxpy.fatbin", data_file(recipe, size, 2)});
+    const std::string artifact = s_a.push(recipe)["pushed"][0]["artifact"];
+    const auto manifest = registry::parse_manifest(read(s_registry->blob_data(artifact))).value();
+    const fs::path layer = s_registry->blob_data(manifest.layers.at(0).digest);
+    std::string bytes = read(layer);
+    bytes[bytes.size() / 2] ^= 0x01;
+    write(layer, bytes);
+    const fs::path out = root() / ("out-" + std::string(recipe));
+    const auto fetched = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", out.string()});
+    EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
+    EXPECT_NE(fetched.output.find("digest mismatch: " + std::string(chunk)), std::string::npos) << fetched.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(has_set(s_b, recipe));
+    expect_store_intact(s_b);
+  }
 }
 
 pid_t spawn(const std::vector<std::string>& argv) {

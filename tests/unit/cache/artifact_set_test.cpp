@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/inspect/sha256.hpp"
 #include "test_support.hpp"
 
 namespace orc::cache {
@@ -53,6 +54,29 @@ TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
   ASSERT_TRUE(files) << files.error().message;
   EXPECT_EQ(slurp(m_dir / "fetched/lib/libvision.so"), "so bytes");
   EXPECT_EQ(slurp(m_dir / "fetched/vision.whl"), "wheel bytes");
+}
+
+// A file larger than one chunk gets its chunk digests in the signed
+// manifest, hashed from the stored bytes; a small one gets none.
+TEST_F(ArtifactSet, LargeFilesGetChunkDigestsInTheSignedManifest) {
+  Store store = Store::open(m_dir / "store").value();
+  NewArtifactSet set = new_set(nullptr);
+  std::string big((9 << 20) + 3, '\0');
+  for (std::size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7 + i / 4099);
+  set.sources[0] = write("out/libbig.so", big);
+  const auto stored = store_artifact_set(store, std::move(set));
+  ASSERT_TRUE(stored) << stored.error().message;
+  const auto loaded = load_artifact_set(store, *stored, {});
+  ASSERT_TRUE(loaded) << loaded.error().message;
+  const ManifestFile& file = loaded->manifest.files[0];
+  EXPECT_EQ(file.size, big.size());
+  EXPECT_EQ(file.chunks.size, 4u << 20);
+  ASSERT_EQ(file.chunks.sha256.size(), 3u);
+  for (std::size_t c = 0; c < 3; ++c) {
+    const std::string_view slice = std::string_view(big).substr(c * (4 << 20), 4 << 20);
+    EXPECT_EQ(file.chunks.sha256[c], inspect::sha256_hex(std::as_bytes(std::span(slice.data(), slice.size()))));
+  }
+  EXPECT_EQ(loaded->manifest.files[1].chunks, FileChunks{});
 }
 
 TEST_F(ArtifactSet, UnsignedAndDamagedSets) {

@@ -14,14 +14,16 @@ namespace {
 using testing::sample_manifest;
 using Kind = ManifestError::Kind;
 
-TEST(Manifest, RoundTripsThroughCanonicalBytes) {
-  const Manifest m = sample_manifest();
+// Parsing the canonical bytes gives `m` back, and the same bytes again.
+void expect_round_trip(const Manifest& m) {
   const std::string text = canonical_json(m);
   const auto parsed = parse_manifest(text);
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(*parsed, m);
   EXPECT_EQ(canonical_json(*parsed), text);
 }
+
+TEST(Manifest, RoundTripsThroughCanonicalBytes) { expect_round_trip(sample_manifest()); }
 
 TEST(Manifest, CanonicalFormSortsKeysAndFilesWithoutWhitespace) {
   Manifest m = sample_manifest();
@@ -51,10 +53,23 @@ TEST(Manifest, OtherSchemasAndNonJsonAreNotOurs) {
   }
 }
 
-// Each edit of a good manifest is refused as malformed, with the JSON path.
+using Edits = std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>>;
+
+// Each edit of `good` is refused as malformed, with the message expected.
+void expect_refused(const nlohmann::json& good, const Edits& edits) {
+  for (const auto& [edit, expected] : edits) {
+    nlohmann::json j = good;
+    edit(j);
+    const auto r = parse_manifest(j.dump());
+    ASSERT_FALSE(r) << expected;
+    EXPECT_EQ(r.error().kind, Kind::malformed) << expected;
+    EXPECT_NE(r.error().message.find(expected), std::string::npos) << r.error().message;
+  }
+}
+
 TEST(Manifest, StrictParserRefusesBrokenSchemaTwo) {
   const auto good = nlohmann::json::parse(canonical_json(sample_manifest()));
-  const std::vector<std::pair<std::function<void(nlohmann::json&)>, std::string>> edits = {
+  const Edits edits = {
       {[](auto& j) { j["extra"] = 1; }, "unknown key 'extra'"},
       {[](auto& j) { j.erase("toolkit"); }, "missing key 'toolkit'"},
       {[](auto& j) { j["recipe"] = 5; }, "recipe: expected a string"},
@@ -69,14 +84,41 @@ TEST(Manifest, StrictParserRefusesBrokenSchemaTwo) {
       {[](auto& j) { j["image"] = "x"; }, "image: expected an object"},
       {[](auto& j) { j["recipe"] = std::string(k_max_manifest_string + 1, 'r'); }, "recipe: longer than the limit"},
   };
-  for (const auto& [edit, expected] : edits) {
-    nlohmann::json j = good;
-    edit(j);
-    const auto r = parse_manifest(j.dump());
-    ASSERT_FALSE(r) << expected;
-    EXPECT_EQ(r.error().kind, Kind::malformed) << expected;
-    EXPECT_NE(r.error().message.find(expected), std::string::npos) << r.error().message;
-  }
+  expect_refused(good, edits);
+}
+
+// A large file carries its chunk digests; a small one has no "chunks" key.
+Manifest with_chunks() {
+  Manifest m = sample_manifest();
+  m.files[0].size = (9 << 20) + 1;
+  m.files[0].chunks = {.size = 4 << 20, .sha256 = {std::string(64, '1'), std::string(64, '2'), std::string(64, '3')}};
+  return m;
+}
+
+TEST(Manifest, ChunksRoundTripAndAppearOnlyWhereAFileHasThem) {
+  expect_round_trip(with_chunks());
+  const auto j = nlohmann::json::parse(canonical_json(with_chunks()));
+  EXPECT_EQ(j["files"][0]["chunks"]["size"], 4 << 20);
+  EXPECT_EQ(j["files"][0]["chunks"]["sha256"].size(), 3u);
+  EXPECT_FALSE(j["files"][1].contains("chunks"));
+  // A manifest without chunks has the bytes it had before chunks existed.
+  EXPECT_EQ(canonical_json(sample_manifest()).find("chunks"), std::string::npos);
+}
+
+TEST(Manifest, ChunksThatDoNotCoverTheFileExactlyAreRefused) {
+  const auto good = nlohmann::json::parse(canonical_json(with_chunks()));
+  const Edits edits = {
+      {[](auto& j) { j["files"][0]["chunks"]["sha256"].erase(2); }, "files[0].chunks: 2 chunk digests"},
+      {[](auto& j) { j["files"][0]["size"] = 3 << 20; }, "files[0].chunks: chunks of 4194304 bytes"},
+      {[](auto& j) { j["files"][0]["chunks"]["size"] = 1 << 20; }, "files[0].chunks: chunks of 1048576 bytes"},
+      {[](auto& j) { j["files"][0]["chunks"]["size"] = 0; }, "files[0].chunks: a file without chunks"},
+      {[](auto& j) { j["files"][0]["chunks"]["sha256"][1] = "XY"; }, "files[0].chunks.sha256[1]"},
+      {[](auto& j) { j["files"][0]["chunks"]["sha256"] = "x"; }, "files[0].chunks.sha256: expected an array"},
+      {[](auto& j) { j["files"][0]["chunks"]["extra"] = 1; }, "files[0].chunks: unknown key 'extra'"},
+      {[](auto& j) { j["files"][1]["chunks"] = {{"size", 4 << 20}, {"sha256", nlohmann::json::array()}}; },
+       "files[1].chunks"},
+  };
+  expect_refused(good, edits);
 }
 
 TEST(Manifest, HostileSizesAreRefusedNotCrashed) {

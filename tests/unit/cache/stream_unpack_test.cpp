@@ -18,6 +18,7 @@
 #include <span>
 #include <thread>
 
+#include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/inspect/sha256.hpp"
 #include "raw_tar.hpp"
@@ -303,6 +304,59 @@ TEST_F(StreamUnpack, CheckErrorLeavesNeitherDirNorMirror) {
   EXPECT_EQ(seen[1].name, "lib/libbig.so");
   EXPECT_EQ(seen[1].sha256, sha256_of(m_big));
   EXPECT_FALSE(dir_visible_during_check);
+  EXPECT_FALSE(fs::exists(m_dir / "out"));
+  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
+  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+}
+
+// lib/libbig.so is three chunks: with its signed entry it is checked chunk
+// by chunk, and its digest is then the signed one.
+TEST_F(StreamUnpack, SignedChunksAreCheckedInsteadOfTheWholeFileDigest) {
+  const auto archive = make_pack();
+  const auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
+  ASSERT_TRUE(chunks) << chunks.error().message;
+  ASSERT_EQ(chunks->sha256.size(), 3u);
+  const ManifestFile big{.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = *chunks};
+  const auto signed_file = [&](std::string_view name) { return name == big.path ? &big : nullptr; };
+  Download download(slurp(archive));
+  const auto streamed = unpack_stream(download.pipe(), m_dir / "out",
+                                      {.hash = true, .mirror = m_dir / "mirror", .signed_file = signed_file});
+  download.pipe().close();
+  ASSERT_TRUE(download.join());
+  ASSERT_TRUE(streamed) << streamed.error().message;
+  ASSERT_EQ(streamed->size(), 3u);
+  EXPECT_TRUE((*streamed)[1].chunked);
+  EXPECT_EQ((*streamed)[1].sha256, sha256_of(m_big));
+  EXPECT_FALSE((*streamed)[0].chunked);  // small files are hashed whole, as before
+  EXPECT_EQ((*streamed)[0].sha256, sha256_of("#!/bin/sh\necho tool\n"));
+  expect_unpacked(m_dir / "out");
+  expect_unpacked(m_dir / "mirror");
+}
+
+TEST_F(StreamUnpack, AChunkThatDoesNotMatchRefusesTheArchiveAndLeavesNothing) {
+  const auto archive = make_pack();
+  auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
+  ASSERT_TRUE(chunks) << chunks.error().message;
+  chunks->sha256[1] = std::string(64, '0');  // what the signer said differs from the bytes
+  const ManifestFile big{.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = *chunks};
+  bool checked = false;
+  Download download(slurp(archive));
+  const auto streamed = unpack_stream(
+      download.pipe(), m_dir / "out",
+      {.hash = true,
+       .mirror = m_dir / "mirror",
+       .signed_file = [&](std::string_view name) { return name == big.path ? &big : nullptr; },
+       .check = [&](const std::vector<UnpackedFile>&) -> std::expected<void, Error> {
+         checked = true;
+         return {};
+       }});
+  download.pipe().close();
+  ASSERT_TRUE(download.join());
+  ASSERT_FALSE(streamed);
+  EXPECT_EQ(streamed.error().kind, ErrorKind::invalid);
+  EXPECT_NE(streamed.error().message.find("'lib/libbig.so': digest mismatch: chunk 1 (bytes 4194304-8388607)"), std::string::npos)
+      << streamed.error().message;
+  EXPECT_FALSE(checked);
   EXPECT_FALSE(fs::exists(m_dir / "out"));
   EXPECT_FALSE(fs::exists(m_dir / "mirror"));
   EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
