@@ -3,7 +3,8 @@
 # (pulled into an empty store: signature and arch coverage checked on the
 # small blobs first, then the layer streamed into the safe unpacker while it
 # downloads, every file hashed as it is written and compared with the signed
-# manifest, written once into the store's tmp/ (fsynced, then renamed into
+# manifest (the large data file by its signed 4 MiB chunks, on several
+# threads), written once into the store's tmp/ (fsynced, then renamed into
 # blobs) and once into DIR (not fsynced: the user's output), both renamed
 # into place only once verified) against curl downloading the same layer
 # blob to a file (no digest check, no fsync), in the same run; prints
