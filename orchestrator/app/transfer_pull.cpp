@@ -331,10 +331,14 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
                                                       std::to_string(it->second->size)));
         return {};
       },
-      // A large file's signed chunks are checked on several threads.
+      // A large file's signed chunks are checked on several threads; its
+      // blob is then named by the signed whole-file digest, unhashed. Only
+      // for a manifest a trusted key signed: with --insecure the name of a
+      // blob must come from its bytes (else such a manifest could name its
+      // bytes after another set's file and poison that blob).
       .signed_file = [&](std::string_view name) -> const cache::ManifestFile* {
         const auto it = signed_files.find(name);
-        return it == signed_files.end() ? nullptr : it->second;
+        return !signed_ok || it == signed_files.end() ? nullptr : it->second;
       },
       .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
   cache::ArchivePipe pipe;

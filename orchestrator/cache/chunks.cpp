@@ -131,12 +131,16 @@ ChunkCheck::Lane ChunkCheck::lane(std::size_t i) {
   };
 }
 
-std::string ChunkCheck::problem() const {
-  std::uint64_t checked = 0;
-  for (const auto& s : m_lanes) {
+std::string ChunkCheck::mismatch() const {
+  for (const auto& s : m_lanes)
     if (!s->problem.empty()) return s->problem;
-    checked += s->checked;
-  }
+  return {};
+}
+
+std::string ChunkCheck::problem() const {
+  if (std::string found = mismatch(); !found.empty()) return found;
+  std::uint64_t checked = 0;
+  for (const auto& s : m_lanes) checked += s->checked;
   if (checked != m_expected.sha256.size())
     return std::to_string(checked) + " of " + std::to_string(m_expected.sha256.size()) +
            " chunks arrived (the file is shorter than the signed manifest says)";

@@ -69,6 +69,10 @@ class ChunkCheck {
   // mismatch: chunk 3 (bytes 12582912-16777215) is sha256:..., the signed
   // manifest says sha256:...") or what never arrived.
   std::string problem() const;
+  // Only a lane's own finding (a chunk that did not match, bytes past the
+  // end), not chunks that never arrived: what a step that failed for
+  // another reason (a write) is checked for.
+  std::string mismatch() const;
 
   // How many lanes a file of `chunks` chunks gets on this machine: one per
   // three CPUs (the download, the unpack and its writers need the rest), at

@@ -93,7 +93,10 @@ class Reader {
   // "<hex>" or, with `prefixed`, "sha256:<hex>"; null allowed when nullable.
   std::string digest(const json& j, const std::string& path, bool prefixed, bool nullable) {
     std::string s = string(j, path, nullable);
-    if (s.empty()) return s;
+    if (s.empty()) {  // null where nullable; "" is never a digest
+      if (!nullable && j.is_string()) fail(path, "expected 64 lower-case hex digits");
+      return s;
+    }
     if (prefixed) {
       if (!s.starts_with("sha256:")) return fail(path, "expected sha256:<64 hex digits>"), std::string();
       s = s.substr(7);

@@ -231,7 +231,9 @@ class Unpacker {
     // so the fsync at the end waits for the last few MiB, not the whole
     // file). A large file runs them on threads of their own, side by side.
     inspect::Sha256 hasher;
-    const ManifestFile* signed_file = m_options.hash && m_options.signed_file ? m_options.signed_file(name) : nullptr;
+    // Looked up by the name admit() saw ("./x" is "x"), not the archive's spelling.
+    const ManifestFile* signed_file =
+        m_options.hash && m_options.signed_file ? m_options.signed_file(rel.generic_string()) : nullptr;
     std::optional<ChunkCheck> chunk_check;
     if (signed_file && signed_file->chunks.size != 0)
       chunk_check.emplace(signed_file->chunks, signed_file->size,
@@ -316,12 +318,13 @@ class Unpacker {
           return io_error("writing " + (m_roots[t] / rel).string() + ": " + std::strerror(write_errno[t]));
       return io_error("writing " + (m_roots.back() / rel).string() + " failed");
     };
-    // A step failed: a chunk that does not match (a refusal), else a write.
+    // A step failed: a chunk that does not match (a refusal), else a write
+    // (a full disk is not the registry's fault).
     const auto step_error = [&]() -> Error {
       if (fan_out) joined.end();
       if (chunk_check)
-        if (std::string problem = chunk_check->problem(); !problem.empty())
-          return invalid_error("refused archive entry '" + name + "': " + problem);
+        if (std::string mismatch = chunk_check->mismatch(); !mismatch.empty())
+          return invalid_error("refused archive entry '" + name + "': " + mismatch);
       return write_error();
     };
     std::uint64_t size = 0;

@@ -142,9 +142,11 @@ TEST(ChunkCheckTest, MissingOrExtraBytesAreProblems) {
   ChunkCheck shorter(want, data.size(), 2);
   EXPECT_TRUE(feed(shorter, std::string_view(data).substr(0, 2 * 4 * k_mib), 1 << 20));  // the last chunk never comes
   EXPECT_NE(shorter.problem().find("2 of 3 chunks arrived"), std::string::npos) << shorter.problem();
+  EXPECT_EQ(shorter.mismatch(), "");  // nothing that came was wrong: a write that stopped early is not a refusal
   ChunkCheck longer(want, data.size(), 2);
   EXPECT_FALSE(feed(longer, data + "x", 1 << 20));
   EXPECT_NE(longer.problem().find("runs past"), std::string::npos) << longer.problem();
+  EXPECT_EQ(longer.mismatch(), longer.problem());
 }
 
 TEST(ChunkCheckTest, LanesOnAFanoutsThreadsCheckEveryChunk) {

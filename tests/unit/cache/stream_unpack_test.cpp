@@ -5,11 +5,13 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <csignal>
 #include <atomic>
 #include <chrono>
 #include <future>
@@ -359,6 +361,47 @@ TEST_F(StreamUnpack, AChunkThatDoesNotMatchRefusesTheArchiveAndLeavesNothing) {
   EXPECT_FALSE(checked);
   EXPECT_FALSE(fs::exists(m_dir / "out"));
   EXPECT_FALSE(fs::exists(m_dir / "mirror"));
+  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+}
+
+// A write that fails while chunks are checked is a write error (exit 3
+// upstream), not a refusal of the registry's bytes: the chunks that never
+// arrived are not a mismatch.
+TEST_F(StreamUnpack, AWriteFailureInAChunkedFileIsAnIoErrorNotARefusal) {
+  const auto archive = make_pack();
+  const auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
+  ASSERT_TRUE(chunks) << chunks.error().message;
+  const ManifestFile big{.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = *chunks};
+  // Files may grow to 6 MiB: lib/libbig.so (9 MiB) fails part way with EFBIG.
+  struct Limit {
+    rlimit old{};
+    void (*old_handler)(int) = SIG_DFL;
+    Limit() {
+      ::getrlimit(RLIMIT_FSIZE, &old);
+      old_handler = ::signal(SIGXFSZ, SIG_IGN);
+      const rlimit small{6 << 20, old.rlim_max};
+      ::setrlimit(RLIMIT_FSIZE, &small);
+    }
+    ~Limit() {
+      ::setrlimit(RLIMIT_FSIZE, &old);
+      ::signal(SIGXFSZ, old_handler);
+    }
+  };
+  std::expected<std::vector<UnpackedFile>, Error> streamed;
+  {
+    Limit limit;
+    Download download(slurp(archive));
+    streamed = unpack_stream(download.pipe(), m_dir / "out",
+                             {.hash = true, .signed_file = [&](std::string_view name) {
+                                return name == big.path ? &big : nullptr;
+                              }});
+    download.pipe().close();
+    ASSERT_TRUE(download.join());
+  }
+  ASSERT_FALSE(streamed);
+  EXPECT_EQ(streamed.error().kind, ErrorKind::io) << streamed.error().message;
+  EXPECT_NE(streamed.error().message.find("File too large"), std::string::npos) << streamed.error().message;
+  EXPECT_FALSE(fs::exists(m_dir / "out"));
   EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
 }
 
