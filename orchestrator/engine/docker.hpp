@@ -118,6 +118,9 @@ class DockerClient {
   // cut the stream (engine_died when the engine went away mid-stream).
   std::expected<void, Error> follow_logs(std::string_view id, bool tty, LogSink& log,
                                          const std::atomic<bool>* cancel = nullptr);
+  // GET /containers/{id}/json: State.Status ("created", "running",
+  // "exited", ...).
+  std::expected<std::string, Error> container_status(std::string_view id);
   // POST /containers/{id}/wait: the exit code once the container stopped.
   std::expected<int, Error> wait_container(std::string_view id, const std::atomic<bool>* cancel = nullptr);
   // POST /containers/{id}/kill (SIGKILL). A container that is not running is

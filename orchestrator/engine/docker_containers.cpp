@@ -177,6 +177,19 @@ std::expected<int, Error> DockerClient::wait_container(std::string_view id, cons
   return code->get<int>();
 }
 
+std::expected<std::string, Error> DockerClient::container_status(std::string_view id) {
+  const std::string doing = "inspecting container " + short_id(id);
+  auto response = call(control("GET", "/containers/" + std::string(id) + "/json"), doing);
+  if (!response) return std::unexpected(response.error());
+  const auto doc = json::parse(response->body, nullptr, false);
+  const json* status = nullptr;
+  if (doc.is_object() && doc.contains("State") && doc["State"].is_object() && doc["State"].contains("Status"))
+    status = &doc["State"]["Status"];
+  if (!status || !status->is_string())
+    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": no State.Status in the answer"});
+  return status->get<std::string>();
+}
+
 std::expected<void, Error> DockerClient::kill_container(std::string_view id) {
   auto response =
       call(control("POST", "/containers/" + std::string(id) + "/kill"), "killing container " + short_id(id));

@@ -1,5 +1,9 @@
 #include "orchestrator/engine/docker_engine.hpp"
 
+#include <condition_variable>
+#include <mutex>
+#include <optional>
+#include <thread>
 #include <utility>
 
 namespace orc::engine {
@@ -48,7 +52,90 @@ Error cancelled(std::string_view id, const std::expected<void, Error>& removed =
                                   : container + " stopped, but not removed: " + removed.error().message};
 }
 
+// Passes the output on, noting when it came; a cancel seen here stops the
+// stream at once (the transport polls one flag: `stop`).
+class WatchedSink final : public LogSink {
+ public:
+  WatchedSink(LogSink& inner, const std::atomic<bool>* cancel, std::atomic<bool>& stop)
+      : m_inner(inner), m_cancel(cancel), m_stop(stop) {}
+  void on_output(OutputStream stream, std::string_view bytes) override {
+    m_last.store(std::chrono::steady_clock::now().time_since_epoch().count());
+    if (m_cancel && m_cancel->load()) m_stop.store(true);
+    m_inner.on_output(stream, bytes);
+  }
+  std::chrono::steady_clock::time_point last() const {
+    return std::chrono::steady_clock::time_point(std::chrono::steady_clock::duration(m_last.load()));
+  }
+
+ private:
+  LogSink& m_inner;
+  const std::atomic<bool>* m_cancel;
+  std::atomic<bool>& m_stop;
+  std::atomic<std::chrono::steady_clock::rep> m_last{std::chrono::steady_clock::now().time_since_epoch().count()};
+};
+
+bool has_stopped(std::string_view status) { return status == "exited" || status == "dead" || status == "stopped"; }
+
 }  // namespace
+
+std::expected<void, Error> DockerEngine::follow(std::string_view id, bool tty, LogSink& log,
+                                                const std::atomic<bool>* cancel) {
+  using clock = std::chrono::steady_clock;
+  std::atomic<bool> stop{false};
+  WatchedSink sink(log, cancel, stop);
+  bool stopped_after_exit = false;  // the watcher's, read after it joined
+  std::mutex mutex;
+  std::condition_variable changed;
+  bool done = false;
+  std::thread watcher([&, watch = m_exit_watch] {
+    std::optional<clock::time_point> exited_at;
+    clock::time_point asked{};
+    std::unique_lock lock(mutex);
+    while (!changed.wait_for(lock, std::chrono::milliseconds(50), [&] { return done; })) {
+      if (cancel && cancel->load()) {
+        stop = true;
+        return;
+      }
+      const auto now = clock::now();
+      const auto silent_since = std::max(sink.last(), exited_at.value_or(clock::time_point{}));
+      if (exited_at) {
+        if (now - silent_since >= watch.grace) {
+          stopped_after_exit = true;
+          stop = true;
+          return;
+        }
+      } else if (now - silent_since >= watch.every && now - asked >= watch.every) {
+        asked = now;
+        lock.unlock();
+        auto status = m_client.container_status(id);  // an error: ask again later
+        lock.lock();
+        if (status && has_stopped(*status)) exited_at = clock::now();
+      }
+    }
+  });
+  // Ends the watcher on every way out (a sink may throw).
+  struct Join {
+    std::mutex& mutex;
+    std::condition_variable& changed;
+    bool& done;
+    std::thread& thread;
+    ~Join() {
+      {
+        std::lock_guard lock(mutex);
+        done = true;
+      }
+      changed.notify_all();
+      thread.join();
+    }
+  };
+  std::expected<void, Error> followed;
+  {
+    Join join{mutex, changed, done, watcher};
+    followed = m_client.follow_logs(id, tty, sink, &stop);
+  }
+  if (!followed && followed.error().kind == ErrorKind::cancelled && stopped_after_exit) return {};
+  return followed;
+}
 
 DockerEngine::DockerEngine(DockerClient client, const CancelFlag* cancel)
     : m_client(std::move(client)), m_cancel(cancel) {}
@@ -75,7 +162,7 @@ std::expected<RunResult, Error> DockerEngine::run(const BuildSpec& spec, LogSink
 
   // Following the logs returns when the container's output ends, which is
   // when it exits; waiting afterwards then answers at once.
-  auto followed = m_client.follow_logs(*id, spec.tty, log, cancel);
+  auto followed = follow(*id, spec.tty, log, cancel);
   if (!followed && followed.error().kind != ErrorKind::cancelled) return std::unexpected(during_run(followed.error()));
   std::expected<int, Error> exit_code =
       followed ? m_client.wait_container(*id, cancel) : std::unexpected(followed.error());

@@ -2,6 +2,8 @@
 // The Engine over the Docker Engine API (Docker, or Podman's compatible
 // service): one container per run, created, started, followed, waited for,
 // copied from and removed.
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <string>
 #include <string_view>
@@ -39,9 +41,26 @@ class DockerEngine final : public Engine {
 
   DockerClient& client() { return m_client; }
 
+  // Podman can keep a followed log stream open after its container exited
+  // (containers/podman #6627, #11461), and a run would hang on it. While
+  // the stream is silent, its container's state is asked every `every`;
+  // once the container has exited and the stream stayed silent `grace`
+  // longer, the run stops following and goes on. A stream that has output,
+  // or that ends with its container, costs no extra request. Tests shorten
+  // both.
+  struct ExitWatch {
+    std::chrono::milliseconds every{2000};
+    std::chrono::milliseconds grace{5000};
+  };
+  void set_exit_watch(ExitWatch watch) { m_exit_watch = watch; }
+
  private:
+  // follow_logs, stopped by the user's cancel, or by ExitWatch.
+  std::expected<void, Error> follow(std::string_view id, bool tty, LogSink& log, const std::atomic<bool>* cancel);
+
   DockerClient m_client;
   const CancelFlag* m_cancel;
+  ExitWatch m_exit_watch;
 };
 
 }  // namespace orc::engine

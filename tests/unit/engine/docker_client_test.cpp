@@ -190,6 +190,15 @@ TEST(DockerClient, WaitReadsStatusCodeInEitherKeyOrder) {
   EXPECT_EQ(c.client.wait_container("a").error().kind, ErrorKind::protocol);
 }
 
+TEST(DockerClient, ContainerStatusReadsStateStatus) {
+  auto c = connect_with({answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":{"Status":"exited","Running":false}})"),
+                         answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":"exited"})"),
+                         answer("GET", "/v1.41/containers/a/json", 404, R"({"message":"No such container: a"})")});
+  EXPECT_EQ(c.client.container_status("a"), "exited");
+  EXPECT_EQ(c.client.container_status("a").error().message, "inspecting container a: no State.Status in the answer");
+  EXPECT_EQ(c.client.container_status("a").error().kind, ErrorKind::not_found);
+}
+
 TEST(DockerClient, RemoveIsIdempotent) {
   auto c =
       connect_with({answer("DELETE", "/v1.41/containers/a?force=1&v=1", 204),

@@ -4,7 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 
 #include "tests/unit/engine/fake_transport.hpp"
 
@@ -151,6 +154,55 @@ TEST(DockerEngine, EngineGoneAfterTheStreamEndedIsEngineDied) {
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::engine_died);
   EXPECT_TRUE(result.error().message.starts_with("the engine went away during the run: waiting for container c1"));
+}
+
+Reply status(const char* state) {
+  return answer("GET", "/v1.41/containers/c1/json", 200, std::string(R"({"Id":"c1","State":{"Status":")") + state + "\"}}");
+}
+
+// Podman's stream that stays open after its container exited: while it is
+// silent the state is asked; once exited and silent for the grace, the run
+// stops following, waits and removes as usual.
+TEST(DockerEngine, AStreamLeftOpenAfterTheContainerExitedIsStopped) {
+  Reply logs = answer("GET", k_logs, 200, frame(1, "built\n"));
+  logs.hold = true;
+  auto f = engine_with({created(), started(), logs, status("running"), status("exited"),
+                        answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":0,"Error":null})"),
+                        removed()});
+  f.engine.set_exit_watch({.every = std::chrono::milliseconds(20), .grace = std::chrono::milliseconds(60)});
+  CollectingLog log;
+  auto result = f.engine.run(BuildSpec{.image = "orc/base:1"}, log);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 0);
+  EXPECT_TRUE(result->removed);
+  EXPECT_EQ(log.out, "built\n");
+  EXPECT_EQ(f.fake->left(), 0u);
+  const auto made = calls(*f.fake);
+  EXPECT_EQ(std::count(made.begin(), made.end(), "GET /v1.41/containers/c1/json"), 2);
+}
+
+// A cancel while the stream is silent (no output to notice it by) still
+// stops it, kills and removes.
+TEST(DockerEngine, CancelWhileTheStreamIsSilentStopsIt) {
+  CancelFlag cancel;
+  std::thread canceller;
+  Reply logs = answer("GET", k_logs, 200);
+  logs.hold = true;
+  logs.before = [&] {
+    canceller = std::thread([&cancel] {
+      std::this_thread::sleep_for(std::chrono::milliseconds(30));
+      cancel.request();
+    });
+  };
+  auto f =
+      engine_with({created(), started(), logs, answer("POST", "/v1.41/containers/c1/kill", 204), removed()}, &cancel);
+  f.engine.set_exit_watch({.every = std::chrono::hours(1), .grace = std::chrono::hours(1)});
+  CollectingLog log;
+  auto result = f.engine.run(BuildSpec{.image = "orc/base:1"}, log);
+  if (canceller.joinable()) canceller.join();
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::cancelled);
+  EXPECT_EQ(f.fake->left(), 0u);
 }
 
 TEST(DockerEngine, OutputsAreCopiedBeforeRemovalAndTheirFailuresReported) {

@@ -5,10 +5,12 @@
 // split anywhere), or with a TransportError. Requests are recorded.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <deque>
 #include <functional>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "orchestrator/engine/http.hpp"
@@ -24,6 +26,7 @@ struct Reply {
   Headers headers;
   std::optional<TransportError> error;  // instead of a response (after the chunks)
   std::function<void()> before;         // runs when the request arrives
+  bool hold = false;  // after the chunks, stays open until the request's cancel flag is set
 };
 
 inline Reply answer(std::string method, std::string target, int status, std::string body = {}) {
@@ -57,6 +60,10 @@ class FakeTransport final : public Transport {
       } else {
         response.body += chunk;
       }
+    }
+    if (reply.hold) {  // a stream the server never ends (a test that never cancels fails on its timeout)
+      while (!(request.cancel && request.cancel->load())) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+      return std::unexpected(TransportError{TransportErrorKind::cancelled, "cancelled"});
     }
     if (reply.error) return std::unexpected(*reply.error);
     return response;
