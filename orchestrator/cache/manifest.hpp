@@ -17,6 +17,9 @@
 //    "schema_version": 2,
 //    "smoke": {"<tier>": [{"cc": str, "driver": str, "gpu": str, "outcome": str, "time": str}]},
 //    "source": {"kind": str, "revision": str}, "tier": str, "toolkit": str, "warnings": [str]}
+// "chunks" came after the first schema 2 manifests without a version bump:
+// a manifest without it has the bytes it always had, and this project had
+// no release whose strict parser would refuse one with it.
 #include <cstdint>
 #include <expected>
 #include <map>
