@@ -183,6 +183,19 @@ class StreamUnpack : public testing::TempDirTest {
     EXPECT_EQ(mode_of(dir / "share/note"), 0644u);
   }
 
+  // lib/libbig.so's signed entry with its three chunks, hashed from the
+  // file make_pack() packed.
+  ManifestFile signed_big() {
+    const auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
+    EXPECT_TRUE(chunks) << chunks.error().message;
+    EXPECT_EQ(chunks.value_or(FileChunks{}).sha256.size(), 3u);
+    return {.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = chunks.value_or(FileChunks{})};
+  }
+  // UnpackOptions::signed_file that knows only `f`.
+  static auto only(const ManifestFile& f) {
+    return [&f](std::string_view name) { return name == f.path ? &f : nullptr; };
+  }
+
   std::string m_big;
 };
 
@@ -315,14 +328,10 @@ TEST_F(StreamUnpack, CheckErrorLeavesNeitherDirNorMirror) {
 // by chunk, and its digest is then the signed one.
 TEST_F(StreamUnpack, SignedChunksAreCheckedInsteadOfTheWholeFileDigest) {
   const auto archive = make_pack();
-  const auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
-  ASSERT_TRUE(chunks) << chunks.error().message;
-  ASSERT_EQ(chunks->sha256.size(), 3u);
-  const ManifestFile big{.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = *chunks};
-  const auto signed_file = [&](std::string_view name) { return name == big.path ? &big : nullptr; };
+  const ManifestFile big = signed_big();
   Download download(slurp(archive));
   const auto streamed = unpack_stream(download.pipe(), m_dir / "out",
-                                      {.hash = true, .mirror = m_dir / "mirror", .signed_file = signed_file});
+                                      {.hash = true, .mirror = m_dir / "mirror", .signed_file = only(big)});
   download.pipe().close();
   ASSERT_TRUE(download.join());
   ASSERT_TRUE(streamed) << streamed.error().message;
@@ -337,17 +346,15 @@ TEST_F(StreamUnpack, SignedChunksAreCheckedInsteadOfTheWholeFileDigest) {
 
 TEST_F(StreamUnpack, AChunkThatDoesNotMatchRefusesTheArchiveAndLeavesNothing) {
   const auto archive = make_pack();
-  auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
-  ASSERT_TRUE(chunks) << chunks.error().message;
-  chunks->sha256[1] = std::string(64, '0');  // what the signer said differs from the bytes
-  const ManifestFile big{.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = *chunks};
+  ManifestFile big = signed_big();
+  big.chunks.sha256.at(1) = std::string(64, '0');  // what the signer said differs from the bytes
   bool checked = false;
   Download download(slurp(archive));
   const auto streamed = unpack_stream(
       download.pipe(), m_dir / "out",
       {.hash = true,
        .mirror = m_dir / "mirror",
-       .signed_file = [&](std::string_view name) { return name == big.path ? &big : nullptr; },
+       .signed_file = only(big),
        .check = [&](const std::vector<UnpackedFile>&) -> std::expected<void, Error> {
          checked = true;
          return {};
@@ -369,9 +376,7 @@ TEST_F(StreamUnpack, AChunkThatDoesNotMatchRefusesTheArchiveAndLeavesNothing) {
 // arrived are not a mismatch.
 TEST_F(StreamUnpack, AWriteFailureInAChunkedFileIsAnIoErrorNotARefusal) {
   const auto archive = make_pack();
-  const auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
-  ASSERT_TRUE(chunks) << chunks.error().message;
-  const ManifestFile big{.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = *chunks};
+  const ManifestFile big = signed_big();
   // Files may grow to 6 MiB: lib/libbig.so (9 MiB) fails part way with EFBIG.
   struct Limit {
     rlimit old{};
@@ -391,10 +396,7 @@ TEST_F(StreamUnpack, AWriteFailureInAChunkedFileIsAnIoErrorNotARefusal) {
   {
     Limit limit;
     Download download(slurp(archive));
-    streamed = unpack_stream(download.pipe(), m_dir / "out",
-                             {.hash = true, .signed_file = [&](std::string_view name) {
-                                return name == big.path ? &big : nullptr;
-                              }});
+    streamed = unpack_stream(download.pipe(), m_dir / "out", {.hash = true, .signed_file = only(big)});
     download.pipe().close();
     ASSERT_TRUE(download.join());
   }
