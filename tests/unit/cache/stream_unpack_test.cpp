@@ -183,6 +183,14 @@ class StreamUnpack : public testing::TempDirTest {
     EXPECT_EQ(mode_of(dir / "share/note"), 0644u);
   }
 
+  // A refused or failed unpack into out/ (and mirror/) left neither tree,
+  // nor a temporary one.
+  void expect_nothing_left() const {
+    EXPECT_FALSE(fs::exists(m_dir / "out"));
+    EXPECT_FALSE(fs::exists(m_dir / "mirror"));
+    EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  }
+
   // lib/libbig.so's signed entry with its three chunks, hashed from the
   // file make_pack() packed.
   ManifestFile signed_big() {
@@ -276,9 +284,7 @@ TEST_F(StreamUnpack, MaxBytesBelowTheContentRefusesAndLeavesNothing) {
   EXPECT_EQ(streamed.error().kind, ErrorKind::invalid);
   EXPECT_NE(streamed.error().message.find(std::to_string(content_bytes() - 1) + " bytes"), std::string::npos)
       << streamed.error().message;
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, MaxBytesEqualToTheContentIsAccepted) {
@@ -319,9 +325,7 @@ TEST_F(StreamUnpack, CheckErrorLeavesNeitherDirNorMirror) {
   EXPECT_EQ(seen[1].name, "lib/libbig.so");
   EXPECT_EQ(seen[1].sha256, sha256_of(m_big));
   EXPECT_FALSE(dir_visible_during_check);
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 // lib/libbig.so is three chunks: with its signed entry it is checked chunk
@@ -366,9 +370,7 @@ TEST_F(StreamUnpack, AChunkThatDoesNotMatchRefusesTheArchiveAndLeavesNothing) {
   EXPECT_NE(streamed.error().message.find("'lib/libbig.so': digest mismatch: chunk 1 (bytes 4194304-8388607)"), std::string::npos)
       << streamed.error().message;
   EXPECT_FALSE(checked);
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 // A write that fails while chunks are checked is a write error (exit 3
@@ -403,8 +405,7 @@ TEST_F(StreamUnpack, AWriteFailureInAChunkedFileIsAnIoErrorNotARefusal) {
   ASSERT_FALSE(streamed);
   EXPECT_EQ(streamed.error().kind, ErrorKind::io) << streamed.error().message;
   EXPECT_NE(streamed.error().message.find("File too large"), std::string::npos) << streamed.error().message;
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, StreamFailureIsReturnedAsItCameAndLeavesNothing) {
@@ -421,9 +422,7 @@ TEST_F(StreamUnpack, StreamFailureIsReturnedAsItCameAndLeavesNothing) {
   ASSERT_FALSE(streamed);
   EXPECT_EQ(streamed.error().kind, ErrorKind::io);
   EXPECT_EQ(streamed.error().message, "network gone");
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, StreamFailureBeforeAnyBlockIsReturnedAsItCame) {
@@ -435,8 +434,7 @@ TEST_F(StreamUnpack, StreamFailureBeforeAnyBlockIsReturnedAsItCame) {
   ASSERT_FALSE(streamed);
   EXPECT_EQ(streamed.error().kind, ErrorKind::io);
   EXPECT_EQ(streamed.error().message, "network gone");
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, ATruncatedStreamThatEndsCleanlyIsDamaged) {
@@ -448,8 +446,7 @@ TEST_F(StreamUnpack, ATruncatedStreamThatEndsCleanlyIsDamaged) {
   ASSERT_TRUE(download.join());
   ASSERT_FALSE(streamed);
   EXPECT_EQ(streamed.error().kind, ErrorKind::invalid);
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, AdmitSeesEveryFileBeforeAnythingIsMadeForIt) {
@@ -475,9 +472,7 @@ TEST_F(StreamUnpack, AdmitSeesEveryFileBeforeAnythingIsMadeForIt) {
   EXPECT_EQ(refused.error().kind, ErrorKind::invalid);
   EXPECT_NE(refused.error().message.find("'lib/libbig.so' is not in the manifest"), std::string::npos)
       << refused.error().message;
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_FALSE(fs::exists(m_dir / "mirror"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, WithAdmitLinksAreRefusedAndDirectoryEntriesNotMade) {
@@ -692,8 +687,7 @@ TEST_F(StreamUnpack, PlaceFilesCheckErrorLeavesNothing) {
   ASSERT_EQ(seen.size(), 1u);
   EXPECT_EQ(seen[0].sha256, sha256_of("ELF library"));
   EXPECT_EQ(seen[0].mode, 0755u);
-  EXPECT_FALSE(fs::exists(m_dir / "out"));
-  EXPECT_TRUE(unpack_trees().empty()) << unpack_trees().front();
+  expect_nothing_left();
 }
 
 TEST_F(StreamUnpack, PlaceFilesRefusesAnEscapingNameAndLeavesNothing) {

@@ -22,12 +22,9 @@ using testing::Answer;
 using testing::FakeTransport;
 using testing::header_of;
 
-constexpr const char* k_origin = "http://reg.test:5000";
+using testing::k_origin;
 
-struct ClientFixture : ::testing::Test {
-  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
-  std::vector<milliseconds> sleeps;
-  std::string log;
+struct ClientFixture : testing::ScriptedClient {
   std::filesystem::path dir;
 
   void SetUp() override {
@@ -37,16 +34,6 @@ struct ClientFixture : ::testing::Test {
     std::filesystem::create_directories(dir);
   }
   void TearDown() override { std::filesystem::remove_all(dir); }
-
-  Client make(std::string url = std::string(k_origin) + "/team/art", std::optional<Credentials> credentials = {}) {
-    return Client(
-        ClientOptions{.url = std::move(url),
-                      .credentials = std::move(credentials),
-                      .retry = {.max_attempts = 3, .base_delay = milliseconds(100), .max_delay = milliseconds(1000)},
-                      .sleep = [this](milliseconds d) { sleeps.push_back(d); },
-                      .log = [this](std::string_view line) { log += std::string(line) + "\n"; }},
-        transport);
-  }
 
   static std::string read(const std::filesystem::path& path) {
     std::ifstream in(path, std::ios::binary);

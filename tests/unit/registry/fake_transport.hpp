@@ -5,14 +5,17 @@
 // bytes, the way a dropped connection does.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstddef>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "orchestrator/registry/client.hpp"
 #include "orchestrator/registry/transport.hpp"
 
 namespace orc::registry::testing {
@@ -66,5 +69,26 @@ class FakeTransport final : public Transport {
 inline std::string header_of(const Request& request, std::string_view name) {
   return find_header(request.headers, name).value_or("");
 }
+
+inline constexpr const char* k_origin = "http://reg.test:5000";
+
+// A Client over a FakeTransport that records its backoff sleeps (not
+// slept) and its log lines: the base of the client tests' fixtures.
+struct ScriptedClient : ::testing::Test {
+  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
+  std::vector<std::chrono::milliseconds> sleeps;
+  std::string log;
+
+  Client make(std::string url = std::string(k_origin) + "/team/art", std::optional<Credentials> credentials = {}) {
+    using std::chrono::milliseconds;
+    return Client(
+        ClientOptions{.url = std::move(url),
+                      .credentials = std::move(credentials),
+                      .retry = {.max_attempts = 3, .base_delay = milliseconds(100), .max_delay = milliseconds(1000)},
+                      .sleep = [this](milliseconds d) { sleeps.push_back(d); },
+                      .log = [this](std::string_view line) { log += std::string(line) + "\n"; }},
+        transport);
+  }
+};
 
 }  // namespace orc::registry::testing

@@ -10,12 +10,7 @@
 namespace orc::registry {
 namespace {
 
-using std::chrono::milliseconds;
-using testing::Answer;
-using testing::FakeTransport;
 using testing::header_of;
-
-constexpr const char* k_origin = "http://reg.test:5000";
 
 // Bytes that differ from their neighbours, so a repeated or skipped range shows.
 std::string numbered_blob(std::size_t n) {
@@ -24,22 +19,10 @@ std::string numbered_blob(std::size_t n) {
   return out;
 }
 
-struct StreamBlob : ::testing::Test {
-  std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
-  std::vector<milliseconds> sleeps;
-  std::string log;
+struct StreamBlob : testing::ScriptedClient {
   // What the receiver was given, and in how many calls.
   std::string received;
   int calls = 0;
-
-  Client make() {
-    return Client(
-        ClientOptions{.url = std::string(k_origin) + "/team/art",
-                      .retry = {.max_attempts = 3, .base_delay = milliseconds(100), .max_delay = milliseconds(1000)},
-                      .sleep = [this](milliseconds d) { sleeps.push_back(d); },
-                      .log = [this](std::string_view line) { log += std::string(line) + "\n"; }},
-        transport);
-  }
 
   std::function<bool(std::string_view)> receiver() {
     return [this](std::string_view bytes) {
