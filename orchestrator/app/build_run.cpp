@@ -189,8 +189,10 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
                           .requested_ptx = job.plan.ptx,
                           .embedded_sass = {},
                           .embedded_ptx = {}};
-    for (const auto& cc : reports[i].sass) f.embedded_sass.push_back(cc.sm());
-    for (const auto& cc : reports[i].ptx) f.embedded_ptx.push_back(cc.compute());
+    // What the runtime loads: fetch judges coverage from these.
+    const inspect::CodeSets code = inspect::loadable_code(reports[i]);
+    for (const auto& cc : code.sass) f.embedded_sass.push_back(cc.sm());
+    for (const auto& cc : code.ptx) f.embedded_ptx.push_back(cc.compute());
     m.files.push_back(std::move(f));
     set.sources.push_back(files[i].path);
   }
@@ -256,7 +258,7 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   for (const auto& f : *files) paths.push_back(f.path);
   std::vector<inspect::FileReport> reports;
   try {
-    reports = inspect::inspect_files(paths, {});
+    reports = inspect::inspect_files(paths, {.modules = true});
   } catch (const util::Failure& f) {
     return fail(job, 1, f.what());
   }

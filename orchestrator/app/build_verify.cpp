@@ -95,24 +95,30 @@ Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::
   for (const auto& r : reports) {
     if (!r.device_code()) continue;
     any_device_code = true;
-    if (r.damage) v.errors.push_back(r.path + ": damaged at offset " + std::to_string(r.damage->offset) + ": " + r.damage->what);
+    // What the runtime loads: in a linked file, __nv_relfatbin does not count.
+    const auto [sass, ptx] = inspect::loadable_code(r);
+    if (r.damage)
+      v.errors.push_back(r.path + ": damaged at offset " + std::to_string(r.damage->offset) + ": " + r.damage->what);
     for (const auto& cc : want_sass)
-      if (!r.sass.contains(cc)) v.errors.push_back(r.path + ": planned SASS " + cc.sm() + " is missing");
+      if (!sass.contains(cc)) v.errors.push_back(r.path + ": planned SASS " + cc.sm() + " is missing");
     for (const auto& cc : want_ptx)
-      if (!r.ptx.contains(cc)) v.errors.push_back(r.path + ": planned PTX " + cc.compute() + " is missing");
-    for (const auto& cc : r.sass)
-      if (!want_sass.contains(cc)) v.warnings.push_back(r.path + ": embeds SASS " + cc.sm() + ", which the plan did not ask for");
-    for (const auto& cc : r.ptx)
-      if (!want_ptx.contains(cc)) v.warnings.push_back(r.path + ": embeds PTX " + cc.compute() + ", which the plan did not ask for");
+      if (!ptx.contains(cc)) v.errors.push_back(r.path + ": planned PTX " + cc.compute() + " is missing");
+    for (const auto& cc : sass)
+      if (!want_sass.contains(cc))
+        v.warnings.push_back(r.path + ": embeds SASS " + cc.sm() + ", which the plan did not ask for");
+    for (const auto& cc : ptx)
+      if (!want_ptx.contains(cc))
+        v.warnings.push_back(r.path + ": embeds PTX " + cc.compute() + ", which the plan did not ask for");
     for (const auto& gpu : plan.gpus) {
       const auto device = ComputeCapability::parse(gpu.cc);
       if (!device) continue;
-      const auto verdict = inspect::judge(r.sass, r.ptx, *device);
+      const auto verdict = inspect::judge_file(r, *device).verdict;
       if (verdict.outcome == inspect::Outcome::none) {
         v.errors.push_back(r.path + ": " + gpu_label(gpu) +
                            " would see \"no kernel image is available for execution on the device\"");
       } else if (verdict.outcome == inspect::Outcome::jit) {
-        const bool planned_native = std::ranges::any_of(want_sass, [&](const ComputeCapability& cc) { return cc.sass_runs_on(*device); });
+        const bool planned_native =
+            std::ranges::any_of(want_sass, [&](const ComputeCapability& cc) { return cc.sass_runs_on(*device); });
         if (planned_native)
           v.errors.push_back(r.path + ": " + gpu_label(gpu) + " runs only by PTX JIT, though the plan gives it SASS");
         else

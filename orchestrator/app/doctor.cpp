@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/app/driver_facts.hpp"
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/host_engine.hpp"
@@ -92,9 +93,11 @@ std::vector<std::pair<std::string, fs::path>> find_framework_libraries(const fs:
   return found;
 }
 
-std::vector<LibraryVerdict> judge_library(const std::set<arch::ComputeCapability>& sass,
-                                          const std::set<arch::ComputeCapability>& ptx,
-                                          const std::vector<DoctorGpu>& gpus) {
+std::vector<LibraryVerdict> judge_library(const inspect::FileReport& file, const std::vector<DoctorGpu>& gpus,
+                                          const std::string& driver_version) {
+  std::optional<util::Version> driver;
+  if (auto v = util::Version::parse(driver_version)) driver = *v;
+  const inspect::DriverFacts facts = driver_facts(driver);
   std::vector<LibraryVerdict> verdicts;
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     const DoctorGpu& gpu = gpus[g];
@@ -103,9 +106,10 @@ std::vector<LibraryVerdict> judge_library(const std::set<arch::ComputeCapability
                      .detail = "compute capability " + gpu.cc.dotted() +
                                " is not in the GPU tables: where this library runs is not guessed"};
     if (!gpu.architecture.empty()) {
-      const inspect::Verdict verdict = inspect::judge(sass, ptx, gpu.cc);
-      v.outcome = std::string(inspect::outcome_name(verdict.outcome));
-      v.detail = verdict.detail;
+      const inspect::FileVerdict verdict = inspect::judge_file(file, gpu.cc, facts);
+      v.outcome = std::string(inspect::outcome_name(verdict.verdict.outcome));
+      v.detail = verdict.verdict.detail;
+      v.runtime_kernels = verdict.runtime_kernels;
     }
     verdicts.push_back(std::move(v));
   }
@@ -147,7 +151,7 @@ DoctorReport doctor(const DoctorRequest& request) {
 
   std::vector<fs::path> paths;
   for (const auto& l : libraries) paths.push_back(l.second);
-  const auto inspected = inspect::inspect_files(paths, {});
+  const auto inspected = inspect::inspect_files(paths, {.modules = true});
   for (std::size_t i = 0; i < inspected.size(); ++i) {
     const inspect::FileReport& file = inspected[i];
     FrameworkLibrary lib{.framework = libraries[i].first,
@@ -156,7 +160,7 @@ DoctorReport doctor(const DoctorRequest& request) {
                          .sass = names(file.sass, false),
                          .ptx = names(file.ptx, true),
                          .verdicts = {}};
-    if (lib.device_code) lib.verdicts = judge_library(file.sass, file.ptx, report.gpus);
+    if (lib.device_code) lib.verdicts = judge_library(file, report.gpus, report.driver_version);
     report.libraries.push_back(std::move(lib));
   }
   return report;
@@ -182,7 +186,8 @@ std::string render_doctor_json(const DoctorReport& r) {
     json lib{{"framework", l.framework}, {"path", l.path}, {"device_code", l.device_code},
              {"sass", l.sass},           {"ptx", l.ptx},   {"verdicts", json::array()}};
     for (const auto& v : l.verdicts)
-      lib["verdicts"].push_back({{"gpu", v.gpu}, {"outcome", v.outcome}, {"detail", v.detail}});
+      lib["verdicts"].push_back(
+          {{"gpu", v.gpu}, {"outcome", v.outcome}, {"detail", v.detail}, {"runtime_kernels", v.runtime_kernels}});
     j["libraries"].push_back(std::move(lib));
   }
   return j.dump(2) + "\n";
@@ -219,7 +224,7 @@ std::string render_doctor_text(const DoctorReport& r) {
     }
     out += l.framework + ": " + l.path + "\n    SASS " + (l.sass.empty() ? "-" : util::join(l.sass, " ")) + "; PTX " +
            (l.ptx.empty() ? "-" : util::join(l.ptx, " ")) + "\n";
-    for (const auto& v : l.verdicts) out += "    " + v.gpu + ": " + v.outcome + "\n";
+    for (const auto& v : l.verdicts) out += "    " + v.gpu + ": " + v.outcome + ": " + v.detail + "\n";
   }
   if (host_only) out += std::to_string(host_only) + " more libraries hold no device code\n";
   return out;

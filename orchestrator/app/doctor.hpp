@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/inspect/inspection.hpp"
 
 namespace orc::app {
 
@@ -29,8 +30,9 @@ struct DoctorGpu {
 
 struct LibraryVerdict {
   std::string gpu;      // "GPU 0 (9.0)"
-  std::string outcome;  // native | jit | none | unknown
+  std::string outcome;  // native | jit | none | link | unknown
   std::string detail;
+  bool runtime_kernels = false;  // the library loads or builds kernels itself (cuFFT, cuSPARSE, cuDNN)
 };
 
 struct FrameworkLibrary {
@@ -55,11 +57,11 @@ struct DoctorReport {
 
 DoctorReport doctor(const DoctorRequest& request);
 
-// Per GPU, where code with these SASS and PTX targets runs; "unknown" for a
+// Per GPU, where the file runs as the runtime loads it (inspect::judge_file)
+// with this node's driver ("580.65.06"; empty when unknown); "unknown" for a
 // GPU whose compute capability the tables do not know.
-std::vector<LibraryVerdict> judge_library(const std::set<arch::ComputeCapability>& sass,
-                                          const std::set<arch::ComputeCapability>& ptx,
-                                          const std::vector<DoctorGpu>& gpus);
+std::vector<LibraryVerdict> judge_library(const inspect::FileReport& file, const std::vector<DoctorGpu>& gpus,
+                                          const std::string& driver_version);
 
 // What doctor inspects under one site-packages-like directory: torch/lib's
 // libtorch_cuda*.so and nvidia/*/lib/*.so*, each with the framework it

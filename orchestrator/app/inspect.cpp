@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/app/driver_facts.hpp"
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -38,7 +39,10 @@ void collect_leaves(const FileReport& r, const std::vector<TargetGpu>& targets, 
   if (r.members.empty()) {
     if (r.entries == 0) return;
     LeafVerdicts leaf{.file = &r, .verdicts = {}};
-    for (const auto& t : targets) leaf.verdicts.push_back({t, inspect::judge(r.sass, r.ptx, t.cc)});
+    for (const auto& t : targets) {
+      const inspect::FileVerdict v = inspect::judge_file(r, t.cc, driver_facts(t.driver));
+      leaf.verdicts.push_back({t, v.verdict, v.runtime_kernels});
+    }
     out.push_back(std::move(leaf));
     return;
   }
@@ -61,6 +65,40 @@ const LeafVerdicts* verdicts_for(const std::vector<LeafVerdicts>& all, const Fil
   return it == all.end() ? nullptr : &*it;
 }
 
+std::string_view kernels_name(inspect::Kernels k) {
+  switch (k) {
+    case inspect::Kernels::yes:
+      return "yes";
+    case inspect::Kernels::no:
+      return "no";
+    case inspect::Kernels::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
+// One object per fatbin container, as the runtime sees it: relocatable ones
+// (cuobjdump -all lists them) are marked, and never decide a verdict.
+ordered_json modules_json(const FileReport& r) {
+  ordered_json list = ordered_json::array();
+  for (const auto& m : r.modules) {
+    ordered_json ptx = ordered_json::array();
+    for (const auto& p : m.ptx) ptx.push_back({{"arch", p.arch.compute()}, {"isa", p.isa.str()}});
+    std::vector<std::string> sass;
+    for (const auto& cc : m.sass) sass.push_back(cc.sm());
+    list.push_back({{"section", inspect::code_section_name(m.section)},
+                    {"relocatable", !m.loadable()},
+                    {"offset", m.offset},
+                    {"size", m.size},
+                    {"sass", sass},
+                    {"ptx", std::move(ptx)},
+                    {"lto_ir", m.lto_entries},
+                    {"kernels", kernels_name(m.kernels)},
+                    {"toolkit", m.toolkit ? ordered_json(m.toolkit->str()) : ordered_json(nullptr)}});
+  }
+  return list;
+}
+
 ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& verdicts, bool with_verdicts) {
   ordered_json j;
   j["path"] = r.path;
@@ -72,6 +110,20 @@ ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& ver
   j["entries"] = r.entries;
   j["counts"] = {{"elf", r.elf_entries}, {"ptx", r.ptx_entries}, {"lto_ir", r.lto_entries}};
   j["compressed"] = r.compressed;
+  j["modules"] = modules_json(r);
+  j["runtime"] =
+      r.runtime ? ordered_json{{"major", r.runtime->major}, {"from", r.runtime->from}} : ordered_json(nullptr);
+  if (r.runtime_code.any()) {
+    const auto& rt = r.runtime_code;
+    std::vector<std::string> sass, ptx;
+    for (const auto& cc : rt.sass) sass.push_back(cc.sm());
+    for (const auto& p : rt.ptx)
+      if (std::ranges::find(ptx, p.arch.compute()) == ptx.end()) ptx.push_back(p.arch.compute());
+    j["runtime_code"] = {{"sections", rt.sections},  {"containers", rt.containers}, {"sass", sass}, {"ptx", ptx},
+                         {"lto_ir", rt.lto_entries}, {"builders", rt.builders}};
+  } else {
+    j["runtime_code"] = nullptr;
+  }
   j["damage"] = r.damage ? ordered_json{{"offset", r.damage->offset}, {"what", r.damage->what}} : ordered_json(nullptr);
   if (with_verdicts) {
     ordered_json list = ordered_json::array();
@@ -84,7 +136,9 @@ ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& ver
                                                                                ? v.verdict.decided_by->sm()
                                                                                : v.verdict.decided_by->compute())
                                                             : ordered_json(nullptr)},
-                        {"detail", v.verdict.detail}});
+                        {"detail", v.verdict.detail},
+                        {"driver", v.gpu.driver ? ordered_json(v.gpu.driver->str()) : ordered_json(nullptr)},
+                        {"runtime_kernels", v.runtime_kernels}});
       }
     }
     j["verdicts"] = std::move(list);
@@ -158,7 +212,7 @@ void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& tar
     }
     for (const auto& g : tier->gpus) {
       const std::string who = g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " (" + g.cc.dotted() + ")";
-      targets.push_back({tier->name + ": " + who, g.cc});
+      targets.push_back({tier->name + ": " + who, g.cc, tier->driver});
     }
   }
   if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
@@ -189,7 +243,7 @@ std::vector<TargetGpu> resolve_targets(const InspectRequest& request) {
       errors.push_back(Diagnostic{.message = gpu.error().message, .suggestion = gpu.error().suggestion});
       continue;
     }
-    targets.push_back({std::string(gpu->name) + " (" + gpu->cc.dotted() + ")", gpu->cc});
+    targets.push_back({std::string(gpu->name) + " (" + gpu->cc.dotted() + ")", gpu->cc, {}});
   }
   for (const auto& text : request.ccs) {
     auto cc = arch::ComputeCapability::parse(text);
@@ -203,10 +257,22 @@ std::vector<TargetGpu> resolve_targets(const InspectRequest& request) {
                                   .suggestion = cc->base().dotted()});
       continue;
     }
-    targets.push_back({"CC " + cc->dotted(), *cc});
+    targets.push_back({"CC " + cc->dotted(), *cc, {}});
+  }
+  std::optional<util::Version> driver;
+  if (!request.driver.empty()) {
+    auto v = util::Version::parse(request.driver);
+    if (!v || v->major() < 100)
+      errors.push_back(
+          Diagnostic{.message = "--driver '" + request.driver +
+                                "' is not a driver version: give it as nvidia-smi prints it, e.g. 580.65.06"});
+    else
+      driver = *v;
   }
   if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
   add_tier_targets(request, targets);
+  if (driver)
+    for (auto& t : targets) t.driver = driver;
   return targets;
 }
 
@@ -280,14 +346,17 @@ InspectOutput inspect(const InspectRequest& request) {
   // Targets first: a typo in --gpu should not cost a scan of 500 MB.
   const std::vector<TargetGpu> targets = resolve_targets(request);
   const auto reports = inspect::inspect_files(
-      request.paths, inspect::InspectOptions{.exact = request.exact, .threads = request.threads});
+      request.paths,
+      inspect::InspectOptions{.exact = request.exact, .threads = request.threads, .modules = !targets.empty()});
   const auto verdicts = judge_all(reports, targets);
 
   std::vector<std::string> warnings;
   bool any_none = false;
   for (const auto& leaf : verdicts) {
     for (const auto& v : leaf.verdicts) {
-      if (v.verdict.outcome == inspect::Outcome::none) any_none = true;
+      if (v.verdict.outcome == inspect::Outcome::none && !v.runtime_kernels) any_none = true;
+      if (v.verdict.outcome == inspect::Outcome::none && v.runtime_kernels)
+        warnings.push_back(leaf.file->path + ": " + v.gpu.label + " " + v.verdict.detail);
       if (v.verdict.outcome == inspect::Outcome::jit)
         warnings.push_back(leaf.file->path + ": " + v.gpu.label + " " + v.verdict.detail);
     }

@@ -9,6 +9,7 @@
 //   list     --list-elf/--list-ptx: cuobjdump 13.0's listing byte for byte,
 //            its exit codes included (255 for "no device code")
 #include <filesystem>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,7 @@ struct InspectRequest {
   std::vector<std::string> ccs;    // --cc: "9.0", "86"
   std::vector<std::string> tiers;  // --tier: names in `config`
   std::filesystem::path config;    // orchestrate.yaml, read only for --tier
+  std::string driver;              // --driver: judge PTX and the runtime against it (overrides a tier's)
   bool json = false;
   bool exact = false;
   unsigned threads = 0;  // 0 = hardware concurrency
@@ -38,11 +40,13 @@ struct InspectRequest {
 struct TargetGpu {
   std::string label;  // "H200 (9.0)", "CC 8.6", "tier-new: A100 (8.0)"
   arch::ComputeCapability cc;
+  std::optional<util::Version> driver;  // --driver, else the tier's `driver:`
 };
 
 struct FileVerdict {
   TargetGpu gpu;
   inspect::Verdict verdict;
+  bool runtime_kernels = false;  // the file builds or loads kernels itself: `none` is not proof
 };
 
 // What the command prints and how it exits. List mode passes cuobjdump's

@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "orchestrator/app/build.hpp"
+#include "orchestrator/app/driver_facts.hpp"
 #include "orchestrator/app/machine_key.hpp"
 #include "orchestrator/app/smoke_attest.hpp"
 #include "orchestrator/cache/files.hpp"
@@ -99,12 +100,18 @@ void note_tier_membership(smoke::GpuResult& gpu, const recipe::Tier* tier) {
     gpu.notes.push_back("CC " + gpu.cc.dotted() + " is not the compute capability of any GPU of tier " + tier->name);
 }
 
-void load_artifacts(const smoke::Driver& driver, smoke::GpuResult& gpu, const std::vector<fs::path>& artifacts) {
+void load_artifacts(const smoke::Driver& driver, smoke::GpuResult& gpu, const std::vector<fs::path>& artifacts,
+                    const inspect::DriverFacts& facts) {
   for (const auto& path : artifacts) {
     const std::size_t found = smoke::for_each_fatbin(path, [&](const smoke::EmbeddedFatbin& f) {
-      smoke::ArtifactLoad load{.where = f.where, .size = f.bytes.size(), .predicted = "unknown", .load = {}};
+      smoke::ArtifactLoad load{.where = f.where,
+                               .size = f.bytes.size(),
+                               .predicted = "unknown",
+                               .load = {},
+                               .kernels = f.kernels != inspect::Kernels::no};
       if (gpu.cc_known)
-        load.predicted = std::string(inspect::outcome_name(inspect::judge(f.sass, f.ptx, gpu.cc).outcome));
+        load.predicted =
+            std::string(inspect::outcome_name(inspect::judge(f.sass, f.ptx_images, gpu.cc, facts).outcome));
       load.load = driver.observe_load(gpu.ordinal, f.bytes, {}, smoke::Loader::library);
       gpu.artifacts.push_back(std::move(load));
     });
@@ -191,10 +198,13 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   r.fatbin = fatbin.string();
   r.fatbin_sha256 = inspect::sha256_hex(std::span(image).first(image.size() - 1));
   r.seed = std::random_device{}();
+  std::optional<util::Version> node_driver;
+  if (auto v = util::Version::parse(r.driver_version)) node_driver = *v;
+  const inspect::DriverFacts facts = driver_facts(node_driver);
   for (const auto& gpu : driver->gpus()) {
     smoke::GpuResult g = driver->smoke(gpu.ordinal, image, r.seed);
     note_tier_membership(g, tier);
-    load_artifacts(*driver, g, artifacts);
+    load_artifacts(*driver, g, artifacts, facts);
     r.gpus.push_back(std::move(g));
   }
   if (!targets.empty() && r.exit_code() != 3) {

@@ -14,8 +14,13 @@ namespace orc::cli {
 namespace {
 
 constexpr const char* k_footer = R"(Where it runs (--gpu, --cc, --tier): per GPU, "native" (a cubin it loads), "jit"
-(only PTX it can compile: a warning, every process pays the JIT) or "none"
-("no kernel image is available", error 209).
+(only PTX the driver compiles at first load: a warning), "none" ("no kernel
+image is available", error 209; or PTX newer than --driver / the tier's driver
+compiles, error 222; or a CUDA runtime newer than the driver, error 35) or
+"link" (relocatable device code in a .o/.a: it runs only after a device link).
+Only the modules the runtime loads count (.nv_fatbin, not __nv_relfatbin), each
+module with kernels on its own; libraries that load or build kernels at run
+time (cuFFT, cuSPARSE, cuDNN) are said to, and never fail on that alone.
 
 Member paths: lib.a:k.o (ar member), dist.whl!/torch/lib/libx.so (package
 member), rel.tar.zst!/dist/t.whl!/lib/libx.so (one level of nesting).
@@ -40,6 +45,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
     std::vector<std::string> ccs;
     std::vector<std::string> tiers;
     std::string file;
+    std::string driver;
     bool json = false;
     unsigned threads = 0;
   };
@@ -63,13 +69,16 @@ void attach_inspect(CLI::App& sub, Io& io) {
   auto* cc =
       sub.add_option("--cc", opt->ccs, "Say where it runs on a GPU of this compute capability (X.Y; repeatable)");
   auto* tier = sub.add_option("--tier", opt->tiers, "Say where it runs on every GPU of this tier (repeatable)");
+  auto* driver = sub.add_option("--driver", opt->driver,
+                                "Judge PTX and the CUDA runtime against this driver (580.65.06; default: the tier's "
+                                "driver:, else say which driver each path needs)");
   sub.add_option("-f,--file", opt->file,
                  "Configuration file for --tier (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   auto* json = sub.add_flag("--json", opt->json,
                             "Print {\"files\": [...], \"warnings\": [...]} as JSON on stdout, nothing else");
   sub.add_option("--threads", opt->threads, "Worker threads hashing and scanning files (default: one per core)");
   for (auto* listing : {list_elf, list_ptx, short_list})
-    for (auto* other : {gpu, cc, tier, json}) listing->excludes(other);
+    for (auto* other : {gpu, cc, tier, json, driver}) listing->excludes(other);
   sub.footer(k_footer);
 
   sub.callback([opt, &io] {
@@ -81,6 +90,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
     request.gpus = opt->gpus;
     request.ccs = opt->ccs;
     request.tiers = opt->tiers;
+    request.driver = opt->driver;
     if (!opt->tiers.empty()) request.config = app::locate_config(opt->file);
     request.json = opt->json;
     request.exact = opt->exact;

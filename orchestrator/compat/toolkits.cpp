@@ -55,13 +55,21 @@ constexpr bool k_never_shipped = false;
 //
 // 13.3/13.4 name only a driver branch (R610, R615); 13.4 compilers are assumed
 // equal to 13.1-13.3.
+//
+// ptx_isa: NVIDIA's PTX ISA release history ([NV-PTX-RH], docs.nvidia.com/
+// cuda/parallel-thread-execution/#release-notes-ptx-release-history, as
+// NVIDIA's cuda-python transcribes it in cuda/bindings/utils/_ptx_utils.py):
+// 7.0..7.8 = 11.0..11.8, 8.0..8.5 = 12.0..12.5, 8.6 = 12.7 (never shipped),
+// 8.7 = 12.8, 8.8 = 12.9, 9.0 = 13.0, 9.1 = 13.1. 12.6 still emits 8.5
+// (openxla/xla#16504). Seen first-hand: 11.8 7.8, 12.4 8.4, 13.0 9.0. 9.3 for
+// 13.3 follows the pattern of 13.0-13.4 and is marked.
 constexpr std::array k_rows = {
     Row{"8.0", k_shipped, "20 21 30 32 35 37 50 52 53 60 61 62", "20 21", "20", "367.48", 5, 3, "", "",
         "[SRC-cmake-all] 60-62 at 8.0; nvcc 8.0 deprecation warning [3P]; RN table (8.0.44)"},
     Row{"9.0", k_shipped, "30 32 35 37 50 52 53 60 61 62 70", "", "30", "384.81", 6, 3, "", "archs deprecated",
         "[SRC-clang] (Fermi max 8.0, sm_72 min 9.1); [SRC-pytorch-cppext] default; [SRC-spack]"},
-    Row{"9.1", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72", "", "30", "390.46", 6, 4, "",
-        "archs min_driver", "[SRC-clang] SM_72 min 9.1 (CMake/Spack: 9.0); RN table vs runfile 387.26"},
+    Row{"9.1", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72", "", "30", "390.46", 6, 4, "", "archs min_driver",
+        "[SRC-clang] SM_72 min 9.1 (CMake/Spack: 9.0); RN table vs runfile 387.26"},
     Row{"9.2", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72", "", "30", "396.26", 7, 5, "", "",
         "[SRC-clang]; [SRC-spack]; RN table"},
     Row{"10.0", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72 75", "", "30", "410.48", 7, 6, "", "deprecated",
@@ -70,43 +78,43 @@ constexpr std::array k_rows = {
         "[SRC-clang]; [SRC-spack] (10.1.105 clang 7); RN table"},
     Row{"10.2", k_shipped, "30 32 35 37 50 52 53 60 61 62 70 72 75", "", "30", "440.33", 8, 8, "", "deprecated",
         "nvcc 10.2 --help [3P cmake#23293]; [SRC-clang] last for sm_30/32; [SRC-spack]"},
-    Row{"11.0", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80", "35 37 50", "52", "450.51.05", 9, 9, "",
+    Row{"11.0", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80", "35 37 50", "52", "450.51.05", 9, 9, "7.0",
         "deprecated default_arch", "cuFFT 11.0 notes; deprecations and default inferred from [FH-deb-11.2]"},
-    Row{"11.1", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "455.23", 10, 10, "", "",
+    Row{"11.1", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "455.23", 10, 10, "7.1", "",
         "[SRC-clang] SM_86 min 11.1; [SRC-pytorch-cppext]"},
-    Row{"11.2", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "460.27.03", 10, 11, "", "",
+    Row{"11.2", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "460.27.03", 10, 11, "7.2", "",
         "[FH-deb-11.2] nvcc 11.2.152 --list-gpu-arch; [SRC-pytorch-cppext]"},
-    Row{"11.3", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "465.19.01", 10, 11, "",
+    Row{"11.3", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86", "35 37 50", "52", "465.19.01", 10, 11, "7.3",
         "archs deprecated default_arch", "inferred from [FH-deb-11.2] and [FH-deb-11.8]"},
-    Row{"11.4", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37 50", "52", "470.42.01", 10, 11, "",
+    Row{"11.4", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37 50", "52", "470.42.01", 10, 11, "7.4",
         "max_clang", "[SRC-clang] SM_87 min 11.4; [SRC-spack] 11.4.0 compilers"},
-    Row{"11.5", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37 50", "52", "495.29.05", 11, 12, "",
+    Row{"11.5", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37 50", "52", "495.29.05", 11, 12, "7.5",
         "max_gcc", "[SRC-spack] gcc < 11.2 vs [SRC-pytorch-cppext] gcc 11"},
-    Row{"11.6", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37", "52", "510.39.01", 11, 13, "", "",
+    Row{"11.6", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37", "52", "510.39.01", 11, 13, "7.6", "",
         "sm_50 undeprecated in 11.6 [3P cmake!8031]; [SRC-pytorch-cppext]"},
-    Row{"11.7", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37", "52", "515.43.04", 11, 13, "", "",
+    Row{"11.7", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87", "35 37", "52", "515.43.04", 11, 13, "7.7", "",
         "[SRC-pytorch-cppext]; [SRC-spack]"},
-    Row{"11.8", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87 89 90", "35 37", "52", "520.61.05", 11, 14, "",
+    Row{"11.8", k_shipped, "35 37 50 52 53 60 61 62 70 72 75 80 86 87 89 90", "35 37", "52", "520.61.05", 11, 14, "7.8",
         "", "[FH-deb-11.8] nvcc 11.8.89 --list-gpu-arch, host_config.h"},
-    Row{"12.0", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "525.60.13", 12, 14, "",
+    Row{"12.0", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "525.60.13", 12, 14, "8.0",
         "default_arch", "cuFFT 12.0 notes; [SRC-cmake-all]; [SRC-clang] SM_90a min 12.0"},
-    Row{"12.1", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "530.30.02", 12, 15, "",
+    Row{"12.1", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "530.30.02", 12, 15, "8.1",
         "archs deprecated default_arch", "inferred from 12.0 and [FH-deb-12.4]; [SRC-spack]"},
-    Row{"12.2", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "535.54.03", 12, 16, "",
+    Row{"12.2", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "535.54.03", 12, 16, "8.2",
         "archs deprecated default_arch", "inferred from 12.0 and [FH-deb-12.4]; [SRC-spack]"},
-    Row{"12.3", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "545.23.06", 12, 16, "",
+    Row{"12.3", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "545.23.06", 12, 16, "8.3",
         "archs deprecated default_arch max_gcc", "inferred from 12.0 and [FH-deb-12.4]; [SRC-spack] vs PyTorch gcc"},
-    Row{"12.4", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "550.54.14", 13, 17, "", "",
+    Row{"12.4", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "550.54.14", 13, 17, "8.4", "",
         "[FH-deb-12.4] nvcc 12.4.131 --list-gpu-arch, host_config.h"},
-    Row{"12.5", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "555.42.02", 13, 17, "", "",
+    Row{"12.5", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "555.42.02", 13, 17, "8.5", "",
         "[FH-deb-12.5] nvcc 12.5.40 --list-gpu-arch; Debian Depends"},
-    Row{"12.6", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "560.28.03", 13, 18, "",
+    Row{"12.6", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a", "", "52", "560.28.03", 13, 18, "8.5",
         "deprecated max_gcc", "[SRC-spack]; gcc 13.3 rejection claim [3P]"},
     // Absent from NVIDIA's toolkit/driver table; kept so "12.7" in a recipe is
     // recognised and refused with a reason rather than called unknown.
     Row{"12.7", k_never_shipped, "", "", "", "", 0, 0, "", "", "never released [NV-RN-13.2U2]"},
     Row{"12.8", k_shipped, "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a 100 100a 101 101a 120 120a",
-        "50 52 53 60 61 62 70 72", "52", "570.26", 14, 19, "", "max_gcc",
+        "50 52 53 60 61 62 70 72", "52", "570.26", 14, 19, "8.7", "max_gcc",
         "[SRC-cmake-all]; '< 75' warning [3P yaksa#260]; RN table (570.26)"},
     Row{"12.9", k_shipped,
         "50 52 53 60 61 62 70 72 75 80 86 87 89 90 90a 100 100a 100f 101 101a 101f 103 103a 103f "
@@ -114,19 +122,19 @@ constexpr std::array k_rows = {
         "50 52 53 60 61 62 70 72", "52", "575.51.03", 14, 19, "8.8", "default_arch max_gcc",
         "[NV-blog] family targets; [SRC-cmake-all]; default from [3P papi#610]"},
     Row{"13.0", k_shipped,
-        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
-        "75", "580.65.06", 15, 20, "9.0", "", "[FH-13.0] nvcc V13.0.88 --list-gpu-arch, host_config.h; RN 13.x"},
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "", "75",
+        "580.65.06", 15, 20, "9.0", "", "[FH-13.0] nvcc V13.0.88 --list-gpu-arch, host_config.h; RN 13.x"},
     Row{"13.1", k_shipped,
-        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
-        "75", "590.44.01", 15, 21, "", "archs deprecated removed default_arch",
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "", "75",
+        "590.44.01", 15, 21, "9.1", "archs deprecated removed default_arch",
         "assumed as 13.0 (no first-hand nvcc); [SRC-spack] compilers; RN table"},
     Row{"13.2", k_shipped,
-        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
-        "75", "595.45.04", 15, 21, "9.2", "archs deprecated removed default_arch",
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "", "75",
+        "595.45.04", 15, 21, "9.2", "archs deprecated removed default_arch",
         "assumed as 13.0 (no first-hand nvcc); [SRC-spack] compilers; [NV-RN-13.2U2]"},
     Row{"13.3", k_shipped,
-        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "",
-        "75", "610.0", 15, 21, "", "archs deprecated removed default_arch min_driver",
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "", "75",
+        "610.0", 15, 21, "9.3", "archs deprecated removed default_arch min_driver ptx_isa",
         "assumed as 13.0 (no first-hand nvcc); driver branch R610 [NV-RN-13.4U1]"},
     Row{"13.4", k_shipped,
         "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 107 107a 107f 110 110a 110f "
@@ -135,15 +143,14 @@ constexpr std::array k_rows = {
         "[NV-RN-13.4U1] Rubin 10.7, branch R615; [3P] pytorch#190654, llvm#211677"},
 };
 
-constexpr std::array<std::string_view, 7> k_fields = {"archs",      "deprecated", "removed", "default_arch",
-                                                      "min_driver", "max_gcc",    "max_clang"};
+constexpr std::array<std::string_view, 8> k_fields = {"archs",      "deprecated", "removed",   "default_arch",
+                                                      "min_driver", "max_gcc",    "max_clang", "ptx_isa"};
 
 // The table is compiled in, so a literal that does not parse is a bug in this
 // file: fail loudly (the first test that reads the table fails) instead of
 // dropping the entry.
 [[noreturn]] void bad_row(std::string_view version, const std::string& what) {
-  throw util::Failure(util::ExitCode::check_failed,
-                      "toolkit table, row " + std::string(version) + ": " + what);
+  throw util::Failure(util::ExitCode::check_failed, "toolkit table, row " + std::string(version) + ": " + what);
 }
 
 arch::ComputeCapability parse_cc(const Row& row, std::string_view text) {

@@ -13,8 +13,8 @@
 //   ELF32 header (52 bytes): e_machine u16 @18, e_shoff u32 @32,
 //     e_flags u32 @36, e_shentsize u16 @46, e_shnum u16 @48, e_shstrndx u16 @50
 //   Section header, ELF64 (64 bytes): sh_name u32 @0, sh_type u32 @4,
-//     sh_offset u64 @24, sh_size u64 @32, sh_link u32 @40
-//   Section header, ELF32 (40 bytes): sh_name @0, sh_type @4,
+//     sh_flags u64 @8, sh_offset u64 @24, sh_size u64 @32, sh_link u32 @40
+//   Section header, ELF32 (40 bytes): sh_name @0, sh_type @4, sh_flags @8,
 //     sh_offset u32 @16, sh_size u32 @20, sh_link u32 @24
 //
 // Extended numbering (gABI): a file with 0xff00 sections or more stores 0 in
@@ -59,7 +59,7 @@ std::unexpected<ParseFailure> corrupt(std::uint64_t offset, std::string what) {
 
 struct RawSection {
   std::uint32_t name = 0, type = 0, link = 0;
-  std::uint64_t offset = 0, size = 0;
+  std::uint64_t offset = 0, size = 0, flags = 0;
 };
 
 std::optional<RawSection> read_section_header(Bytes table_entry, const Layout& layout) {
@@ -69,7 +69,10 @@ std::optional<RawSection> read_section_header(Bytes table_entry, const Layout& l
   const auto size = read_word(table_entry, layout.sh_size, layout.sh_word_width);
   const auto link = read_le<std::uint32_t>(table_entry, layout.sh_link);
   if (!name || !type || !offset || !size || !link) return std::nullopt;
-  return RawSection{*name, *type, *link, *offset, *size};
+  // sh_flags follows sh_type in both classes, one class-sized word.
+  const auto flags = read_word(table_entry, 8, layout.sh_word_width);
+  if (!flags) return std::nullopt;
+  return RawSection{*name, *type, *link, *offset, *size, *flags};
 }
 
 // The NUL-terminated name at `offset` in the section-name string table.
@@ -105,6 +108,7 @@ std::expected<ElfFile, ParseFailure> parse_elf(Bytes data) {
   if (data.size() < layout.header_size) return corrupt(0, "ELF header is truncated");
   ElfFile elf;
   elf.is64 = *elf_class == k_class64;
+  elf.type = *read_le<std::uint16_t>(data, 16);
   elf.machine = *read_le<std::uint16_t>(data, 18);
   elf.abi_version = *abi_version;
   elf.flags = *read_le<std::uint32_t>(data, layout.flags);
@@ -166,6 +170,8 @@ std::expected<ElfFile, ParseFailure> parse_elf(Bytes data) {
       section.name = std::move(*name);
     }
     section.type = s.type;
+    section.link = s.link;
+    section.flags = s.flags;
     section.offset = s.offset;
     // SHT_NOBITS occupies no file bytes; section 0 (SHT_NULL) may carry the
     // extended section count in sh_size, which is not a file range.
@@ -176,6 +182,92 @@ std::expected<ElfFile, ParseFailure> parse_elf(Bytes data) {
     elf.sections.push_back(std::move(section));
   }
   return elf;
+}
+
+namespace {
+
+constexpr std::uint32_t k_sht_symtab = 2;
+constexpr std::uint32_t k_sht_dynamic = 6;
+constexpr std::uint32_t k_sht_dynsym = 11;
+constexpr std::uint64_t k_dt_null = 0;
+constexpr std::uint64_t k_dt_needed = 1;
+constexpr std::uint8_t k_stt_func = 2;
+constexpr std::uint8_t k_sto_cuda_entry = 0x10;
+
+// The string table a section links to, or an empty span.
+Bytes linked_strings(Bytes data, const ElfFile& elf, const Section& section) {
+  if (section.link >= elf.sections.size()) return {};
+  const Section& strings = elf.sections[section.link];
+  return sub(data, strings.offset, strings.size).value_or(Bytes{});
+}
+
+}  // namespace
+
+// Dynamic entries: ELF64 {i64 d_tag, u64 d_val} (16 bytes), ELF32 {i32, u32}
+// (8 bytes); DT_NEEDED's d_val is an offset into the linked .dynstr.
+std::vector<std::string> needed_libraries(Bytes data, const ElfFile& elf) {
+  std::vector<std::string> out;
+  const std::uint64_t width = elf.is64 ? 8 : 4;
+  for (const Section& section : elf.sections) {
+    if (section.type != k_sht_dynamic) continue;
+    const auto table = sub(data, section.offset, section.size);
+    if (!table) continue;
+    const Bytes strings = linked_strings(data, elf, section);
+    for (std::uint64_t at = 0; at + 2 * width <= table->size(); at += 2 * width) {
+      const auto tag = read_word(*table, at, width);
+      const auto value = read_word(*table, at + width, width);
+      if (!tag || *tag == k_dt_null) break;
+      if (*tag != k_dt_needed || !value) continue;
+      if (auto name = section_name(strings, static_cast<std::uint32_t>(std::min<std::uint64_t>(*value, UINT32_MAX))))
+        out.push_back(std::move(*name));
+    }
+  }
+  return out;
+}
+
+// Undefined symbols of .dynsym (st_shndx 0, SHN_UNDEF), by name.
+std::vector<std::string> imported_symbols(Bytes data, const ElfFile& elf) {
+  std::vector<std::string> out;
+  const std::uint64_t size = elf.is64 ? 24 : 16;
+  const std::uint64_t shndx_at = elf.is64 ? 6 : 14;
+  for (const Section& section : elf.sections) {
+    if (section.type != k_sht_dynsym) continue;
+    const auto table = sub(data, section.offset, section.size);
+    if (!table) continue;
+    const Bytes strings = linked_strings(data, elf, section);
+    for (std::uint64_t at = size; at + size <= table->size(); at += size) {
+      const std::uint32_t name = *read_le<std::uint32_t>(*table, at);
+      if (name == 0 || *read_le<std::uint16_t>(*table, at + shndx_at) != 0) continue;
+      if (auto text = section_name(strings, name)) out.push_back(std::move(*text));
+    }
+  }
+  return out;
+}
+
+// Symbols: ELF64 {u32 name, u8 info, u8 other, u16 shndx, u64 value, u64
+// size} (24 bytes), ELF32 {u32 name, u32 value, u32 size, u8 info, u8 other,
+// u16 shndx} (16 bytes). STT_FUNC is info & 0xf == 2. ptxas sets st_other
+// 0x10 on __global__ functions only (readelf shows "[<other>: 10]"; seen in
+// nvcc 11.8, 12.4 and 13.0 cubins; __device__ functions have 0).
+std::optional<bool> cubin_has_entry(Bytes cubin) {
+  const auto elf = parse_elf(cubin);
+  if (!elf) return std::nullopt;
+  const std::uint64_t size = elf->is64 ? 24 : 16;
+  const std::uint64_t info_at = elf->is64 ? 4 : 12;
+  bool any_table = false;
+  for (const Section& section : elf->sections) {
+    if (section.type != k_sht_symtab) continue;
+    const auto table = sub(cubin, section.offset, section.size);
+    if (!table) continue;
+    any_table = true;
+    for (std::uint64_t at = 0; at + size <= table->size(); at += size) {
+      const std::uint8_t info = *read_le<std::uint8_t>(*table, at + info_at);
+      const std::uint8_t other = *read_le<std::uint8_t>(*table, at + info_at + 1);
+      if ((info & 0xf) == k_stt_func && (other & k_sto_cuda_entry)) return true;
+    }
+  }
+  if (!any_table) return std::nullopt;
+  return false;
 }
 
 }  // namespace orc::inspect

@@ -125,6 +125,8 @@ std::expected<Entry, Damage> read_entry(Bytes data, std::uint64_t at, std::uint6
   const std::uint32_t ident_off = *read_le<std::uint32_t>(*header, 0x20);
   const std::uint32_t ident_len = *read_le<std::uint32_t>(*header, 0x24);
   entry.flags = *read_le<std::uint64_t>(*header, 0x28);
+  entry.code_minor = *read_le<std::uint16_t>(*header, 0x18);
+  entry.code_major = *read_le<std::uint16_t>(*header, 0x1A);
   const std::uint64_t uncompressed_size = *read_le<std::uint64_t>(*header, 0x38);
 
   if (entry.header_size < k_entry_min_header_size || entry.header_size % 8 != 0)
@@ -159,6 +161,16 @@ bool all_zero(Bytes bytes) {
 }
 
 }  // namespace
+
+std::optional<Bytes> entry_image(Bytes data, const Entry& entry, std::vector<std::byte>& storage) {
+  const auto payload = sub(data, entry.offset + entry.header_size, entry.payload_size);
+  if (!payload) return std::nullopt;
+  if (entry.compression == Compression::none) return *payload;
+  auto out = decompressed(entry, *payload);
+  if (!out) return std::nullopt;
+  storage = std::move(*out);
+  return Bytes(storage);
+}
 
 FatbinScan scan_fatbins(Bytes data, std::uint64_t begin, std::uint64_t end, const ScanOptions& options) {
   FatbinScan scan;
@@ -197,16 +209,23 @@ FatbinScan scan_fatbins(Bytes data, std::uint64_t begin, std::uint64_t end, cons
     }
     ++scan.containers;
     const std::uint64_t container_end = at + *container_size;
+    Container span{.offset = at, .size = *container_size, .first_entry = scan.entries.size(), .entry_count = 0};
     // Each step advances by at least 64 bytes (the minimum header size).
     for (std::uint64_t entry_at = at + header_size; entry_at < container_end;) {
       auto entry = read_entry(data, entry_at, container_end, options);
       if (!entry) {
+        // The entries before the damage keep a container to belong to.
+        span.entry_count = scan.entries.size() - span.first_entry;
+        scan.spans.push_back(span);
         scan.damage = std::move(entry.error());
         return scan;
       }
       entry_at += entry->header_size + entry->payload_size;
+      entry->container = scan.spans.size();
       scan.entries.push_back(std::move(*entry));
     }
+    span.entry_count = scan.entries.size() - span.first_entry;
+    scan.spans.push_back(span);
     at = container_end;
   }
   return scan;

@@ -95,7 +95,7 @@ void keep_first(std::optional<Damage>& slot, std::optional<Damage> damage) {
 
 class Scanner {
  public:
-  explicit Scanner(const InspectOptions& options) : m_scan{.exact = options.exact} {}
+  explicit Scanner(const InspectOptions& options) : m_scan{.exact = options.exact}, m_look(options.modules) {}
 
   // Fills everything but path/size/sha256 of the top-level call; members get
   // all of it. `depth` counts the packages this data sits inside.
@@ -111,6 +111,7 @@ class Scanner {
         report.format = "fatbin";
         FatbinScan scan = scan_fatbins(data, 0, data.size(), m_scan);
         add_entries(report, scan.entries);
+        report.modules = modules_of(data, scan, CodeSection::standalone, m_look);
         report.damage = std::move(scan.damage);
         return;
       }
@@ -132,9 +133,13 @@ class Scanner {
       report.damage = elf.error().damage;
       return;
     }
+    report.object = elf->type == k_et_rel;
+    report.needed = needed_libraries(data, *elf);
     // Every section that holds device code counts for the report, the
-    // relocatable one too (cuobjdump needs -all for that).
+    // relocatable one too (cuobjdump needs -all for that); modules say which
+    // the runtime loads.
     for (const std::string_view name : {".nv_fatbin", "__nv_relfatbin"}) {
+      const CodeSection kind = name == ".nv_fatbin" ? CodeSection::executable : CodeSection::relocatable;
       const Section* section = elf->find(name);
       if (!section || section->size == 0) continue;
       const auto end = checked_add(section->offset, section->size);
@@ -146,8 +151,29 @@ class Scanner {
       }
       FatbinScan scan = scan_fatbins(data, section->offset, *end, m_scan);
       add_entries(report, scan.entries);
+      for (Module& m : modules_of(data, scan, kind, m_look)) report.modules.push_back(std::move(m));
       keep_first(report.damage, std::move(scan.damage));
     }
+    report.runtime = runtime_of(report);
+    if (m_look && !report.object) report.runtime_code = find_runtime_code(data, *elf);
+  }
+
+  // A shared runtime names its major in the soname; a static one is the
+  // device-linking toolkit's (nvcc links its own libcudart_static.a). Only a
+  // file with loadable device code registers modules through the runtime.
+  static std::optional<FileReport::Runtime> runtime_of(const FileReport& report) {
+    for (const std::string& lib : report.needed) {
+      static constexpr std::string_view k_prefix = "libcudart.so.";
+      if (!lib.starts_with(k_prefix)) continue;
+      const auto major = util::Version::parse(std::string_view(lib).substr(k_prefix.size()));
+      if (major && major->major() > 0) return FileReport::Runtime{major->major(), lib};
+    }
+    if (report.object) return std::nullopt;
+    std::optional<util::Version> linker;
+    for (const Module& m : report.modules)
+      if (m.section == CodeSection::executable && m.toolkit && (!linker || *linker < *m.toolkit)) linker = m.toolkit;
+    if (!linker) return std::nullopt;
+    return FileReport::Runtime{linker->major(), "static, device-linked by CUDA " + linker->truncated(2).str()};
   }
 
   void scan_cubin(FileReport& report, Bytes data) const {
@@ -161,6 +187,12 @@ class Scanner {
     entry.kind = EntryKind::elf;
     entry.arch = cc_of_sm(arch->sm, arch->arch_specific);
     add_entries(report, {entry});
+    Module m{.section = CodeSection::standalone, .offset = 0, .size = data.size()};
+    m.sass.insert(entry.arch);
+    if (m_look) {
+      if (const auto kernels = cubin_has_entry(data)) m.kernels = *kernels ? Kernels::yes : Kernels::no;
+    }
+    report.modules.push_back(std::move(m));
   }
 
   void scan_ar(FileReport& report, Bytes data, int depth) const {
@@ -213,6 +245,7 @@ class Scanner {
   }
 
   ScanOptions m_scan;
+  bool m_look = false;
 };
 
 // One unit of work: hash a file, or scan it. Hashing and scanning the same
@@ -223,6 +256,17 @@ struct Task {
 };
 
 }  // namespace
+
+CodeSets loadable_code(const FileReport& r) {
+  if (r.modules.empty() || r.object) return {r.sass, r.ptx};
+  CodeSets out;
+  for (const auto& m : r.modules) {
+    if (!m.loadable()) continue;
+    out.sass.insert(m.sass.begin(), m.sass.end());
+    for (const auto& p : m.ptx) out.ptx.insert(p.arch);
+  }
+  return out;
+}
 
 bool FileReport::device_code() const {
   return entries > 0 || std::ranges::any_of(members, [](const FileReport& m) { return m.device_code(); });

@@ -20,6 +20,8 @@
 
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/inspect/model.hpp"
+#include "orchestrator/inspect/module.hpp"
+#include "orchestrator/inspect/runtime_code.hpp"
 
 namespace orc::inspect {
 
@@ -40,14 +42,44 @@ struct FileReport {
   std::size_t ptx_entries = 0;
   std::size_t lto_entries = 0;
   bool compressed = false;  // any entry compressed
+  // Per fatbin container, loadable or relocatable (inspect/module.hpp); the
+  // sets above are the union of these, as cuobjdump -all lists them.
+  std::vector<Module> modules;
+  // A host ELF of type ET_REL (a .o, or a member of a .a): a link still comes
+  // between it and the GPU.
+  bool object = false;
+  // The CUDA runtime this file needs from the driver: the soname major of a
+  // DT_NEEDED libcudart.so.N, else (the runtime linked statically) the
+  // toolkit that device-linked it, named by its cubins' .note.nv.tkinfo.
+  struct Runtime {
+    int major = 0;
+    std::string from;  // "libcudart.so.12", or "static, device-linked by CUDA 13.0"
+  };
+  std::optional<Runtime> runtime;
+  std::vector<std::string> needed;  // DT_NEEDED, for a host ELF
+  // Kernels the runtime does not register: images the library loads itself,
+  // nvJitLink or NVRTC (inspect/runtime_code.hpp). Read with `modules`.
+  RuntimeCode runtime_code;
   std::vector<FileReport> members;
   std::optional<Damage> damage;  // offset into this file's (or member's) bytes
   bool device_code() const;      // this file or a member holds any fatbin entry
 };
 
+// The SASS and PTX of the modules the runtime loads (in a linked file,
+// __nv_relfatbin does not count); an object, or a report without modules (an
+// archive: its members have them), keeps its own sets.
+struct CodeSets {
+  std::set<arch::ComputeCapability> sass;
+  std::set<arch::ComputeCapability> ptx;
+};
+CodeSets loadable_code(const FileReport& report);
+
 struct InspectOptions {
   bool exact = false;    // decompress compressed cubins to name them
   unsigned threads = 0;  // 0 = hardware concurrency
+  // Read each module's kernels and toolkit (what verdicts need): costs one
+  // image per module, decompressed when all of its images are compressed.
+  bool modules = false;
 };
 
 // Inspects every file, several in parallel; each file is hashed while its

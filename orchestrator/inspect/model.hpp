@@ -26,12 +26,17 @@ struct Entry {
   bool arch_from_cubin = false;  // ELF: named from the cubin itself (e_flags, .nv.compat)
   std::string identifier;        // empty when the header has none
   Compression compression = Compression::none;
-  std::uint64_t offset = 0;      // of the entry header, from the start of the buffer walked
+  std::uint64_t offset = 0;  // of the entry header, from the start of the buffer walked
   std::uint64_t header_size = 0;
   std::uint64_t payload_size = 0;       // padded payload bytes after the header
   std::uint64_t compressed_size = 0;    // 0 when not compressed
   std::uint64_t uncompressed_size = 0;  // 0 when not compressed
   std::uint64_t flags = 0;
+  // Header +0x1A/+0x18: for PTX the PTX ISA version (`.version 9.0` is 9, 0);
+  // for ELF the cubin format ([1,8] in 13.0), for LTO-IR the NVVM IR's.
+  std::uint16_t code_major = 0;
+  std::uint16_t code_minor = 0;
+  std::size_t container = 0;  // index of its container in the walk
 };
 
 // Damage found while reading: where, and what was wrong. Everything read

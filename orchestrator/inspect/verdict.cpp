@@ -1,8 +1,11 @@
 #include "orchestrator/inspect/verdict.hpp"
 
 #include <algorithm>
+#include <cstdio>
 #include <ranges>
 #include <vector>
+
+#include "orchestrator/inspect/inspection.hpp"
 
 namespace orc::inspect {
 
@@ -11,10 +14,12 @@ namespace {
 using arch::ComputeCapability;
 using arch::Variant;
 
-// What users report for JIT-only deployments (the issue that introduced
-// inspect): the cost in a form they can weigh against a rebuild.
+// What is known of the JIT path, without figures the tool did not measure:
+// the driver compiles the PTX when the module is first loaded on a GPU model,
+// and keeps the result in the user's cache (cuda-compat.md 6.2).
 constexpr std::string_view k_jit_cost =
-    "every new process pays the compile and users report ~17% lower throughput (250 vs 300 images/s on an A100)";
+    "the driver compiles it for this GPU when the module is first loaded (`orchestrate smoke --artifact` measures "
+    "how long on a node) and caches the result per user (~/.nv/ComputeCache)";
 
 std::string names(const std::set<ComputeCapability>& ccs, bool ptx) {
   std::string out;
@@ -66,18 +71,43 @@ std::string_view outcome_name(Outcome o) {
       return "jit";
     case Outcome::none:
       return "none";
+    case Outcome::link:
+      return "link";
   }
   return "none";
 }
 
-Verdict judge(const std::set<ComputeCapability>& sass, const std::set<ComputeCapability>& ptx,
-              ComputeCapability device) {
+namespace {
+
+// "PTX ISA 8.7 needs driver >= 570.26", or without a table row just the ISA.
+std::string isa_needs(const util::Version& isa, const DriverFacts& facts) {
+  std::string out = "PTX ISA " + isa.str();
+  if (facts.driver_for_isa)
+    if (const auto d = facts.driver_for_isa(isa)) out += " needs driver >= " + d->str();
+  return out;
+}
+
+bool isa_known_to_driver(const PtxImage& p, const DriverFacts& facts) {
+  if (p.isa.empty() || facts.max_ptx_isa.empty() || !facts.driver) return true;
+  return !(facts.max_ptx_isa < p.isa);
+}
+
+std::string names_of(const std::vector<PtxImage>& ptx) {
+  std::set<ComputeCapability> archs;
+  for (const auto& p : ptx) archs.insert(p.arch);
+  return names(archs, true);
+}
+
+}  // namespace
+
+Verdict judge(const std::set<ComputeCapability>& sass, const std::vector<PtxImage>& ptx, ComputeCapability device,
+              const DriverFacts& facts) {
   // A device is a plain CC; a variant on it would only confuse the rules.
   device = device.base();
   const std::string dev = device.dotted();
 
   // Sets iterate ascending, so the last match is the highest: the cubin the
-  // driver prefers, and the newest PTX it can still compile.
+  // driver prefers.
   std::optional<ComputeCapability> best_sass;
   for (const auto& cc : sass)
     if (cc.sass_runs_on(device)) best_sass = cc;
@@ -87,12 +117,23 @@ Verdict judge(const std::set<ComputeCapability>& sass, const std::set<ComputeCap
     return {Outcome::native, best_sass, std::move(detail)};
   }
 
-  std::optional<ComputeCapability> best_ptx;
-  for (const auto& cc : ptx)
-    if (cc.ptx_runs_on(device)) best_ptx = cc;
-  if (best_ptx) {
-    return {Outcome::jit, best_ptx,
-            "runs by JIT of " + best_ptx->compute() + " PTX: " + std::string(k_jit_cost) + "; add " + device.sm()};
+  // The PTX the driver would compile: the highest arch at or below the device.
+  const PtxImage* best = nullptr;
+  for (const auto& p : ptx)
+    if (p.arch.ptx_runs_on(device) && (!best || best->arch < p.arch || (best->arch == p.arch && best->isa < p.isa)))
+      best = &p;
+  if (best && !isa_known_to_driver(*best, facts)) {
+    return {Outcome::none, std::nullopt,
+            "no SASS for " + dev + ", and the " + best->arch.compute() + " PTX is too new for driver " +
+                facts.driver->str() + " (" + isa_needs(best->isa, facts) + ", the driver compiles up to " +
+                facts.max_ptx_isa.str() + "): CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222); add " + device.sm() +
+                " or build the PTX with a toolkit this driver serves"};
+  }
+  if (best) {
+    std::string detail = "runs by JIT of " + best->arch.compute() + " PTX";
+    if (!best->isa.empty() && !facts.driver) detail += " (" + isa_needs(best->isa, facts) + ")";
+    detail += ": " + std::string(k_jit_cost) + "; " + device.sm() + " SASS would load without it";
+    return {Outcome::jit, best->arch, std::move(detail)};
   }
 
   if (sass.empty() && ptx.empty()) {
@@ -101,12 +142,167 @@ Verdict judge(const std::set<ComputeCapability>& sass, const std::set<ComputeCap
                 device.compute()};
   }
   // What is there and why it does not load, then the remedy.
+  std::set<ComputeCapability> ptx_archs;
+  for (const auto& p : ptx) ptx_archs.insert(p.arch);
   std::string why = why_no_sass(sass, device);
-  if (const std::string p = why_no_ptx(ptx, device); !p.empty()) why += (why.empty() ? "" : "; ") + p;
+  if (const std::string p = why_no_ptx(ptx_archs, device); !p.empty()) why += (why.empty() ? "" : "; ") + p;
   std::string detail = "no SASS for " + dev + " and no PTX at or below it (" + why +
                        "): \"no kernel image is available\" (error 209); add " + device.sm() + " or " +
                        device.compute();
   return {Outcome::none, std::nullopt, std::move(detail)};
+}
+
+Verdict judge(const std::set<ComputeCapability>& sass, const std::set<ComputeCapability>& ptx, ComputeCapability device,
+              const DriverFacts& facts) {
+  std::vector<PtxImage> images;
+  for (const auto& cc : ptx) images.push_back({cc, {}});
+  return judge(sass, images, device, facts);
+}
+
+namespace {
+
+int rank(Outcome o) {
+  switch (o) {
+    case Outcome::none:
+      return 0;
+    case Outcome::jit:
+      return 1;
+    case Outcome::native:
+      return 2;
+    case Outcome::link:
+      return 3;
+  }
+  return 0;
+}
+
+std::string hex(std::uint64_t v) {
+  char text[24];
+  std::snprintf(text, sizeof text, "0x%llx", static_cast<unsigned long long>(v));
+  return text;
+}
+
+// What relocatable code offers a device link, for a .o or .a member.
+Verdict needs_link(const FileReport& file, ComputeCapability device, const DriverFacts& facts) {
+  std::set<ComputeCapability> sass;
+  std::vector<PtxImage> ptx;
+  std::size_t lto = 0;
+  for (const Module& m : file.modules) {
+    if (m.loadable()) continue;
+    sass.insert(m.sass.begin(), m.sass.end());
+    ptx.insert(ptx.end(), m.ptx.begin(), m.ptx.end());
+    lto += m.lto_entries;
+  }
+  std::vector<std::string> offers;
+  if (!sass.empty()) offers.push_back(names(sass, false) + " SASS");
+  if (!ptx.empty()) offers.push_back(names_of(ptx) + " PTX");
+  if (lto) offers.push_back(std::to_string(lto) + " LTO-IR image" + (lto == 1 ? "" : "s"));
+  std::string offer;
+  for (const auto& o : offers) offer += (offer.empty() ? "" : ", ") + o;
+  const Verdict linked = judge(sass, ptx, device, facts);
+  std::string then = linked.outcome == Outcome::native ? "a device link for " + device.sm() + " can use its SASS"
+                     : linked.outcome == Outcome::jit  ? "for " + device.dotted() + " it offers only PTX"
+                                                       : "it offers nothing for " + device.dotted();
+  return {Outcome::link, linked.decided_by,
+          "relocatable device code (-rdc): it runs only after a device link (nvcc -dlink, or -rdc=true at the "
+          "link); this input offers " +
+              (offer.empty() ? std::string("no images") : offer) + "; " + then};
+}
+
+}  // namespace
+
+FileVerdict judge_file(const FileReport& file, ComputeCapability device, const DriverFacts& facts) {
+  device = device.base();
+  FileVerdict out;
+  // A report made without the module walk (from sets alone) is judged by them.
+  if (file.modules.empty()) {
+    out.verdict = judge(file.sass, file.ptx, device, facts);
+    return out;
+  }
+  const bool any_loadable = std::ranges::any_of(file.modules, &Module::loadable);
+  const bool any_relocatable = std::ranges::any_of(file.modules, [](const Module& m) { return !m.loadable(); });
+
+  // A .o or .a member: relocatable code waits for the device link; whole-
+  // program code in its .nv_fatbin is loaded as is once linked into a host.
+  if (file.object && any_relocatable) {
+    out.verdict = needs_link(file, device, facts);
+    return out;
+  }
+  if (!any_loadable) {
+    if (any_relocatable) {
+      out.verdict = {Outcome::none, std::nullopt,
+                     "only relocatable device code (__nv_relfatbin), which the runtime never loads: it was not "
+                     "device-linked (nvcc -dlink, or -rdc=true at the link)"};
+    } else {
+      out.verdict = judge({}, std::vector<PtxImage>{}, device, facts);
+    }
+    return out;
+  }
+
+  // The CUDA runtime checks the driver before it registers any module.
+  if (file.runtime && facts.driver && facts.driver_for_runtime) {
+    if (const auto floor = facts.driver_for_runtime(file.runtime->major); floor && *facts.driver < *floor) {
+      out.verdict = {Outcome::none, std::nullopt,
+                     "the CUDA " + std::to_string(file.runtime->major) + " runtime (" + file.runtime->from +
+                         ") needs driver >= " + floor->str() + ", the driver is " + facts.driver->str() +
+                         ": cudaErrorInsufficientDriver (35) before any kernel runs"};
+      return out;
+    }
+  }
+
+  std::vector<std::size_t> deciding;
+  for (std::size_t i = 0; i < file.modules.size(); ++i)
+    if (file.modules[i].loadable() && file.modules[i].kernels != Kernels::no) deciding.push_back(i);
+  out.kernel_modules = deciding.size();
+  // No module holds a kernel: nothing can be launched; every loadable module
+  // is judged so the answer still says what is there.
+  const bool no_kernels = deciding.empty();
+  if (no_kernels)
+    for (std::size_t i = 0; i < file.modules.size(); ++i)
+      if (file.modules[i].loadable()) deciding.push_back(i);
+
+  std::optional<Verdict> worst;
+  for (const std::size_t i : deciding) {
+    const Module& m = file.modules[i];
+    Verdict v = judge(m.sass, m.ptx, device, facts);
+    if (!worst || rank(v.outcome) < rank(worst->outcome)) {
+      worst = std::move(v);
+      out.module = i;
+    }
+  }
+  out.verdict = std::move(*worst);
+  if (file.runtime_code.any()) {
+    out.runtime_kernels = true;
+    const RuntimeCode& rt = file.runtime_code;
+    if (no_kernels && rt.containers > 0) {
+      // Nothing registered can launch: the kernels are the embedded images.
+      Verdict v = judge(rt.sass, rt.ptx, device, facts);
+      std::string in;
+      for (const auto& name : rt.sections) in += (in.empty() ? "" : ", ") + name;
+      v.detail = "kernels come from " + std::to_string(rt.containers) + " fatbin images in " + in +
+                 " that the library loads itself (the registered module holds no kernel): " + v.detail;
+      out.verdict = std::move(v);
+      out.module.reset();
+      return out;
+    }
+    out.verdict.detail += "; kernels also built or loaded at run time (";
+    std::string how;
+    for (const auto& b : rt.builders) how += (how.empty() ? "" : ", ") + b;
+    if (rt.containers) how += (how.empty() ? "" : ", ") + std::to_string(rt.containers) + " images outside .nv_fatbin";
+    out.verdict.detail += how + "): this verdict covers only the registered modules";
+  }
+  std::size_t loadable = 0;
+  for (const Module& m : file.modules) loadable += m.loadable() ? 1 : 0;
+  if (loadable > 1 || any_relocatable) {
+    std::size_t ordinal = 0;
+    for (std::size_t i = 0; i <= *out.module; ++i) ordinal += file.modules[i].loadable() ? 1 : 0;
+    const Module& m = file.modules[*out.module];
+    std::string where = "module " + std::to_string(ordinal) + " of " + std::to_string(loadable) +
+                        (m.section == CodeSection::executable ? " in .nv_fatbin" : "") + " (at " + hex(m.offset) + ")";
+    if (no_kernels) where += "; no module holds a kernel entry point";
+    if (any_relocatable) where += "; __nv_relfatbin is relocatable code the runtime never loads, not counted";
+    out.verdict.detail = where + ": " + out.verdict.detail;
+  }
+  return out;
 }
 
 }  // namespace orc::inspect

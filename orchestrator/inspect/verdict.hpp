@@ -1,16 +1,23 @@
 #pragma once
 // Where a binary will run: for one GPU, native (a cubin it can load), jit
-// (only PTX it can compile: every new process pays the JIT, and users report
-// ~17% lower throughput) or none ("no kernel image is available").
+// (only PTX the driver compiles for it at load time), none ("no kernel image
+// is available") or link (relocatable device code in a .o or .a: what runs
+// depends on the device link still to come).
+#include <functional>
 #include <optional>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/inspect/module.hpp"
+#include "orchestrator/util/version.hpp"
 
 namespace orc::inspect {
 
-enum class Outcome { native, jit, none };
+struct FileReport;
+
+enum class Outcome { native, jit, none, link };
 std::string_view outcome_name(Outcome o);
 
 struct Verdict {
@@ -20,10 +27,44 @@ struct Verdict {
   std::string detail;  // one sentence a user can act on
 };
 
+// What the driver of the node (or the oldest of a tier) can do. The facts
+// come from compat's tables (PTX ISA per toolkit, the GA driver of each
+// toolkit, minor-version compatibility); inspect sits beside compat, so the
+// caller looks them up and hands them in.
+struct DriverFacts {
+  std::optional<util::Version> driver;  // the driver judged against; none: say what the JIT needs
+  // The newest PTX ISA that driver JIT-compiles; empty when unknown.
+  util::Version max_ptx_isa;
+  // The oldest driver whose JIT compiles a PTX ISA, and the oldest a CUDA
+  // runtime major runs on; nullopt when the tables do not say.
+  std::function<std::optional<util::Version>(const util::Version& isa)> driver_for_isa;
+  std::function<std::optional<util::Version>(int runtime_major)> driver_for_runtime;
+};
+
 // Rules of cuda-compat.md 6.2 (ComputeCapability::sass_runs_on / ptx_runs_on).
 // Among several cubins that load, the highest wins (what the driver picks);
-// among PTX, the highest at or below the device.
+// among PTX, the highest at or below the device whose ISA the driver knows.
+// PTX images without an ISA (from a manifest) are judged by arch alone.
+Verdict judge(const std::set<arch::ComputeCapability>& sass, const std::vector<PtxImage>& ptx,
+              arch::ComputeCapability device, const DriverFacts& driver = {});
 Verdict judge(const std::set<arch::ComputeCapability>& sass, const std::set<arch::ComputeCapability>& ptx,
-              arch::ComputeCapability device);
+              arch::ComputeCapability device, const DriverFacts& driver = {});
+
+// A whole file, as the runtime loads it: only loadable modules count; each
+// module that holds a kernel is judged on its own and the worst decides (a
+// module without code for the GPU fails at its first launch); modules with no
+// kernel entry point (the device link's) do not decide. A .o or .a member
+// with relocatable code gets `link`. A CUDA runtime newer than the driver
+// makes everything `none` (cudaErrorInsufficientDriver, before any kernel).
+struct FileVerdict {
+  Verdict verdict;
+  std::optional<std::size_t> module;  // index into FileReport::modules of the deciding module
+  std::size_t kernel_modules = 0;     // loadable modules judged (with kernels or unknown)
+  // The file loads or builds kernels of its own at run time, so the verdict
+  // speaks for the registered modules (or the images it embeds) only, and a
+  // `none` is no proof that it fails: never exit 1 on that alone.
+  bool runtime_kernels = false;
+};
+FileVerdict judge_file(const FileReport& file, arch::ComputeCapability device, const DriverFacts& driver = {});
 
 }  // namespace orc::inspect

@@ -9,6 +9,7 @@
 #include "orchestrator/inspect/elf.hpp"
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/inspect/mapped_file.hpp"
+#include "orchestrator/inspect/module.hpp"
 #include "orchestrator/inspect/package.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
@@ -61,10 +62,12 @@ class Finder {
   }
 
   void cubin(Bytes data, const std::string& where) {
-    EmbeddedFatbin image{.where = where, .bytes = data, .sass = {}, .ptx = {}};
+    EmbeddedFatbin image{.where = where, .bytes = data, .sass = {}, .ptx = {}, .ptx_images = {}};
     if (const auto arch = inspect::cubin_arch(data))
       image.sass.insert(
           {arch->sm / 10, arch->sm % 10, arch->arch_specific ? arch::Variant::arch_specific : arch::Variant::none});
+    if (const auto kernels = inspect::cubin_has_entry(data))
+      image.kernels = *kernels ? inspect::Kernels::yes : inspect::Kernels::no;
     emit(image);
   }
 
@@ -95,10 +98,14 @@ class Finder {
       EmbeddedFatbin image{.where = where + "[" + std::to_string(index++) + "]",
                            .bytes = *inspect::sub(data, at, *size),
                            .sass = {},
-                           .ptx = {}};
-      for (const auto& e : inspect::scan_fatbins(data, at, *stop).entries) {
-        if (e.kind == inspect::EntryKind::elf) image.sass.insert(e.arch);
-        if (e.kind == inspect::EntryKind::ptx) image.ptx.insert(e.arch);
+                           .ptx = {},
+                           .ptx_images = {}};
+      const inspect::FatbinScan scan = inspect::scan_fatbins(data, at, *stop);
+      for (const inspect::Module& m : inspect::modules_of(data, scan, inspect::CodeSection::executable, true)) {
+        image.sass.insert(m.sass.begin(), m.sass.end());
+        image.ptx_images.insert(image.ptx_images.end(), m.ptx.begin(), m.ptx.end());
+        for (const auto& p : m.ptx) image.ptx.insert(p.arch);
+        image.kernels = m.kernels;
       }
       emit(image);
       at = *stop;

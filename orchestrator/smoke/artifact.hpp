@@ -14,8 +14,10 @@
 #include <set>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/inspect/module.hpp"
 
 namespace orc::smoke {
 
@@ -24,6 +26,10 @@ struct EmbeddedFatbin {
   std::span<const std::byte> bytes;  // valid only during the visit; 8-byte aligned
   std::set<arch::ComputeCapability> sass;
   std::set<arch::ComputeCapability> ptx;
+  std::vector<inspect::PtxImage> ptx_images;  // with their PTX ISA, for a driver-aware prediction
+  // Whether it defines a kernel: a module without one (the device link's)
+  // cannot fail a launch, so its load does not decide a smoke result.
+  inspect::Kernels kernels = inspect::Kernels::unknown;
 };
 
 using FatbinVisitor = std::function<void(const EmbeddedFatbin&)>;

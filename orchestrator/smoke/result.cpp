@@ -56,6 +56,7 @@ json gpu_json(const GpuResult& g) {
                               {"size", a.size},
                               {"predicted", a.predicted},
                               {"agrees", a.agrees()},
+                              {"kernels", a.kernels},
                               {"load", load_json(a.load)}});
   return j;
 }
@@ -110,7 +111,7 @@ bool GpuResult::passed() const {
       }))
     return false;
   return std::ranges::none_of(artifacts, [](const ArtifactLoad& a) {
-    return a.load.outcome == LoadOutcome::none || a.load.outcome == LoadOutcome::error;
+    return a.kernels && (a.load.outcome == LoadOutcome::none || a.load.outcome == LoadOutcome::error);
   });
 }
 
@@ -161,6 +162,7 @@ std::string render_smoke_text(const SmokeResult& r) {
       out += "  " + a.where + ": " + std::string(load_outcome_name(a.load.outcome));
       if (!a.load.error_name.empty()) out += " (" + a.load.error_name + ")";
       out += a.agrees() ? "" : "  [inspect predicted " + a.predicted + "]";
+      if (!a.kernels) out += "  (no kernel entry point: does not decide)";
       out += "\n";
     }
   }

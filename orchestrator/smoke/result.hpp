@@ -59,6 +59,10 @@ struct ArtifactLoad {
   std::uint64_t size = 0;
   std::string predicted;  // the inspector's verdict for this GPU: native | jit | none | unknown
   LoadObservation load;
+  // The module defines a kernel (or may: unknown counts as yes). One that
+  // does not (nvcc's device-link module) cannot fail a launch: its load is
+  // recorded, and does not decide whether the GPU passed.
+  bool kernels = true;
   bool agrees() const;  // prediction equals observation (unknown agrees with nothing)
 };
 

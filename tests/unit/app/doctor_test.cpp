@@ -58,11 +58,13 @@ TEST(Doctor, FindsTorchAndBundledLibrariesAndJudgesThemWithoutAGpu) {
 }
 
 TEST(Doctor, UnknownComputeCapabilityIsNotGuessed) {
-  const std::set<arch::ComputeCapability> sass = {{8, 0}, {9, 0}};
-  const auto v = judge_library(sass, {},
+  inspect::FileReport file;
+  file.modules.push_back({.section = inspect::CodeSection::executable, .sass = {{8, 0}, {9, 0}}});
+  const auto v = judge_library(file,
                                {{.name = "H200", .cc = {9, 0}, .architecture = "Hopper"},
                                 {.name = "A10", .cc = {8, 6}, .architecture = "Ampere"},
-                                {.name = "future", .cc = {9, 9}, .architecture = ""}});
+                                {.name = "future", .cc = {9, 9}, .architecture = ""}},
+                               "580.65.06");
   ASSERT_EQ(v.size(), 3u);
   EXPECT_EQ(v[0].outcome, "native");
   EXPECT_EQ(v[1].outcome, "native");  // sm_80 SASS loads on 8.6

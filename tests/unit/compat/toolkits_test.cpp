@@ -38,10 +38,10 @@ std::string version_of(const Toolkit* t) { return t ? t->version.str() : "none";
 TEST(Toolkits, OneRowPerReleaseAscending) {
   std::vector<std::string> versions;
   for (const Toolkit& t : toolkit_table()) versions.push_back(t.version.str());
-  const std::vector<std::string> expected = {
-      "8.0",  "9.0",  "9.1",  "9.2",  "10.0", "10.1", "10.2", "11.0", "11.1", "11.2", "11.3",
-      "11.4", "11.5", "11.6", "11.7", "11.8", "12.0", "12.1", "12.2", "12.3", "12.4", "12.5",
-      "12.6", "12.7", "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4"};
+  const std::vector<std::string> expected = {"8.0",  "9.0",  "9.1",  "9.2",  "10.0", "10.1", "10.2", "11.0",
+                                             "11.1", "11.2", "11.3", "11.4", "11.5", "11.6", "11.7", "11.8",
+                                             "12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.7",
+                                             "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4"};
   EXPECT_EQ(versions, expected);
   const auto table = toolkit_table();
   for (std::size_t i = 1; i < table.size(); ++i) EXPECT_LT(table[i - 1].version, table[i].version);
@@ -176,8 +176,14 @@ TEST(Toolkits, PtxIsaOnlyWhereKnown) {
   EXPECT_EQ(tk("13.0").ptx_isa, v("9.0"));
   EXPECT_EQ(tk("13.2").ptx_isa, v("9.2"));
   EXPECT_EQ(tk("13.4").ptx_isa, v("9.4"));
-  EXPECT_TRUE(tk("13.1").ptx_isa.empty());
-  EXPECT_TRUE(tk("11.8").ptx_isa.empty());
+  // NVIDIA's PTX ISA release history; 11.8, 12.4 and 13.0 also seen first-hand.
+  EXPECT_EQ(tk("13.1").ptx_isa, v("9.1"));
+  EXPECT_EQ(tk("11.8").ptx_isa, v("7.8"));
+  EXPECT_EQ(tk("12.4").ptx_isa, v("8.4"));
+  EXPECT_EQ(tk("12.6").ptx_isa, v("8.5"));  // 12.6 still emits 8.5 (openxla/xla#16504)
+  EXPECT_EQ(tk("12.8").ptx_isa, v("8.7"));  // 8.6 was 12.7's, which never shipped
+  EXPECT_TRUE(tk("13.3").is_unconfirmed("ptx_isa"));
+  EXPECT_TRUE(tk("10.2").ptx_isa.empty());
 }
 
 TEST(Toolkits, UnconfirmedMarks) {

@@ -71,6 +71,9 @@ class NvccOutputs {
     }
     std::ofstream(m_dir / "k.cu") << "__global__ void add(float* a) { a[threadIdx.x] += 1; }\n";
     std::ofstream(m_dir / "k2.cu") << "__global__ void mul(float* a) { a[threadIdx.x] *= 2; }\n";
+    std::ofstream(m_dir / "m.cu") << "__global__ void add(float* a);\n"
+                                     "int main() { add<<<1, 32>>>(nullptr); return 0; }\n";
+    std::ofstream(m_dir / "d.cu") << "__device__ float twice(float x) { return 2 * x; }\n";
   }
   ~NvccOutputs() {
     std::error_code ec;
@@ -99,6 +102,15 @@ class NvccOutputs {
         {"k.o", "nvcc -c -arch=sm_80 -o k.o k.cu"},
         {"kr.o", "nvcc -rdc=true -c -arch=sm_80 -o kr.o k.cu"},
         {"kd.o", "nvcc -dlto -c -arch=sm_80 -o kd.o k.cu"},
+        // Relocatable code for sm_75, sm_80 and sm_90, device-linked for sm_75
+        // only: the runtime loads just the sm_75 module.
+        {"rdc75.so",
+         "nvcc -Xcompiler -fPIC -rdc=true -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 "
+         "-gencode arch=compute_90,code=sm_90 -c -o kr3.o k.cu && "
+         "nvcc -shared -rdc=true -gencode arch=compute_75,code=sm_75 -o rdc75.so kr3.o"},
+        // nvcc 13's default for an executable: sm_75 SASS and compute_75 PTX.
+        {"t75", "nvcc -gencode arch=compute_75,code=[sm_75,compute_75] -o t75 m.cu k.cu"},
+        {"dev.cubin", "nvcc -cubin -rdc=true -arch=sm_90 -o dev.cubin d.cu"},
         {"libk.a",
          "nvcc -c -arch=sm_80 -o tmpxft_00000253_00000000-13_k.o k.cu && "
          "nvcc -c -arch=sm_80 -o tmpxft_00000253_00000000-16_k2.o k2.cu && "

@@ -1,0 +1,42 @@
+#include "orchestrator/compat/driver.hpp"
+
+#include <array>
+#include <utility>
+
+#include "orchestrator/compat/toolkits.hpp"
+
+namespace orc::compat {
+
+namespace {
+
+// [NV-MVC] Table 1: the family minimum for minor-version compatibility. The
+// 11.x floor is above 11.0's GA driver (450.51.05): MVC needs 450.80.02.
+constexpr std::array<std::pair<int, std::string_view>, 3> k_runtime_floor = {
+    {{11, "450.80.02"}, {12, "525.60.13"}, {13, "580.65.06"}}};
+
+}  // namespace
+
+std::optional<util::Version> driver_for_ptx_isa(const util::Version& isa) {
+  for (const Toolkit& t : toolkit_table()) {
+    if (!t.released || t.ptx_isa.empty() || t.min_driver.empty()) continue;
+    if (!(t.ptx_isa < isa)) return t.min_driver;
+  }
+  return std::nullopt;
+}
+
+util::Version ptx_isa_for_driver(const util::Version& driver) {
+  util::Version best;
+  for (const Toolkit& t : toolkit_table()) {
+    if (!t.released || t.ptx_isa.empty() || t.min_driver.empty()) continue;
+    if (!(driver < t.min_driver) && (best.empty() || best < t.ptx_isa)) best = t.ptx_isa;
+  }
+  return best;
+}
+
+std::optional<util::Version> driver_for_runtime(int major) {
+  for (const auto& [m, floor] : k_runtime_floor)
+    if (m == major) return *util::Version::parse(floor);
+  return std::nullopt;
+}
+
+}  // namespace orc::compat

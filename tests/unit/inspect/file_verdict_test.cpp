@@ -1,0 +1,141 @@
+// judge_file's rules on reports made by hand: which modules decide, PTX the
+// driver cannot compile, a runtime newer than the driver, and libraries that
+// load their own kernels. The same rules on real nvcc output are in
+// module_nvcc_test.cpp; the H200 record under tests/gpu/ checks them against
+// the driver.
+#include <gtest/gtest.h>
+
+#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/inspect/verdict.hpp"
+
+namespace orc::inspect {
+namespace {
+
+using arch::ComputeCapability;
+
+Module kernel_module(std::set<ComputeCapability> sass, std::vector<PtxImage> ptx = {}, Kernels kernels = Kernels::yes) {
+  return {.section = CodeSection::executable, .sass = std::move(sass), .ptx = std::move(ptx), .kernels = kernels};
+}
+
+// The table facts as compat states them for these rows (compat/driver.hpp).
+DriverFacts facts(std::optional<const char*> driver, int max_isa_minor_of_8 = 4) {
+  DriverFacts f;
+  if (driver) {
+    f.driver = *util::Version::parse(*driver);
+    f.max_ptx_isa = util::Version(8, max_isa_minor_of_8);
+  }
+  f.driver_for_isa = [](const util::Version& isa) -> std::optional<util::Version> {
+    if (isa == util::Version(8, 7)) return *util::Version::parse("570.26");
+    if (isa == util::Version(9, 0)) return *util::Version::parse("580.65.06");
+    return std::nullopt;
+  };
+  f.driver_for_runtime = [](int major) -> std::optional<util::Version> {
+    if (major == 13) return *util::Version::parse("580.65.06");
+    return std::nullopt;
+  };
+  return f;
+}
+
+TEST(FileVerdict, TheWorstKernelModuleDecides) {
+  FileReport r;
+  r.modules = {kernel_module({{9, 0}}), kernel_module({{8, 0}})};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::none);
+  EXPECT_EQ(v.module, 1u);
+  EXPECT_EQ(v.kernel_modules, 2u);
+  EXPECT_TRUE(v.verdict.detail.starts_with("module 2 of 2 in .nv_fatbin (at 0x0): no SASS for 9.0"))
+      << v.verdict.detail;
+}
+
+TEST(FileVerdict, AModuleWithoutKernelsDoesNotDecide) {
+  FileReport r;
+  r.modules = {kernel_module({{7, 5}}, {}, Kernels::no), kernel_module({{7, 5}}, {{{7, 5}, {9, 0}}})};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::jit) << v.verdict.detail;
+  EXPECT_EQ(v.module, 1u);
+  EXPECT_EQ(v.kernel_modules, 1u);
+}
+
+TEST(FileVerdict, AnUnreadableModuleCountsAsHoldingKernels) {
+  FileReport r;
+  r.modules = {kernel_module({{9, 0}}), kernel_module({{8, 0}}, {}, Kernels::unknown)};
+  EXPECT_EQ(judge_file(r, {9, 0}).verdict.outcome, Outcome::none);
+}
+
+TEST(FileVerdict, PtxNewerThanTheDriverIsNone222) {
+  FileReport r;
+  r.modules = {kernel_module({}, {{{9, 0}, {8, 7}}})};
+  const FileVerdict old = judge_file(r, {9, 0}, facts("550.54.14"));
+  EXPECT_EQ(old.verdict.outcome, Outcome::none);
+  EXPECT_NE(old.verdict.detail.find("PTX ISA 8.7 needs driver >= 570.26"), std::string::npos) << old.verdict.detail;
+  EXPECT_NE(old.verdict.detail.find("CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222)"), std::string::npos);
+  EXPECT_EQ(judge_file(r, {9, 0}, facts("570.26", 7)).verdict.outcome, Outcome::jit);
+  // Without a driver the JIT verdict names the driver it needs.
+  const FileVerdict any = judge_file(r, {9, 0}, facts(std::nullopt));
+  EXPECT_EQ(any.verdict.outcome, Outcome::jit);
+  EXPECT_NE(any.verdict.detail.find("(PTX ISA 8.7 needs driver >= 570.26)"), std::string::npos) << any.verdict.detail;
+}
+
+TEST(FileVerdict, SassDoesNotDependOnThePtxIsa) {
+  FileReport r;
+  r.modules = {kernel_module({{9, 0}}, {{{9, 0}, {8, 7}}})};
+  EXPECT_EQ(judge_file(r, {9, 0}, facts("550.54.14")).verdict.outcome, Outcome::native);
+}
+
+TEST(FileVerdict, ARuntimeNewerThanTheDriverIsNone35) {
+  FileReport r;
+  r.modules = {kernel_module({{9, 0}})};
+  r.runtime = FileReport::Runtime{13, "libcudart.so.13"};
+  const FileVerdict v = judge_file(r, {9, 0}, facts("550.54.14"));
+  EXPECT_EQ(v.verdict.outcome, Outcome::none);
+  EXPECT_EQ(v.verdict.detail,
+            "the CUDA 13 runtime (libcudart.so.13) needs driver >= 580.65.06, the driver is 550.54.14: "
+            "cudaErrorInsufficientDriver (35) before any kernel runs");
+  EXPECT_EQ(judge_file(r, {9, 0}, facts("580.65.06")).verdict.outcome, Outcome::native);
+}
+
+TEST(FileVerdict, OnlyRelocatableCodeInALinkedFileNeverLoads) {
+  FileReport r;
+  Module m = kernel_module({{9, 0}});
+  m.section = CodeSection::relocatable;
+  r.modules = {m};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::none);
+  EXPECT_NE(v.verdict.detail.find("never loads"), std::string::npos);
+  r.object = true;  // the same in a .o: it waits for the device link
+  EXPECT_EQ(judge_file(r, {9, 0}).verdict.outcome, Outcome::link);
+}
+
+TEST(FileVerdict, KernelsFromImagesTheLibraryLoadsItself) {
+  // cuFFT's shape: a registered stub without kernels, images in .ldata.
+  FileReport r;
+  r.modules = {kernel_module({{7, 5}}, {}, Kernels::no)};
+  r.runtime_code.sections = {".ldata"};
+  r.runtime_code.containers = 3;
+  r.runtime_code.sass = {{8, 0}, {9, 0}};
+  r.runtime_code.builders = {"nvJitLink (names libnvJitLink.so)"};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::native) << v.verdict.detail;
+  EXPECT_TRUE(v.runtime_kernels);
+  EXPECT_TRUE(v.verdict.detail.starts_with("kernels come from 3 fatbin images in .ldata")) << v.verdict.detail;
+  // No image for the GPU: none, but flagged, so it is never proof of failure.
+  const FileVerdict t4 = judge_file(r, {7, 0});
+  EXPECT_EQ(t4.verdict.outcome, Outcome::none);
+  EXPECT_TRUE(t4.runtime_kernels);
+}
+
+TEST(FileVerdict, RegisteredKernelsWithRunTimeBuildersSaySoInTheDetail) {
+  FileReport r;
+  r.modules = {kernel_module({{8, 0}})};
+  r.runtime_code.builders = {"NVRTC (imports nvrtcCreateProgram)"};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::none);
+  EXPECT_TRUE(v.runtime_kernels);
+  EXPECT_TRUE(v.verdict.detail.ends_with(
+      "; kernels also built or loaded at run time (NVRTC (imports nvrtcCreateProgram)): this verdict covers only the "
+      "registered modules"))
+      << v.verdict.detail;
+}
+
+}  // namespace
+}  // namespace orc::inspect

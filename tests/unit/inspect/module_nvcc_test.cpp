@@ -1,0 +1,101 @@
+// Modules as the runtime loads them, on real nvcc 13.0 output: relocatable
+// code never counts in a linked file, kernel modules decide, the device
+// link's module does not, the static runtime is read from the device link.
+// Skipped without nvcc 13.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "orchestrator/inspect/elf.hpp"
+#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/inspect/verdict.hpp"
+#include "tests/unit/inspect/binary_fixtures.hpp"
+#include "tests/unit/inspect/nvcc_outputs.hpp"
+
+namespace orc::inspect {
+namespace {
+
+using arch::ComputeCapability;
+
+FileReport inspect_one(const std::filesystem::path& path) {
+  auto reports = inspect_files({path}, {.threads = 1, .modules = true});
+  return std::move(reports.at(0));
+}
+
+DriverFacts facts_for(const char* driver) {
+  return {.driver = *util::Version::parse(driver),
+          .max_ptx_isa = std::string_view(driver).starts_with("580") ? util::Version(9, 0) : util::Version(8, 4),
+          .driver_for_isa = [](const util::Version&) { return util::Version::parse("580.65.06").value(); },
+          .driver_for_runtime = [](int major) -> std::optional<util::Version> {
+            if (major == 13) return util::Version::parse("580.65.06").value();
+            return std::nullopt;
+          }};
+}
+
+TEST(ModuleNvcc, RelocatableCodeOfASharedLibraryNeverDecides) {
+  ORC_NVCC_OUTPUT(path, "rdc75.so");
+  const FileReport r = inspect_one(path);
+  // Listed as cuobjdump -all lists them: every SASS of both sections.
+  EXPECT_EQ(r.sass, (std::set<ComputeCapability>{{7, 5}, {8, 0}, {9, 0}}));
+  const auto loadable = std::ranges::count_if(r.modules, &Module::loadable);
+  ASSERT_EQ(loadable, 1);
+  EXPECT_EQ(loadable_code(r).sass, (std::set<ComputeCapability>{{7, 5}}));
+  const FileVerdict h200 = judge_file(r, {9, 0});
+  EXPECT_EQ(h200.verdict.outcome, Outcome::none) << h200.verdict.detail;
+  EXPECT_NE(h200.verdict.detail.find("__nv_relfatbin is relocatable code the runtime never loads"), std::string::npos);
+  EXPECT_EQ(judge_file(r, {7, 5}).verdict.outcome, Outcome::native);
+}
+
+TEST(ModuleNvcc, TheDeviceLinkModuleHasNoKernelAndDoesNotDecide) {
+  ORC_NVCC_OUTPUT(path, "t75");
+  const FileReport r = inspect_one(path);
+  const auto kernels = std::ranges::count_if(r.modules, [](const Module& m) { return m.kernels == Kernels::yes; });
+  const auto none = std::ranges::count_if(r.modules, [](const Module& m) { return m.kernels == Kernels::no; });
+  EXPECT_EQ(kernels, 1);  // k.cu's; m.cu's and the device link's hold none
+  EXPECT_EQ(none, static_cast<long>(r.modules.size()) - 1);
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::jit) << v.verdict.detail;
+  EXPECT_EQ(v.kernel_modules, 1u);
+  // The static runtime is 13's: nvcc links its own libcudart_static.a.
+  ASSERT_TRUE(r.runtime);
+  EXPECT_EQ(r.runtime->major, 13);
+  EXPECT_EQ(r.runtime->from, "static, device-linked by CUDA 13.0");
+}
+
+TEST(ModuleNvcc, ARuntimeNewerThanTheDriverFailsBeforeAnyKernel) {
+  ORC_NVCC_OUTPUT(path, "t75");
+  const FileReport r = inspect_one(path);
+  const FileVerdict old = judge_file(r, {9, 0}, facts_for("550.54.14"));
+  EXPECT_EQ(old.verdict.outcome, Outcome::none);
+  EXPECT_NE(old.verdict.detail.find("cudaErrorInsufficientDriver (35)"), std::string::npos) << old.verdict.detail;
+  EXPECT_EQ(judge_file(r, {9, 0}, facts_for("580.65.06")).verdict.outcome, Outcome::jit);
+}
+
+TEST(ModuleNvcc, KernelsAreFoundInCompressedImagesToo) {
+  ORC_NVCC_OUTPUT(path, "all.fatbin");
+  const FileReport r = inspect_one(path);
+  ASSERT_EQ(r.modules.size(), 1u);
+  EXPECT_TRUE(r.compressed);
+  EXPECT_EQ(r.modules[0].kernels, Kernels::yes);
+  EXPECT_EQ(r.modules[0].toolkit, util::Version(13, 0));
+}
+
+TEST(ModuleNvcc, ADeviceFunctionIsNoEntryPoint) {
+  ORC_NVCC_OUTPUT(dev, "dev.cubin");
+  ORC_NVCC_OUTPUT(kernel, "c90.cubin");
+  EXPECT_EQ(cubin_has_entry(testing::read_file(dev)), false);
+  EXPECT_EQ(cubin_has_entry(testing::read_file(kernel)), true);
+}
+
+TEST(ModuleNvcc, ObjectsWithRelocatableCodeNeedADeviceLink) {
+  ORC_NVCC_OUTPUT(rdc, "kr.o");
+  ORC_NVCC_OUTPUT(whole, "k.o");
+  const FileVerdict link = judge_file(inspect_one(rdc), {8, 0});
+  EXPECT_EQ(link.verdict.outcome, Outcome::link);
+  EXPECT_NE(link.verdict.detail.find("offers sm_80 SASS"), std::string::npos) << link.verdict.detail;
+  // Whole-program code in a .o loads as is once linked into a host binary.
+  EXPECT_EQ(judge_file(inspect_one(whole), {8, 0}).verdict.outcome, Outcome::native);
+}
+
+}  // namespace
+}  // namespace orc::inspect
