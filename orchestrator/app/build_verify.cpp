@@ -1,11 +1,10 @@
 #include "orchestrator/app/build_verify.hpp"
 
-#include <fnmatch.h>
-
 #include <algorithm>
 #include <set>
 
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/util/glob.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -15,37 +14,18 @@ namespace {
 namespace fs = std::filesystem;
 using arch::ComputeCapability;
 
-bool has_wildcard(std::string_view s) { return s.find_first_of("*?[") != std::string_view::npos; }
+// How many same-named files a glob that matched nothing suggests.
+constexpr std::size_t k_suggestions = 3;
 
-// Expands one glob under `root`, component by component, so only the
-// directories the glob can reach are read.
-std::vector<fs::path> expand(const fs::path& root, std::string_view glob) {
-  std::vector<fs::path> current = {fs::path()};
-  const auto parts = util::split_any(glob, "/");
-  for (std::size_t i = 0; i < parts.size(); ++i) {
-    const std::string& part = parts[i];
-    std::vector<fs::path> next;
-    for (const auto& rel : current) {
-      std::error_code ec;
-      if (!has_wildcard(part)) {
-        if (fs::exists(root / rel / part, ec)) next.push_back(rel / part);
-        continue;
-      }
-      for (const auto& entry : fs::directory_iterator(root / rel, ec)) {
-        const std::string name = entry.path().filename().string();
-        // As in a shell, a wildcard does not match a leading dot unless written.
-        if (::fnmatch(part.c_str(), name.c_str(), FNM_PERIOD) == 0) next.push_back(rel / name);
-      }
-    }
-    std::ranges::sort(next);
-    current = std::move(next);
+// " (did you mean 'a', 'b' or 'c'?)", or nothing without candidates.
+std::string suggestion_clause(const std::vector<std::string>& candidates) {
+  if (candidates.empty()) return {};
+  std::string out = " (did you mean ";
+  for (std::size_t i = 0; i < candidates.size(); ++i) {
+    if (i > 0) out += i + 1 == candidates.size() ? " or " : ", ";
+    out += "'" + candidates[i] + "'";
   }
-  std::vector<fs::path> files;
-  for (const auto& rel : current) {
-    std::error_code ec;
-    if (!rel.empty() && fs::is_regular_file(root / rel, ec)) files.push_back(rel);
-  }
-  return files;
+  return out + "?)";
 }
 
 std::set<ComputeCapability> parse_all(const std::vector<std::string>& names) {
@@ -67,7 +47,7 @@ std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(con
       return std::unexpected("artifact glob '" + glob + "' must be a relative path inside the build");
     bool found = false;
     for (const auto& root : roots) {
-      const auto files = expand(root, glob);
+      const auto files = util::glob_files(root, glob);
       for (const auto& rel : files) {
         const std::string name = rel.generic_string();
         if (std::ranges::none_of(out, [&](const CollectedArtifact& a) { return a.name == name; }))
@@ -81,7 +61,8 @@ std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(con
     if (!found) {
       std::vector<std::string> where;
       for (const auto& r : roots) where.push_back(r.string());
-      return std::unexpected("artifact glob '" + glob + "' matched no file under " + util::join(where, " or "));
+      return std::unexpected("artifact glob '" + glob + "' matched no file under " + util::join(where, " or ") +
+                             suggestion_clause(util::glob_near_misses(roots, glob, k_suggestions)));
     }
   }
   return out;

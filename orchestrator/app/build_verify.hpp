@@ -16,10 +16,12 @@ struct CollectedArtifact {
   std::filesystem::path path;  // on the host
 };
 
-// Expands each glob (shell wildcards per path component: * ? [..]; no '**')
-// under the first root where it matches anything, regular files only (a
-// symlink counts when it leads to a regular file). A glob that matches
-// nothing under any root is an error naming it and the roots.
+// Expands each glob (util/glob.hpp: * ? [..] per path component, ** for any
+// number of directories, dotfiles only when written) under the first root
+// where it matches anything, regular files only (a symlink counts when it
+// leads to a regular file; a symlinked directory only when it stays inside
+// the root). A glob that matches nothing under any root is an error naming
+// it, the roots, and up to three files elsewhere with the name it asked for.
 std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(
     const std::vector<std::string>& globs, const std::vector<std::filesystem::path>& roots);
 

@@ -1,15 +1,15 @@
-// File access for load_config and include: reading with limits, and the
-// small glob (`*`, `?` in the last component) that include patterns use.
+// File access for load_config and include: reading with limits, and include
+// patterns expanded by the schema's one glob (util/glob.hpp).
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
 #include "orchestrator/recipe/parse.hpp"
 #include "orchestrator/recipe/schema.hpp"
+#include "orchestrator/util/glob.hpp"
 
 namespace orc::recipe::detail {
 
@@ -29,8 +29,6 @@ class Fd {
  private:
   int m_fd;
 };
-
-bool has_wildcard(std::string_view s) { return s.find_first_of("*?") != std::string_view::npos; }
 
 }  // namespace
 
@@ -62,56 +60,35 @@ std::expected<std::string, std::string> read_file(const std::filesystem::path& p
   return text;
 }
 
-bool glob_match(std::string_view pattern, std::string_view name) {
-  if (!name.empty() && name.front() == '.' && (pattern.empty() || pattern.front() != '.')) return false;
-  // Iterative matching with one backtrack point: linear in practice, and
-  // never exponential however many stars a pattern has.
-  std::size_t p = 0, n = 0, star = std::string_view::npos, resume = 0;
-  while (n < name.size()) {
-    if (p < pattern.size() && (pattern[p] == '?' || pattern[p] == name[n])) {
-      ++p;
-      ++n;
-    } else if (p < pattern.size() && pattern[p] == '*') {
-      star = p++;
-      resume = n;
-    } else if (star != std::string_view::npos) {
-      p = star + 1;
-      n = ++resume;
-    } else {
-      return false;
-    }
-  }
-  while (p < pattern.size() && pattern[p] == '*') ++p;
-  return p == pattern.size();
-}
-
 std::expected<std::vector<std::filesystem::path>, std::string> expand_include(const SourceFile& including,
                                                                               const std::string& pattern) {
+  namespace fs = std::filesystem;
   if (pattern.empty()) return std::unexpected("empty include path");
-  const std::filesystem::path written(pattern);
-  const std::string last = written.filename().string();
-  if (last.empty()) return std::unexpected("include '" + pattern + "' names a directory, not a file");
-  if (has_wildcard(written.parent_path().string()))
-    return std::unexpected("include '" + pattern + "': wildcards are allowed only in the last path component");
-  const std::filesystem::path full =
-      (written.is_absolute() ? written : including.base_dir() / written).lexically_normal();
-  if (!has_wildcard(last)) return std::vector<std::filesystem::path>{full};
-
-  const std::filesystem::path dir = full.parent_path().empty() ? "." : full.parent_path();
-  std::vector<std::filesystem::path> matches;
-  std::error_code ec;
-  for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
-    const std::string name = it->path().filename().string();
-    if (!glob_match(last, name)) continue;
-    std::error_code type_ec;
-    if (!it->is_regular_file(type_ec)) continue;
-    matches.push_back(full.parent_path() / name);
-    if (matches.size() > k_max_included_files)
-      return std::unexpected("include '" + pattern + "' matches more than " + std::to_string(k_max_included_files) +
-                             " files");
+  const fs::path written(pattern);
+  if (written.filename().empty()) return std::unexpected("include '" + pattern + "' names a directory, not a file");
+  const fs::path full = (written.is_absolute() ? written : including.base_dir() / written).lexically_normal();
+  // The components before the first wildcard name one directory, the root
+  // the glob walks from (a symlinked directory under it is entered only when
+  // it stays inside it); the rest is the glob.
+  fs::path dir, glob;
+  for (const auto& part : full) {
+    if (glob.empty() && !util::glob_has_wildcard(part.string()))
+      dir /= part;
+    else
+      glob /= part;
   }
-  if (ec) return std::unexpected("cannot list " + dir.string() + ": " + ec.message());
-  std::ranges::sort(matches);
+  if (glob.empty()) return std::vector<fs::path>{full};
+
+  const fs::path listed = dir.empty() ? "." : dir;
+  std::error_code ec;
+  if (fs::directory_iterator probe(listed, ec); ec)
+    return std::unexpected("cannot list " + listed.string() + ": " + ec.message());
+  const auto found = util::glob_files(listed, glob.generic_string(), {.max_matches = k_max_included_files});
+  if (found.size() > k_max_included_files)
+    return std::unexpected("include '" + pattern + "' matches more than " + std::to_string(k_max_included_files) +
+                           " files");
+  std::vector<fs::path> matches;
+  for (const auto& rel : found) matches.push_back(dir / rel);
   return matches;
 }
 

@@ -25,12 +25,9 @@ std::optional<YAML::Node> load_document(const SourceFile& file, Diagnostics& out
 // (an include pattern may name a FIFO or a device); the error is strerror's
 // text or a sentence saying what the file is instead.
 std::expected<std::string, std::string> read_file(const std::filesystem::path& path);
-// `*` and `?` match within one path component; a leading dot must be matched
-// literally, as in the shell.
-bool glob_match(std::string_view pattern, std::string_view name);
 // The files an include entry names, sorted, as paths relative to where the
 // including file was opened (so diagnostics print them the way users wrote
-// them). Wildcards are allowed in the last component only.
+// them). Any component may hold wildcards, `**` included (util/glob.hpp).
 std::expected<std::vector<std::filesystem::path>, std::string> expand_include(const SourceFile& including,
                                                                               const std::string& pattern);
 

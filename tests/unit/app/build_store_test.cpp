@@ -103,6 +103,49 @@ TEST_F(TempDir, GlobsCollectFromTheFirstRootThatMatches) {
   EXPECT_FALSE(collect_artifacts({"../etc/passwd"}, {m_dir}));
 }
 
+// The issue's CMake project: the library sits two directories below the
+// root it is found under, and `**/` reaches it from either root.
+TEST_F(TempDir, DoubleStarGlobsCollectFilesDirectoriesDeep) {
+  write("src/build/lib/libx.so", "x");
+  write("src/build/lib/.libs/libx.so", "hidden");
+  const auto got = collect_artifacts({"**/libx.so"}, {m_dir / "build", m_dir / "src"});
+  ASSERT_TRUE(got) << got.error();
+  ASSERT_EQ(got->size(), 1u);
+  EXPECT_EQ((*got)[0].name, "build/lib/libx.so");
+  EXPECT_EQ((*got)[0].path, m_dir / "src/build/lib/libx.so");
+  const auto under = collect_artifacts({"build/**"}, {m_dir / "src"});
+  ASSERT_TRUE(under) << under.error();
+  ASSERT_EQ(under->size(), 1u);
+  EXPECT_EQ((*under)[0].name, "build/lib/libx.so");
+}
+
+TEST_F(TempDir, AGlobThatMatchesNothingNamesTheRootsAndTheNearestFilesOfThatName) {
+  write("src/build/lib/libx.so", "x");
+  const std::vector<fs::path> roots = {m_dir / "build", m_dir / "src"};
+  const std::string where = (m_dir / "build").string() + " or " + (m_dir / "src").string();
+  const auto one = collect_artifacts({"lib/libx.so"}, roots);
+  ASSERT_FALSE(one);
+  EXPECT_EQ(one.error(),
+            "artifact glob 'lib/libx.so' matched no file under " + where + " (did you mean 'build/lib/libx.so'?)");
+
+  // Up to three, nearest first; a hidden directory is named too (it is why
+  // a glob did not see the file); a file of another name is not.
+  write("build/out/libx.so", "x");
+  write("build/.libs/libx.so", "x");
+  write("build/other/deeper/libx.so", "x");
+  write("build/lib/liby.so", "x");
+  const auto three = collect_artifacts({"lib/libx.so"}, roots);
+  ASSERT_FALSE(three);
+  EXPECT_EQ(three.error(), "artifact glob 'lib/libx.so' matched no file under " + where +
+                               " (did you mean '.libs/libx.so', 'out/libx.so' or 'build/lib/libx.so'?)");
+
+  // The last component's pattern picks the candidates.
+  const auto pattern = collect_artifacts({"bin/liby*.so"}, roots);
+  ASSERT_FALSE(pattern);
+  EXPECT_EQ(pattern.error(),
+            "artifact glob 'bin/liby*.so' matched no file under " + where + " (did you mean 'lib/liby.so'?)");
+}
+
 inspect::FileReport report_with(std::set<arch::ComputeCapability> sass, std::set<arch::ComputeCapability> ptx) {
   inspect::FileReport r;
   r.path = "build/saxpy";

@@ -329,8 +329,7 @@ TEST(RecipeConfig, IncludeProblemsPointAtTheIncludeOrIntoTheIncludedFile) {
             (std::vector<std::string>{
                 "orchestrate: error: " + m + ":4:11: cannot list " + base + "/none: No such file or directory",
                 "orchestrate: error: " + m + ":4:38: cannot read " + base + "/missing.yaml: No such file or directory",
-                "orchestrate: error: " + m +
-                    ":4:52: include '*/x.yaml': wildcards are allowed only in the last path component",
+                "orchestrate: error: " + m + ":4:52: include '*/x.yaml' matches no file",
                 "orchestrate: error: " + r + "/bad.yaml:2:1: unknown key 'framwork' (did you mean 'framework'?)",
                 "orchestrate: error: " + r + "/broken.yaml:2:1: YAML syntax error: end of sequence flow not found",
             }));
@@ -340,6 +339,27 @@ TEST(RecipeConfig, IncludeProblemsPointAtTheIncludeOrIntoTheIncludedFile) {
   ASSERT_FALSE(none.has_value());
   EXPECT_EQ(none.error().at(0).headline(),
             "orchestrate: error: " + empty.string() + ":4:11: include 'r/*.json' matches no file");
+}
+
+// include: takes the same globs as artifacts: (util/glob.hpp), wildcards in
+// any component and ** for any depth.
+TEST(RecipeConfig, IncludeGlobsRecurseAndSkipHiddenDirectories) {
+  const TempDir dir;
+  const std::string recipe = "framework: cmake\nsource: {path: s}\ntiers: [tier-new]\n";
+  dir.write("recipes/gpu/a.recipe.yaml", "name: a\n" + recipe);
+  dir.write("recipes/gpu/old/b.recipe.yaml", "name: b\n" + recipe);
+  dir.write("recipes/c.recipe.yaml", "name: c\n" + recipe);
+  dir.write("recipes/.drafts/d.recipe.yaml", "name: [\n");
+  dir.write("teams/x/e.recipe.yaml", "name: e\n" + recipe);
+  dir.write("teams/y/f.yaml", "name: f\n" + recipe);
+  const auto main =
+      dir.write("orchestrate.yaml",
+                std::string(testing::k_tiers) + "include: [\"recipes/**/*.recipe.yaml\", \"teams/[!y]/*.yaml\"]\n");
+  const auto result = load_config(main);
+  ASSERT_TRUE(result.has_value()) << result.error().front().headline();
+  EXPECT_EQ(names(result->recipes), (std::vector<std::string>{"c", "a", "b", "e"}));
+  EXPECT_EQ(result->find_recipe("b")->file, dir.path() / "recipes/gpu/old/b.recipe.yaml");
+  EXPECT_EQ(result->find_recipe("b")->source.path, dir.path() / "recipes/gpu/old/s");
 }
 
 TEST(RecipeConfig, IncludedFilesCannotIncludeOrDeclareTiers) {

@@ -1,0 +1,103 @@
+// `orchestrate build` (app::build) on the host engine with the real nvcc at
+// /usr/local/cuda and real CMake: no container engine, no root. The
+// nested-project fixture writes its library two directories deep
+// (build/lib/libx.so, as a CMake project with its library in a subdirectory
+// does); `artifacts: ["**/libx.so"]` must collect and verify it, and a glob
+// that misses it must fail naming the roots and the file it meant.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <iostream>
+#include <regex>
+#include <sstream>
+
+#include "orchestrator/app/build.hpp"
+#include "tests/integration/process.hpp"
+
+namespace orc::integration {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* k_nvcc = "/usr/local/cuda/bin/nvcc";
+
+std::string recipe(const std::string& name, const std::string& artifact) {
+  return "  - name: " + name + "\n    framework: cmake\n    source: {path: " + ORC_SOURCE_DIR +
+         "/tests/integration/nested-project}\n    tiers: [tier-h]\n    build:\n"
+         "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"
+         "      - cmake --build build --parallel\n"
+         "    artifacts: [\"" +
+         artifact + "\"]\n";
+}
+
+std::string errors(const app::BuildResult& r) {
+  std::string out;
+  for (const auto& e : r.errors) out += e + "\n";
+  return out;
+}
+
+class BuildOnHost : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (::access(k_nvcc, X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+    if (run_process({"cmake", "--version"}).exit_code != 0) GTEST_SKIP() << "cmake is not installed";
+    // Only the 13.0 at /usr/local/cuda: the plan must not depend on which
+    // other toolkits this machine happens to hold.
+    ::setenv("ORCHESTRATE_HOST_TOOLKITS", "/usr/local/cuda", 1);
+    ::setenv("ORCHESTRATE_CACHE_DIR", (m_dir.path() / "cache").c_str(), 1);
+    ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir.path() / "keys").c_str(), 1);
+    std::ofstream(m_dir.path() / "orchestrate.yaml")
+        << "toolkits: [\"13.0\"]\ntiers:\n  tier-h:\n    gpus: [\"H100\"]\nrecipes:\n"
+        << recipe("nested", "**/libx.so") << recipe("nested-typo", "lib/libx.so");
+  }
+
+  app::BuildResult build(const std::string& name) {
+    std::ostringstream progress;
+    const app::BuildReport report = app::build({.config = m_dir.path() / "orchestrate.yaml",
+                                                .tiers = {"tier-h"},
+                                                .recipes = {name},
+                                                .engine = engine::EngineKind::host,
+                                                .jobs = 2,
+                                                .explain = false,
+                                                .store_root = m_dir.path() / "store",
+                                                .terminal = false},
+                                               progress);
+    std::cout << app::render_build_text(report, false);
+    EXPECT_EQ(report.builds.size(), 1u) << progress.str();
+    if (report.builds.empty()) return {};
+    if (report.builds.front().status == app::BuildStatus::failed) std::cout << progress.str();
+    return report.builds.front();
+  }
+
+  TempDir m_dir{"orc-build-host"};
+};
+
+TEST_F(BuildOnHost, DoubleStarGlobCollectsTheLibraryTwoDirectoriesDeep) {
+  const app::BuildResult built = build("nested");
+  ASSERT_EQ(built.status, app::BuildStatus::built) << errors(built);
+  EXPECT_EQ(built.exit_code, 0);
+  ASSERT_EQ(built.artifacts.size(), 1u);
+  // Found under the source tree, where `cmake -B build` wrote it.
+  EXPECT_EQ(built.artifacts[0].name, "build/lib/libx.so");
+  EXPECT_EQ(built.artifacts[0].sass, (std::vector<std::string>{"sm_90"}));
+  EXPECT_EQ(built.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_TRUE(fs::exists(built.artifacts[0].path)) << built.artifacts[0].path;
+  EXPECT_FALSE(built.manifest.empty());
+}
+
+TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {
+  const app::BuildResult missed = build("nested-typo");
+  EXPECT_EQ(missed.status, app::BuildStatus::failed);
+  EXPECT_EQ(missed.exit_code, 1) << errors(missed);
+  ASSERT_EQ(missed.errors.size(), 1u) << errors(missed);
+  // The build's scratch directory holds both roots: its build/ and src/.
+  const std::regex expected(R"(artifact glob 'lib/libx\.so' matched no file under (/\S+)/build or \1/src )"
+                            R"(\(did you mean 'build/lib/libx\.so'\?\))");
+  EXPECT_TRUE(std::regex_match(missed.errors[0], expected)) << missed.errors[0];
+  EXPECT_TRUE(missed.manifest.empty());
+}
+
+}  // namespace
+}  // namespace orc::integration
