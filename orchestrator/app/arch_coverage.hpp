@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/cache/signing.hpp"
 #include "orchestrator/recipe/config.hpp"
 
 namespace orc::app {
@@ -22,11 +23,20 @@ struct ArchCoverage {
 
 ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::Tier& tier);
 
-// What `--require-smoke` asks of a set: its signed manifest attests a smoke
-// run on at least one GPU of `tier` and every outcome recorded there is
-// "pass". Empty when it does; else one sentence naming the tier and what to
-// run (`orchestrate smoke TIER --artifact sha256:HEX` on a node of the tier,
-// then push the attested set it stores).
-std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const std::string& tier);
+// Whether `cc` (a GPU's own, without variant) is the CC of a GPU of `tier`.
+bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc);
+
+// What `--require-smoke` asks of a set: for every distinct CC of `tier`, a
+// run under the tier on a GPU of that CC that passed, whose record verifies
+// as signed by a key in `trusted` (the node that ran it: smoke_run.hpp),
+// that the node recorded as a GPU of the tier, on a driver at or above the
+// tier's `driver:` when it declares one; and no such run that did not pass.
+// A run on a GPU of another CC, an unsigned or untrusted run, or one on an
+// older driver counts for nothing. A run whose record does not verify
+// refuses the set. Empty when it holds; else one sentence naming the CCs
+// still missing (or the run that failed) and what to run
+// (`orchestrate smoke TIER --artifact sha256:HEX`, then push).
+std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const recipe::Tier& tier,
+                          const cache::TrustedKeys& trusted);
 
 }  // namespace orc::app

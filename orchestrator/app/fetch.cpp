@@ -24,14 +24,14 @@ namespace {
 
 // The local set that answers the request, if the store has one.
 std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request,
-                                           const cache::TrustedKeys& trusted) {
+                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted) {
   // --require-smoke by tier: the newest verified set that attests a pass.
   if (request.digest.empty() && request.require_smoke) {
     auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
     if (!sets) fail_with(sets.error());
     for (auto& e : *sets) {  // newest first
       auto loaded = cache::load_artifact_set(store, e, trusted);
-      if (loaded && smoke_problem(loaded->manifest, e.manifest, request.tier).empty()) return std::move(e);
+      if (loaded && smoke_problem(loaded->manifest, e.manifest, tier, trusted).empty()) return std::move(e);
     }
     return std::nullopt;
   }
@@ -67,7 +67,7 @@ Pulled pull_remote(cache::Store& store, const recipe::Config& config, const reci
   auto client = make_client(remote.url);
   const TransferProgress progress(request.progress, request.terminal);
   auto set = request.require_smoke && request.digest.empty()
-                 ? find_smoked_remote_set(*client, request.recipe, request.tier,
+                 ? find_smoked_remote_set(*client, request.recipe, tier, trusted,
                                           cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"))
                  : find_remote_set(*client, request.recipe, request.tier, request.digest);
   const PullOptions options{.trusted = &trusted,
@@ -103,8 +103,7 @@ std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
 
 [[noreturn]] void fail_writing(const cache::Error& error, const std::string& manifest_hex, const fs::path& dir) {
   if (error.kind == cache::ErrorKind::corrupt)
-    fail(ExitCode::check_failed,
-         "sha256:" + manifest_hex + ": " + error.message + " (run 'orchestrate cache verify')");
+    fail(ExitCode::check_failed, "sha256:" + manifest_hex + ": " + error.message + " (run 'orchestrate cache verify')");
   fail(error.kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
        "unpacking sha256:" + manifest_hex + " into " + dir.string() + ": " + error.message);
 }
@@ -122,8 +121,9 @@ void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache:
   if (!entry.pack.empty() && store.has_blob(entry.pack)) {
     std::uint64_t total = 0;
     for (const auto& f : manifest.files) total += f.size;
-    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir,
-                                  {.sync = false, .hash = true, .max_bytes = std::max<std::uint64_t>(total, 1), .check = check});
+    auto unpacked =
+        cache::unpack(store.blob_path(entry.pack), dir,
+                      {.sync = false, .hash = true, .max_bytes = std::max<std::uint64_t>(total, 1), .check = check});
     if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
     return;
   }
@@ -200,7 +200,7 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
 
   FetchResult result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
   DirGuard guard{.dir = dir, .existed = fs::exists(dir, ec)};
-  auto entry = local_set(store, request, trusted);
+  auto entry = local_set(store, request, tier, trusted);
   bool written = false;  // DIR, by the pull
   if (!entry) {
     // A pull that fails takes away a DIR it made; one that succeeds hands it over here.
@@ -228,7 +228,7 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   result.archs_ok = true;
   result.jit = coverage.jit;
   if (request.require_smoke) {
-    if (auto problem = smoke_problem(loaded->manifest, entry->manifest, request.tier); !problem.empty())
+    if (auto problem = smoke_problem(loaded->manifest, entry->manifest, tier, trusted); !problem.empty())
       fail(ExitCode::check_failed, "refusing " + problem);
     result.smoke_ok = true;
   }

@@ -1,5 +1,9 @@
 #include "orchestrator/app/machine_key.hpp"
 
+#include <unistd.h>
+
+#include <array>
+
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/keys.hpp"
 
@@ -21,6 +25,12 @@ std::optional<cache::SigningKey> machine_signing_key(const std::function<void(co
   if (key) return std::move(*key);
   say("orchestrate: warning: stored UNSIGNED: " + key.error().message);
   return std::nullopt;
+}
+
+std::string node_hostname() {
+  std::array<char, 256> name{};  // HOST_NAME_MAX is 64 on Linux
+  if (::gethostname(name.data(), name.size() - 1) != 0 || name[0] == '\0') return "localhost";
+  return name.data();
 }
 
 }  // namespace orc::app

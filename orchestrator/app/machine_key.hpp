@@ -15,4 +15,8 @@ namespace orc::app {
 // what is stored is then unsigned.
 std::optional<cache::SigningKey> machine_signing_key(const std::function<void(const std::string&)>& say);
 
+// This machine's hostname, which names it in the smoke runs it signs
+// ("localhost" when the system will not say).
+std::string node_hostname();
+
 }  // namespace orc::app

@@ -11,6 +11,7 @@
 #include <random>
 #include <sstream>
 
+#include "orchestrator/app/arch_coverage.hpp"
 #include "orchestrator/app/build.hpp"
 #include "orchestrator/app/driver_facts.hpp"
 #include "orchestrator/app/machine_key.hpp"
@@ -95,8 +96,7 @@ fs::path build_kernels(const recipe::Config& config, const recipe::Tier& tier, c
 // something, but not about the tier.
 void note_tier_membership(smoke::GpuResult& gpu, const recipe::Tier* tier) {
   if (!tier) return;
-  const bool member = std::ranges::any_of(tier->gpus, [&](const recipe::TierGpu& g) { return g.cc.base() == gpu.cc; });
-  if (!member)
+  if (!tier_has_cc(*tier, gpu.cc))
     gpu.notes.push_back("CC " + gpu.cc.dotted() + " is not the compute capability of any GPU of tier " + tier->name);
 }
 
@@ -166,6 +166,10 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   }
   for (const auto& a : request.artifacts)
     if (!fs::exists(a)) util::fail_input(util::SourceLocation{.file = a.string()}, "no such artifact");
+  // A run counts for a tier only on a GPU of the tier, so attesting needs
+  // the tier's definition, not only the name a set was built for.
+  if (!request.artifact_sets.empty() && !tier)
+    util::fail_input("attesting a stored artifact set needs its TIER: orchestrate smoke TIER --artifact sha256:...");
   std::optional<cache::Store> store;
   std::vector<AttestTarget> targets;
   std::vector<fs::path> artifacts = request.artifacts;
@@ -209,11 +213,15 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   }
   if (!targets.empty() && r.exit_code() != 3) {
     const auto key = machine_signing_key([&progress](const std::string& line) { progress << line << "\n"; });
+    if (!key)
+      throw util::Failure(ExitCode::outside_failure,
+                          "the smoke runs were not attested: each run is signed by the node that ran it, and this "
+                          "node has no signing key");
+    const AttestingNode node{.host = node_hostname(), .key = *key};
     for (const auto& target : targets) {
-      const std::string tier_name = request.tier.empty() ? target.entry.tier : request.tier;
-      const std::string attested = attest_artifact_set(*store, target, r, tier_name, key ? &*key : nullptr);
+      const std::string attested = attest_artifact_set(*store, target, r, *tier, node);
       out.attestations.push_back("sha256:" + attested + " attests sha256:" + target.entry.manifest + " (" +
-                                 target.entry.recipe + ") for tier " + tier_name + ": " +
+                                 target.entry.recipe + ") for tier " + tier->name + ": " +
                                  (r.exit_code() == 0 ? "pass" : "fail"));
       progress << "smoke: " << out.attestations.back() << "\n";
     }

@@ -18,7 +18,7 @@ namespace orc::app {
 inline constexpr std::string_view k_smoke_recipe = "smoke-kernels";
 
 struct SmokeRequest {
-  std::string tier;                             // required unless fatbin is given
+  std::string tier;                             // required unless fatbin is given; always to attest a set
   std::filesystem::path config;                 // orchestrate.yaml holding the tier
   std::optional<std::filesystem::path> fatbin;  // run this fatbin instead of building kernels/
   std::vector<std::filesystem::path> artifacts;

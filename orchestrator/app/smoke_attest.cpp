@@ -3,8 +3,10 @@
 #include <algorithm>
 #include <ctime>
 
+#include "orchestrator/app/arch_coverage.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -45,21 +47,27 @@ AttestTarget resolve_artifact_set(const cache::Store& store, const std::string& 
 }
 
 std::string attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
-                                const std::string& tier, const cache::SigningKey* key) {
+                                const recipe::Tier& tier, const AttestingNode& node) {
   auto loaded = cache::load_artifact_set(store, target.entry, cache::TrustedKeys{});
   if (!loaded) throw store_failure(loaded.error());
   cache::NewArtifactSet set;
   set.manifest = loaded->manifest;
   set.manifest.created.clear();  // now
+  const std::string subject = cache::smoke_subject(set.manifest);
   const std::string when = cache::utc_rfc3339(static_cast<std::int64_t>(std::time(nullptr)));
-  std::vector<cache::SmokeAttestation>& runs = set.manifest.smoke[tier];
-  runs.clear();
-  for (const auto& gpu : result.gpus)
-    runs.push_back({.gpu = gpu.name,
-                    .cc = gpu.cc_known ? gpu.cc.dotted() : "unknown",
-                    .driver = result.driver_version.empty() ? "unknown" : result.driver_version,
-                    .outcome = gpu.passed() ? "pass" : "fail",
-                    .time = when});
+  std::vector<cache::SmokeAttestation>& runs = set.manifest.smoke[tier.name];
+  for (const auto& gpu : result.gpus) {
+    cache::SmokeAttestation run{.gpu = gpu.name,
+                                .cc = gpu.cc_known ? gpu.cc.dotted() : "unknown",
+                                .driver = result.driver_version.empty() ? "unknown" : result.driver_version,
+                                .outcome = gpu.passed() ? "pass" : "fail",
+                                .time = when,
+                                .node = node.host,
+                                .ordinal = static_cast<std::uint32_t>(gpu.ordinal),
+                                .member = gpu.cc_known && tier_has_cc(tier, gpu.cc.base())};
+    cache::sign_smoke_run(run, node.key, tier.name, subject);
+    cache::record_smoke_run(runs, std::move(run));
+  }
   // The blobs, with the modes the index kept for them (a blob's own is not the file's).
   for (const auto& f : loaded->manifest.files) {
     set.sources.push_back(store.blob_path(f.sha256));
@@ -67,7 +75,7 @@ std::string attest_artifact_set(cache::Store& store, const AttestTarget& target,
     set.modes.push_back(indexed != target.entry.files.end() ? indexed->mode : 0644u);
   }
   if (!loaded->manifest.build_log.empty()) set.build_log = store.blob_path(loaded->manifest.build_log);
-  set.key = key;
+  set.key = &node.key;
   set.verified = target.entry.verified;
   auto entry = cache::store_artifact_set(store, std::move(set));
   if (!entry) throw store_failure(entry.error());

@@ -5,8 +5,11 @@
 // set's manifest (its `smoke` object, under the tier) and the manifest is
 // stored again, signed: a new artifact set with the same files, newer than
 // the one it supersedes, so `fetch` (and `fetch --require-smoke`) find it.
-// The attestation is part of the signed manifest, so it cannot be added or
-// changed without the signer's key.
+// Each GPU's run is recorded with this node's hostname and key and signed by
+// that key on its own (cache/smoke_run.hpp), marked as not a GPU of the tier
+// where its CC is none of the tier's; it replaces only the earlier run of
+// this node on that GPU, so the runs of every node that smoked the set
+// accumulate, each vouched for by the node that ran it.
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -14,6 +17,7 @@
 #include "orchestrator/cache/index.hpp"
 #include "orchestrator/cache/signing.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/recipe/config.hpp"
 #include "orchestrator/smoke/result.hpp"
 
 namespace orc::app {
@@ -31,10 +35,18 @@ bool names_artifact_set(const std::string& argument);
 // or several do, or (outside_failure) when the store fails.
 AttestTarget resolve_artifact_set(const cache::Store& store, const std::string& prefix);
 
-// The set's manifest with `result`'s GPUs recorded under `tier` (replacing
-// an earlier attestation for that tier), stored signed by `key` as a new
-// set. Returns the new manifest's hex digest.
+// The node whose smoke runs are attested: who ran them, and the key that
+// signs each run and the new manifest.
+struct AttestingNode {
+  std::string host;  // node_hostname()
+  const cache::SigningKey& key;
+};
+
+// The set's manifest with a run per GPU of `result` recorded under `tier`
+// (each in place of `node`'s earlier run on that GPU, other runs kept),
+// stored signed by node.key as a new set. Returns the new manifest's hex
+// digest.
 std::string attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
-                                const std::string& tier, const cache::SigningKey* key);
+                                const recipe::Tier& tier, const AttestingNode& node);
 
 }  // namespace orc::app

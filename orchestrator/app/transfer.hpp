@@ -93,11 +93,13 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
                                                         const std::string& tier, const std::string& digest);
 
 // With --require-smoke and no digest: the newest set of recipe x tier (by
-// its created annotation) whose manifest attests a passing smoke run for the
-// tier; each candidate's manifest (the small config blob) is read through
-// `temp`. None: exit 1, naming what to run on the newest.
+// its created annotation) whose manifest passes smoke_problem for the tier
+// (arch_coverage.hpp: a passing run, signed by a trusted key, on every CC of
+// the tier); each candidate's manifest (the small config blob) is read
+// through `temp`. None: exit 1, naming what to run on the newest.
 std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
-                                                               const std::string& tier,
+                                                               const recipe::Tier& tier,
+                                                               const cache::TrustedKeys& trusted,
                                                                const std::filesystem::path& temp);
 
 struct PullOptions {

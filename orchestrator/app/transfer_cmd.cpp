@@ -142,7 +142,7 @@ CacheOutput pull(const TransferRequest& request) {
   auto client = make_client(remote.url);
   const TransferProgress progress(request.progress, request.terminal);
   auto set = request.require_smoke && request.digest.empty()
-                 ? find_smoked_remote_set(*client, request.recipe, request.tier,
+                 ? find_smoked_remote_set(*client, request.recipe, tier, trusted,
                                           cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"))
                  : find_remote_set(*client, request.recipe, request.tier, request.digest);
   if (!set) fail(set.error());

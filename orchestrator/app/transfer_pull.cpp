@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <atomic>
-#include <span>
-#include <thread>
 #include <ctime>
 #include <map>
 #include <set>
+#include <span>
+#include <thread>
 
 #include "orchestrator/app/arch_coverage.hpp"
 #include "orchestrator/app/remote.hpp"
@@ -122,10 +122,9 @@ std::expected<void, cache::Error> check_layer(const cache::Manifest& manifest,
     if (written == files.end())
       return std::unexpected(cache::invalid_error("it lacks " + f.path + " (as a file of its own)"));
     if (written->sha256 != f.sha256 || written->size != f.size)
-      return std::unexpected(cache::invalid_error("digest mismatch: " + f.path + " is sha256:" + written->sha256 +
-                                                  " (" + std::to_string(written->size) +
-                                                  " bytes); the signed manifest says sha256:" + f.sha256 + " (" +
-                                                  std::to_string(f.size) + " bytes)"));
+      return std::unexpected(cache::invalid_error(
+          "digest mismatch: " + f.path + " is sha256:" + written->sha256 + " (" + std::to_string(written->size) +
+          " bytes); the signed manifest says sha256:" + f.sha256 + " (" + std::to_string(f.size) + " bytes)"));
   }
   return {};
 }
@@ -203,17 +202,19 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
 }
 
 std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
-                                                               const std::string& tier, const fs::path& temp) {
+                                                               const recipe::Tier& tier,
+                                                               const cache::TrustedKeys& trusted,
+                                                               const fs::path& temp) {
   auto tags = client.list_tags();
   if (!tags && tags.error().kind != registry::ErrorKind::not_found) return std::unexpected(from_registry(tags.error()));
   std::vector<RemoteSet> sets;
   for (const auto& tag : tags ? *tags : std::vector<std::string>{}) {
-    if (!is_set_tag_of(tag, recipe, tier)) continue;
+    if (!is_set_tag_of(tag, recipe, tier.name)) continue;
     auto fetched = client.get_manifest(tag);
     if (!fetched) return std::unexpected(from_registry(fetched.error()));
-    if (auto set = to_remote_set(*fetched, recipe, tier)) sets.push_back(std::move(*set));
+    if (auto set = to_remote_set(*fetched, recipe, tier.name)) sets.push_back(std::move(*set));
   }
-  const std::string where = recipe + " for " + tier + " in " + client.display_url();
+  const std::string where = recipe + " for " + tier.name + " in " + client.display_url();
   if (sets.empty()) return failed(ExitCode::bad_input, "no artifact set of " + where);
   std::ranges::stable_sort(sets, std::greater{}, [](const RemoteSet& s) { return s.info.created; });
   TempPaths temps{{temp}};
@@ -226,7 +227,7 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
     if (!bytes) return std::unexpected(from_cache(bytes.error()));
     auto manifest = cache::parse_manifest(*bytes);
     if (!manifest) continue;
-    auto problem = smoke_problem(*manifest, set.manifest_hex, tier);
+    auto problem = smoke_problem(*manifest, set.manifest_hex, tier, trusted);
     if (problem.empty()) return std::move(set);
     if (newest_problem.empty()) newest_problem = std::move(problem);
   }
@@ -248,7 +249,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
     auto loaded = cache::load_artifact_set(store, *entry, trusted);
     if (!loaded) return std::nullopt;
     if (require_smoke)
-      if (auto problem = smoke_problem(loaded->manifest, hex, options.tier->name); !problem.empty())
+      if (auto problem = smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
         return failed(ExitCode::check_failed, "refusing " + problem);
     return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
   };
@@ -294,7 +295,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
       return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
   }
   if (require_smoke)
-    if (auto problem = smoke_problem(*manifest, hex, options.tier->name); !problem.empty())
+    if (auto problem = smoke_problem(*manifest, hex, *options.tier, trusted); !problem.empty())
       return failed(ExitCode::check_failed, "refusing " + problem);
 
   // The layer, streamed: unpacked while it downloads (no copy of it is
@@ -324,7 +325,8 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
       .admit = [&](std::string_view name, std::uint64_t size) -> std::expected<void, cache::Error> {
         const auto it = signed_files.find(name);
         if (it == signed_files.end())
-          return std::unexpected(cache::invalid_error("'" + std::string(name) + "' is not a file of the signed manifest"));
+          return std::unexpected(
+              cache::invalid_error("'" + std::string(name) + "' is not a file of the signed manifest"));
         if (it->second->size != size)
           return std::unexpected(cache::invalid_error("'" + std::string(name) + "' holds " + std::to_string(size) +
                                                       " bytes; the signed manifest says " +

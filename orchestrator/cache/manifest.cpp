@@ -1,10 +1,12 @@
 #include "orchestrator/cache/manifest.hpp"
 
 #include <algorithm>
+#include <array>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "orchestrator/cache/signing.hpp"
 #include "orchestrator/cache/store.hpp"
 
 namespace orc::cache {
@@ -147,6 +149,31 @@ void read_files(Reader& r, const json& j, Manifest& m) {
   }
 }
 
+// The signed keys of a run, all present or all absent (an unsigned run of
+// before runs were signed). Only their shape is checked here; whether the
+// signature is the named node's over this run, for this set and tier, is
+// verify_smoke_run's question (smoke_run.hpp), asked by whoever relies on it.
+void read_run_signature(Reader& r, const json& j, const std::string& at, SmokeAttestation& run) {
+  constexpr std::array<std::string_view, 5> k_signed = {"key_id", "member", "node", "ordinal", "signature"};
+  const auto present = std::ranges::count_if(k_signed, [&](std::string_view k) { return j.contains(k); });
+  if (present == 0) return;
+  for (const auto key : k_signed)
+    if (!j.contains(key)) return r.fail(at, "missing key '" + std::string(key) + "' of a signed run");
+  run.node = r.string(j["node"], at + ".node");
+  if (run.node.empty()) r.fail(at + ".node", "empty");
+  run.key_id = r.string(j["key_id"], at + ".key_id");
+  if (run.key_id.size() != 16 || run.key_id.find_first_not_of("0123456789abcdef") != std::string::npos)
+    r.fail(at + ".key_id", "expected 16 lower-case hex digits");
+  const std::uint64_t ordinal = r.size(j["ordinal"], at + ".ordinal");
+  if (ordinal > k_max_gpu_ordinal) r.fail(at + ".ordinal", "larger than the limit");
+  run.ordinal = static_cast<std::uint32_t>(ordinal);
+  if (!j["member"].is_boolean()) return r.fail(at + ".member", "expected true or false");
+  run.member = j["member"].get<bool>();
+  const auto raw = base64_decode(r.string(j["signature"], at + ".signature"));
+  if (!raw || raw->size() != 64) return r.fail(at + ".signature", "expected 64 bytes of base64");
+  run.signature = *raw;
+}
+
 void read_smoke(Reader& r, const json& j, Manifest& m) {
   if (!j.is_object()) return r.fail("smoke", "expected an object of tiers");
   if (j.size() > k_max_manifest_list) return r.fail("smoke", "more tiers than the limit");
@@ -157,12 +184,17 @@ void read_smoke(Reader& r, const json& j, Manifest& m) {
     auto& list = m.smoke[tier];
     for (std::size_t i = 0; i < runs.size() && !r.error; ++i) {
       const std::string at = path + "[" + std::to_string(i) + "]";
-      if (!r.object(runs[i], at, {"gpu", "cc", "driver", "outcome", "time"})) return;
-      list.push_back({.gpu = r.string(runs[i]["gpu"], at + ".gpu"),
-                      .cc = r.string(runs[i]["cc"], at + ".cc"),
-                      .driver = r.string(runs[i]["driver"], at + ".driver"),
-                      .outcome = r.string(runs[i]["outcome"], at + ".outcome"),
-                      .time = r.string(runs[i]["time"], at + ".time")});
+      const json& run = runs[i];
+      if (!r.object(run, at, {"gpu", "cc", "driver", "outcome", "time"},
+                    {"key_id", "member", "node", "ordinal", "signature"}))
+        return;
+      SmokeAttestation a{.gpu = r.string(run["gpu"], at + ".gpu"),
+                         .cc = r.string(run["cc"], at + ".cc"),
+                         .driver = r.string(run["driver"], at + ".driver"),
+                         .outcome = r.string(run["outcome"], at + ".outcome"),
+                         .time = r.string(run["time"], at + ".time")};
+      read_run_signature(r, run, at, a);
+      list.push_back(std::move(a));
     }
   }
 }
@@ -202,8 +234,17 @@ std::string canonical_json(const Manifest& m) {
   j["smoke"] = json::object();
   for (const auto& [tier, runs] : m.smoke) {
     json list = json::array();
-    for (const auto& s : runs)
-      list.push_back({{"gpu", s.gpu}, {"cc", s.cc}, {"driver", s.driver}, {"outcome", s.outcome}, {"time", s.time}});
+    for (const auto& s : runs) {
+      json run{{"gpu", s.gpu}, {"cc", s.cc}, {"driver", s.driver}, {"outcome", s.outcome}, {"time", s.time}};
+      if (s.is_signed()) {
+        run["node"] = s.node;
+        run["key_id"] = s.key_id;
+        run["ordinal"] = s.ordinal;
+        run["member"] = s.member;
+        run["signature"] = base64_encode(s.signature);
+      }
+      list.push_back(std::move(run));
+    }
     j["smoke"][tier] = std::move(list);
   }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);

@@ -15,11 +15,20 @@
 //    "framework": str, "host_compiler": str | null,
 //    "image": {"digest": str | null, "reference": str}, "key": str, "recipe": str,
 //    "schema_version": 2,
-//    "smoke": {"<tier>": [{"cc": str, "driver": str, "gpu": str, "outcome": str, "time": str}]},
+//    "smoke": {"<tier>": [{"cc": str, "driver": str, "gpu": str, "outcome": str, "time": str,
+//                          "key_id": "<16 hex>", "member": bool, "node": str, "ordinal": N,
+//                          "signature": "<base64 of 64 bytes>"}]},   (the last five
+//                                          all or none: smoke_run.hpp)
 //    "source": {"kind": str, "revision": str}, "tier": str, "toolkit": str, "warnings": [str]}
 // "chunks" came after the first schema 2 manifests without a version bump:
 // a manifest without it has the bytes it always had, and this project had
-// no release whose strict parser would refuse one with it.
+// no release whose strict parser would refuse one with it. The five signed
+// keys of a smoke run came the same way, for the same reasons: a run without
+// them parses as it always did (it is kept, and vouches for nothing), the
+// bytes of every manifest without a smoke run are unchanged, and a version
+// bump would have made every manifest this version writes a miss for the
+// versions before it, builds included, where these keys only reach the
+// manifests `smoke --artifact` writes.
 #include <cstdint>
 #include <expected>
 #include <map>
@@ -31,13 +40,24 @@
 
 namespace orc::cache {
 
-// One GPU's smoke-test run of the artifact (filled by the smoke issue).
+// One GPU's smoke-test run of the artifact. A run names the node that ran it
+// (hostname and signing key), the GPU's ordinal there and whether its CC is
+// one of the tier's, and carries that node's signature over the run
+// (smoke_run.hpp), so a run speaks for one GPU of one node and no other node
+// can forge or alter it. A run recorded before runs were signed has none of
+// these: it stays readable and counts for nothing.
 struct SmokeAttestation {
-  std::string gpu;      // product name
-  std::string cc;       // "9.0"
-  std::string driver;   // "550.54.15"
-  std::string outcome;  // "pass" | "fail" | ...
-  std::string time;     // RFC 3339 UTC
+  std::string gpu;            // product name
+  std::string cc;             // "9.0"
+  std::string driver;         // "550.54.15"
+  std::string outcome;        // "pass" | "fail" | ...
+  std::string time;           // RFC 3339 UTC
+  std::string node;           // hostname of the node that ran it
+  std::string key_id;         // that node's signing key: 16 hex
+  std::uint32_t ordinal = 0;  // the GPU's ordinal on that node
+  bool member = false;        // the GPU's CC is the CC of a GPU of the tier
+  std::string signature;      // 64 raw bytes (base64 in the manifest); empty: an unsigned, older run
+  bool is_signed() const { return !signature.empty(); }
   bool operator==(const SmokeAttestation&) const = default;
 };
 
@@ -96,5 +116,6 @@ inline constexpr std::size_t k_max_manifest_bytes = 16u << 20;
 inline constexpr std::size_t k_max_manifest_files = 100'000;
 inline constexpr std::size_t k_max_manifest_string = 64u << 10;
 inline constexpr std::size_t k_max_manifest_list = 4096;
+inline constexpr std::uint32_t k_max_gpu_ordinal = 1024;
 
 }  // namespace orc::cache

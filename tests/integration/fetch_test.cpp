@@ -29,6 +29,7 @@
 #include "orchestrator/app/transfer.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/keys.hpp"
+#include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/registry/digest.hpp"
 #include "tests/integration/process.hpp"
 
@@ -364,7 +365,8 @@ TEST_F(FetchSuite, BasicAuth) {
 // A 1 MiB file is checked by its whole digest, a 12 MiB one by its signed
 // chunks (several threads): a flipped byte is refused either way.
 TEST_F(FetchSuite, FlippedByteOnTheRegistrysDiskIsRefused) {
-  for (const auto& [recipe, size, chunk] : {std::tuple{"flip", 1 << 20, ""}, std::tuple{"flip-big", 12 << 20, "chunk 1 "}}) {
+  for (const auto& [recipe, size, chunk] :
+       {std::tuple{"flip", 1 << 20, ""}, std::tuple{"flip-big", 12 << 20, "chunk 1 "}}) {
     SCOPED_TRACE(recipe);
     seed(recipe, "tier-new", {root() / "bin/saxpy.fatbin", data_file(recipe, size, 2)});
     const std::string artifact = s_a.push(recipe)["pushed"][0]["artifact"];
@@ -585,8 +587,9 @@ TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
 }
 
 // Stores bin/saxpy.fatbin plus `data` as RECIPE for tier-new in store A,
-// signed with keys-a, its manifest created at `created` and carrying `smoke`:
-// what `orchestrate smoke tier-new --artifact` leaves, without needing a GPU.
+// signed with keys-a, its manifest created at `created` and carrying `smoke`,
+// each run signed by keys-a as node-a's run on GPU ordinal i of its list:
+// what `orchestrate smoke TIER --artifact` leaves on node-a, without a GPU.
 std::string seed_attested(const fs::path& store_root, const fs::path& keys, const std::string& recipe,
                           const fs::path& data, const std::string& created,
                           std::map<std::string, std::vector<cache::SmokeAttestation>> smoke) {
@@ -603,8 +606,7 @@ std::string seed_attested(const fs::path& store_root, const fs::path& keys, cons
                   .engine = "host",
                   .image = "host",
                   .toolkit = "13.0",
-                  .created = created,
-                  .smoke = std::move(smoke)};
+                  .created = created};
   set.manifest.files = {{.path = "saxpy.fatbin",
                          .requested_sass = {"sm_90", "sm_100"},
                          .requested_ptx = {"compute_100"},
@@ -612,38 +614,76 @@ std::string seed_attested(const fs::path& store_root, const fs::path& keys, cons
                          .embedded_ptx = {"compute_100"}},
                         {.path = "data.bin"}};
   set.sources = {store_root.parent_path() / "bin/saxpy.fatbin", data};
+  // The runs sign the build's subject, which needs the files' digests: the
+  // set is stored once, without runs, in a store of its own to learn them.
+  auto scratch = cache::Store::open(store_root.parent_path() / ("subject-" + recipe + "-" + created));
+  if (!scratch) return {};
+  auto bare = cache::store_artifact_set(*scratch, set);
+  if (!bare) return {};
+  auto loaded = cache::load_artifact_set(*scratch, *bare, {});
+  if (!loaded) return {};
+  const std::string subject = cache::smoke_subject(loaded->manifest);
+  for (auto& [tier, runs] : smoke)
+    for (std::size_t i = 0; i < runs.size(); ++i) {
+      runs[i].node = "node-a";
+      runs[i].ordinal = static_cast<std::uint32_t>(i);
+      runs[i].member = true;
+      cache::sign_smoke_run(runs[i], *key, tier, subject);
+    }
+  set.manifest.smoke = std::move(smoke);
   auto entry = cache::store_artifact_set(*store, std::move(set));
   return entry ? entry->manifest : std::string();
 }
 
 // --require-smoke: by digest, a set without a passing attestation for the
-// tier is refused and nothing is written; by tier, the newest set that has
-// one is served over a newer set without (from the remote, then the store).
+// tier, or one that lacks a CC of it, is refused and nothing is written; by
+// tier, the newest set that passes on every CC of the tier is served over
+// newer sets that do not (from the remote, then the store).
 TEST_F(FetchSuite, RequireSmokeServesOnlyAnAttestedSet) {
-  const cache::SmokeAttestation pass{
+  const cache::SmokeAttestation h200{
       .gpu = "NVIDIA H200", .cc = "9.0", .driver = "580.65.06", .outcome = "pass", .time = "2026-11-29T00:00:00Z"};
+  const cache::SmokeAttestation b200{
+      .gpu = "NVIDIA B200", .cc = "10.0", .driver = "580.65.06", .outcome = "pass", .time = "2026-11-29T00:00:00Z"};
   const std::string attested = seed_attested(s_a.store, s_a.keys, "smoked", data_file("smoked-1", 1 << 20, 11),
-                                             "2026-11-29T00:00:01Z", {{"tier-new", {pass}}});
+                                             "2026-11-29T00:00:01Z", {{"tier-new", {h200, b200}}});
   const std::string plain = seed_attested(s_a.store, s_a.keys, "smoked", data_file("smoked-2", 1 << 20, 12),
-                                          "2026-11-29T00:00:02Z", {{"tier-strict", {pass}}});
+                                          "2026-11-29T00:00:02Z", {{"tier-strict", {h200, b200}}});
+  const std::string partial = seed_attested(s_a.store, s_a.keys, "smoked", data_file("smoked-3", 1 << 20, 13),
+                                            "2026-11-29T00:00:03Z", {{"tier-new", {h200}}});
   ASSERT_EQ(attested.size(), 64u);
   ASSERT_EQ(plain.size(), 64u);
+  ASSERT_EQ(partial.size(), 64u);
   ASSERT_EQ(s_a.run({"push", "--digest", attested}).exit_code, 0);
   ASSERT_EQ(s_a.run({"push", "--digest", plain}).exit_code, 0);
+  ASSERT_EQ(s_a.run({"push", "--digest", partial}).exit_code, 0);
 
   const fs::path refused_dir = root() / "smoke-refused";
   const auto refused = s_b.run(
       {"fetch", "smoked", "--tier", "tier-new", "--digest", plain, "--require-smoke", "-o", refused_dir.string()});
   EXPECT_EQ(refused.exit_code, 1) << refused.output;
-  EXPECT_NE(refused.output.find("refusing sha256:" + plain + " has no smoke attestation for tier tier-new"),
+  EXPECT_NE(refused.output.find("refusing sha256:" + plain +
+                                " has no smoke attestation for tier 'tier-new', so it "
+                                "lacks a passing run on CC 9.0 (H100) and 10.0 (B200)"),
             std::string::npos)
       << refused.output;
   EXPECT_NE(refused.output.find("run 'orchestrate smoke tier-new --artifact sha256:" + plain + "'"), std::string::npos)
       << refused.output;
   EXPECT_FALSE(fs::exists(refused_dir));
+  const auto lacking = s_b.run(
+      {"fetch", "smoked", "--tier", "tier-new", "--digest", partial, "--require-smoke", "-o", refused_dir.string()});
+  EXPECT_EQ(lacking.exit_code, 1) << lacking.output;
+  EXPECT_NE(lacking.output.find("refusing sha256:" + partial +
+                                "'s smoke attestation for tier 'tier-new' lacks a passing run on CC 10.0 (B200)"),
+            std::string::npos)
+      << lacking.output;
+  EXPECT_FALSE(fs::exists(refused_dir));
   EXPECT_FALSE(has_set(s_b, "smoked"));
   const auto pull_refused = s_b.run({"pull", "smoked", "--tier", "tier-new", "--digest", plain, "--require-smoke"});
   EXPECT_EQ(pull_refused.exit_code, 1) << pull_refused.output;
+  const auto pull_lacking = s_b.run({"pull", "smoked", "--tier", "tier-new", "--digest", partial, "--require-smoke"});
+  EXPECT_EQ(pull_lacking.exit_code, 1) << pull_lacking.output;
+  EXPECT_NE(pull_lacking.output.find("lacks a passing run on CC 10.0 (B200)"), std::string::npos)
+      << pull_lacking.output;
 
   for (const char* where : {"remote", "store"}) {
     std::string err;
@@ -665,7 +705,7 @@ TEST_F(FetchSuite, RequireSmokeServesOnlyAnAttestedSet) {
   const auto newest =
       c.run_split({"fetch", "smoked", "--tier", "tier-new", "-o", (root() / "smoke-newest").string(), "--json"}, err);
   ASSERT_EQ(newest.exit_code, 0) << newest.output << err;
-  EXPECT_EQ(json::parse(newest.output)["digest"], "sha256:" + plain);
+  EXPECT_EQ(json::parse(newest.output)["digest"], "sha256:" + partial);
   EXPECT_EQ(json::parse(newest.output)["verified"], (json{{"digest", true}, {"signature", true}, {"archs", true}}));
   expect_store_intact(s_b);
 }

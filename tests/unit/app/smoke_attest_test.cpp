@@ -7,8 +7,14 @@
 #include <filesystem>
 #include <fstream>
 
+#include <iostream>
+#include <tuple>
+
+#include "orchestrator/app/arch_coverage.hpp"
+#include "orchestrator/app/smoke.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/keys.hpp"
+#include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -33,6 +39,11 @@ class SmokeAttest : public ::testing::Test {
     auto trusted = cache::load_trusted_keys(m_dir / "keys");
     ASSERT_TRUE(trusted);
     m_trusted = *trusted;
+    // A second node, with a key of its own that this machine also trusts.
+    auto other = cache::SigningKey::generate();
+    ASSERT_TRUE(other) << other.error().message;
+    m_key_b.emplace(std::move(*other));
+    m_trusted.emplace(m_key_b->public_key().key_id(), m_key_b->public_key());
 
     std::ofstream(m_dir / "saxpy", std::ios::binary) << "not really an ELF, but bytes";
     fs::permissions(m_dir / "saxpy", fs::perms(0755));
@@ -56,21 +67,65 @@ class SmokeAttest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(m_dir); }
 
-  static smoke::SmokeResult result(bool pass) {
+  struct Gpu {
+    std::string name;
+    std::string cc;
+    bool pass = true;
+    int ordinal = 0;
+  };
+
+  // What `orchestrate smoke` found on one node's GPUs.
+  static smoke::SmokeResult result_on(const std::vector<Gpu>& gpus, const std::string& driver = "580.159.04") {
     smoke::SmokeResult r;
-    r.tier = "tier-new";
-    r.driver_version = "580.159.04";
-    smoke::GpuResult g;
-    g.name = "NVIDIA H200";
-    g.cc = *arch::ComputeCapability::parse("9.0");
-    g.load = smoke::LoadObservation{.outcome = pass ? smoke::LoadOutcome::native : smoke::LoadOutcome::none};
-    r.gpus.push_back(g);
+    r.driver_version = driver;
+    for (const auto& gpu : gpus) {
+      smoke::GpuResult g;
+      g.ordinal = gpu.ordinal;
+      g.name = gpu.name;
+      g.cc = *arch::ComputeCapability::parse(gpu.cc);
+      g.load = smoke::LoadObservation{.outcome = gpu.pass ? smoke::LoadOutcome::native : smoke::LoadOutcome::none};
+      r.gpus.push_back(g);
+    }
     return r;
+  }
+  static smoke::SmokeResult result(bool pass) {
+    return result_on({{.name = "NVIDIA H200", .cc = "9.0", .pass = pass}});
+  }
+
+  static recipe::Tier tier(const std::string& name, const std::vector<std::pair<std::string, std::string>>& gpus,
+                           const std::string& driver = "") {
+    recipe::Tier t{.name = name};
+    for (const auto& [gpu, cc] : gpus) t.gpus.push_back({.name = gpu, .cc = *arch::ComputeCapability::parse(cc)});
+    if (!driver.empty()) t.driver = *util::Version::parse(driver);
+    return t;
+  }
+  // tier-new of the stored set: an H200; mid: a T4 and an A100.
+  static recipe::Tier tier_new() { return tier("tier-new", {{"H200", "9.0"}}); }
+  static recipe::Tier mid(const std::string& driver = "") {
+    return tier("mid", {{"T4", "7.5"}, {"A100", "8.0"}}, driver);
+  }
+
+  // The newest set's manifest, loaded with its signature checked.
+  cache::LoadedSet load(const std::string& manifest) {
+    auto entry = m_store->index().resolve(manifest);
+    EXPECT_TRUE(entry) << entry.error().message;
+    auto loaded = cache::load_artifact_set(*m_store, *entry, m_trusted);
+    EXPECT_TRUE(loaded) << loaded.error().message;
+    return std::move(*loaded);
+  }
+
+  // `result` attested as run on node-a (m_key) or node-b (m_key_b).
+  std::string attest(const std::string& manifest, const smoke::SmokeResult& result, const recipe::Tier& t,
+                     const std::string& node) {
+    const AttestTarget target = resolve_artifact_set(*m_store, manifest);
+    return attest_artifact_set(*m_store, target, result, t,
+                               {.host = node, .key = node == "node-a" ? *m_key : *m_key_b});
   }
 
   fs::path m_dir;
   std::optional<cache::Store> m_store;
-  std::optional<cache::SigningKey> m_key;
+  std::optional<cache::SigningKey> m_key;    // node-a's
+  std::optional<cache::SigningKey> m_key_b;  // node-b's
   cache::TrustedKeys m_trusted;
   std::string m_manifest;
 };
@@ -89,7 +144,8 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
   ASSERT_EQ(target.files.size(), 1u);
   EXPECT_TRUE(fs::exists(target.files[0]));
 
-  const std::string attested = attest_artifact_set(*m_store, target, result(true), "tier-new", &*m_key);
+  const std::string attested =
+      attest_artifact_set(*m_store, target, result(true), tier_new(), {.host = "node-a", .key = *m_key});
   EXPECT_NE(attested, m_manifest) << "the attestation is part of the manifest, so its digest changes";
   auto newest = m_store->index().newest_verified("saxpy", "tier-new");
   ASSERT_TRUE(newest && *newest);
@@ -108,14 +164,163 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
   EXPECT_EQ(runs[0].cc, "9.0");
   EXPECT_EQ(runs[0].driver, "580.159.04");
   EXPECT_EQ(runs[0].outcome, "pass");
+  EXPECT_EQ(runs[0].node, "node-a");
+  EXPECT_EQ(runs[0].key_id, m_key->public_key().key_id());
+  EXPECT_TRUE(runs[0].member);
+  EXPECT_EQ(cache::verify_smoke_run(runs[0], "tier-new", cache::smoke_subject(loaded->manifest), m_trusted),
+            cache::RunSignature::verified);
+  EXPECT_EQ(smoke_problem(loaded->manifest, attested, tier_new(), m_trusted), "");
 
-  // A second run for the tier replaces the first one's record.
+  // A second run of the same node on the same GPU replaces the first one's record.
   const AttestTarget again = resolve_artifact_set(*m_store, attested);
-  const std::string failed = attest_artifact_set(*m_store, again, result(false), "tier-new", &*m_key);
+  const std::string failed =
+      attest_artifact_set(*m_store, again, result(false), tier_new(), {.host = "node-a", .key = *m_key});
   auto reloaded = cache::load_artifact_set(*m_store, *m_store->index().resolve(failed), m_trusted);
   ASSERT_TRUE(reloaded);
   ASSERT_EQ(reloaded->manifest.smoke.at("tier-new").size(), 1u);
   EXPECT_EQ(reloaded->manifest.smoke.at("tier-new")[0].outcome, "fail");
+}
+
+// tier mid is a T4 and an A100; a run on an H100 proves nothing about it.
+TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
+  const std::string attested = attest(m_manifest, result_on({{.name = "NVIDIA H100", .cc = "9.0"}}), mid(), "node-a");
+  const cache::LoadedSet loaded = load(attested);
+  const auto& runs = loaded.manifest.smoke.at("mid");
+  ASSERT_EQ(runs.size(), 1u);
+  EXPECT_EQ(runs[0].outcome, "pass");
+  EXPECT_FALSE(runs[0].member);
+  EXPECT_EQ(smoke_problem(loaded.manifest, attested, mid(), m_trusted),
+            "sha256:" + attested +
+                "'s smoke attestation for tier 'mid' lacks a passing run on CC 7.5 (T4) and 8.0 (A100) "
+                "(--require-smoke; not counted: NVIDIA H100 (CC 9.0, driver 580.159.04) on node-a: not a GPU of the "
+                "tier); run 'orchestrate smoke mid --artifact sha256:" +
+                attested + "' on a node with those GPUs and push the attested set it stores");
+  // Nor does a tier that declares 9.0 take a run its node recorded as not one of its GPUs.
+  recipe::Tier widened = mid();
+  widened.gpus.push_back({.name = "H100", .cc = *arch::ComputeCapability::parse("9.0")});
+  EXPECT_NE(smoke_problem(loaded.manifest, attested, widened, m_trusted)
+                .find("lacks a passing run on CC 7.5 (T4), "
+                      "8.0 (A100) and 9.0 (H100)"),
+            std::string::npos);
+}
+
+// Each node proves its own GPUs; together they cover the tier, and the
+// first node's run still verifies after the second re-signed the manifest.
+TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
+  const std::string first = attest(m_manifest, result_on({{.name = "Tesla T4", .cc = "7.5"}}), mid(), "node-a");
+  const std::string after_a = smoke_problem(load(first).manifest, first, mid(), m_trusted);
+  EXPECT_NE(after_a.find("lacks a passing run on CC 8.0 (A100) (--require-smoke); run 'orchestrate smoke mid"),
+            std::string::npos)
+      << after_a;
+  EXPECT_NE(after_a.find("on a node with that GPU"), std::string::npos) << after_a;
+
+  const std::string second =
+      attest(first, result_on({{.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0"}}), mid(), "node-b");
+  const cache::LoadedSet loaded = load(second);
+  EXPECT_EQ(loaded.signature.status, cache::VerifyStatus::verified);
+  EXPECT_EQ(loaded.signature.key_id, m_key_b->public_key().key_id()) << "node-b stored the set last";
+  const auto& runs = loaded.manifest.smoke.at("mid");
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].node, "node-a");
+  EXPECT_EQ(runs[0].key_id, m_key->public_key().key_id());
+  EXPECT_EQ(runs[1].node, "node-b");
+  EXPECT_EQ(runs[1].key_id, m_key_b->public_key().key_id());
+  const std::string subject = cache::smoke_subject(loaded.manifest);
+  for (const auto& run : runs)
+    EXPECT_EQ(cache::verify_smoke_run(run, "mid", subject, m_trusted), cache::RunSignature::verified) << run.node;
+  EXPECT_EQ(smoke_problem(loaded.manifest, second, mid(), m_trusted), "");
+
+  // A machine that trusts only node-b has no proof of the T4.
+  const cache::TrustedKeys only_b{{m_key_b->public_key().key_id(), m_key_b->public_key()}};
+  const std::string untrusted = smoke_problem(loaded.manifest, second, mid(), only_b);
+  EXPECT_NE(untrusted.find("lacks a passing run on CC 7.5 (T4) (--require-smoke; not counted: Tesla T4 (CC 7.5, "
+                           "driver 580.159.04) on node-a: signed by key " +
+                           m_key->public_key().key_id() + ", which this machine does not trust)"),
+            std::string::npos)
+      << untrusted;
+}
+
+TEST_F(SmokeAttest, ANewerRunOfANodesGpuReplacesOnlyItsOwn) {
+  const std::string a = attest(m_manifest,
+                               result_on({{.name = "Tesla T4", .cc = "7.5", .ordinal = 0},
+                                          {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}}),
+                               mid(), "node-a");
+  const std::string b =
+      attest(a, result_on({{.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 0}}), mid(), "node-b");
+  // node-a again, on its GPU 0 only (CUDA_VISIBLE_DEVICES=0): the T4 now fails.
+  const std::string again =
+      attest(b, result_on({{.name = "Tesla T4", .cc = "7.5", .pass = false, .ordinal = 0}}), mid(), "node-a");
+  const cache::LoadedSet loaded = load(again);
+  const auto& runs = loaded.manifest.smoke.at("mid");
+  ASSERT_EQ(runs.size(), 3u);
+  EXPECT_EQ(std::tie(runs[0].node, runs[0].ordinal, runs[0].outcome),
+            std::make_tuple(std::string("node-a"), 0u, std::string("fail")));
+  EXPECT_EQ(std::tie(runs[1].node, runs[1].ordinal, runs[1].outcome),
+            std::make_tuple(std::string("node-a"), 1u, std::string("pass")));
+  EXPECT_EQ(std::tie(runs[2].node, runs[2].ordinal, runs[2].outcome),
+            std::make_tuple(std::string("node-b"), 0u, std::string("pass")));
+  EXPECT_EQ(load(b).manifest.smoke.at("mid")[0].outcome, "pass") << "the earlier set is left as it was";
+  // A failing run on a GPU of the tier refuses the set, though another CC passed.
+  const std::string problem = smoke_problem(loaded.manifest, again, mid(), m_trusted);
+  EXPECT_NE(problem.find("'s smoke attestation for tier 'mid' is not a pass on Tesla T4 (CC 7.5, driver 580.159.04) "
+                         "on node-a: fail and lacks a passing run on CC 7.5 (T4) (--require-smoke); run"),
+            std::string::npos)
+      << problem;
+}
+
+TEST_F(SmokeAttest, ARunOnADriverBelowTheTiersDoesNotCount) {
+  const std::string attested = attest(
+      m_manifest,
+      result_on({{.name = "Tesla T4", .cc = "7.5"}, {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}},
+                "535.104.05"),
+      mid(), "node-a");
+  const cache::LoadedSet loaded = load(attested);
+  EXPECT_EQ(smoke_problem(loaded.manifest, attested, mid(), m_trusted), "") << "no driver declared";
+  EXPECT_EQ(smoke_problem(loaded.manifest, attested, mid("535.104.05"), m_trusted), "") << "at the tier's driver";
+  const std::string problem = smoke_problem(loaded.manifest, attested, mid("550.54"), m_trusted);
+  EXPECT_NE(problem.find("lacks a passing run on CC 7.5 (T4) and 8.0 (A100) (--require-smoke; not counted: Tesla T4 "
+                         "(CC 7.5, driver 535.104.05) on node-a: below the tier's driver 550.54; NVIDIA "
+                         "A100-SXM4-80GB (CC 8.0, driver 535.104.05) on node-a: below the tier's driver 550.54)"),
+            std::string::npos)
+      << problem;
+}
+
+// node-b, storing the set after node-a, turns node-a's failed run into a
+// pass: the manifest's signature (node-b's) verifies, the run's does not.
+TEST_F(SmokeAttest, ARunRecordAlteredAfterItsNodeSignedItIsRefused) {
+  const std::string a = attest(m_manifest,
+                               result_on({{.name = "Tesla T4", .cc = "7.5", .pass = false},
+                                          {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}}),
+                               mid(), "node-a");
+  cache::LoadedSet loaded = load(a);
+  ASSERT_EQ(loaded.manifest.smoke.at("mid").size(), 2u);
+  cache::NewArtifactSet forged;
+  forged.manifest = loaded.manifest;
+  forged.manifest.smoke.at("mid")[0].outcome = "pass";
+  const auto entry = m_store->index().resolve(a);
+  ASSERT_TRUE(entry);
+  for (const auto& f : loaded.manifest.files) forged.sources.push_back(m_store->blob_path(f.sha256));
+  forged.key = &*m_key_b;
+  forged.verified = true;
+  auto stored = cache::store_artifact_set(*m_store, std::move(forged));
+  ASSERT_TRUE(stored) << stored.error().message;
+  const cache::LoadedSet reloaded = load(stored->manifest);
+  EXPECT_EQ(reloaded.signature.status, cache::VerifyStatus::verified) << "node-b signed the manifest";
+  EXPECT_EQ(smoke_problem(reloaded.manifest, stored->manifest, mid(), m_trusted),
+            "sha256:" + stored->manifest +
+                "'s smoke attestation for tier 'mid' holds a run that is not what its node signed: Tesla T4 (CC 7.5, "
+                "driver 580.159.04) on node-a (key " +
+                m_key->public_key().key_id() + ") (--require-smoke): the record was altered after that node signed it");
+}
+
+TEST_F(SmokeAttest, AttestingASetNeedsTheTiersDefinition) {
+  try {
+    run_smoke({.fatbin = m_dir / "saxpy", .artifact_sets = {"sha256:" + m_manifest}}, std::cerr);
+    FAIL() << "attested a set without the tier it is attested for";
+  } catch (const util::Failure& f) {
+    EXPECT_EQ(f.code(), util::ExitCode::bad_input) << f.what();
+    EXPECT_NE(std::string(f.what()).find("needs its TIER"), std::string::npos) << f.what();
+  }
 }
 
 TEST_F(SmokeAttest, AnUnknownDigestIsBadInput) {

@@ -9,6 +9,7 @@
 #include "orchestrator/app/fetch.hpp"
 #include "orchestrator/app/remote.hpp"
 #include "orchestrator/app/transfer_progress.hpp"
+#include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/registry/protocol.hpp"
 
 namespace orc::app {
@@ -153,43 +154,86 @@ TEST(TransferFetchJson, SaysSmokeOnlyUnderRequireSmoke) {
             nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true, "smoke": true})"));
 }
 
-cache::Manifest smoked(std::map<std::string, std::vector<cache::SmokeAttestation>> smoke) {
-  cache::Manifest manifest;
-  manifest.smoke = std::move(smoke);
-  return manifest;
-}
-
 const cache::SmokeAttestation k_pass{
     .gpu = "NVIDIA H200", .cc = "9.0", .driver = "580.65.06", .outcome = "pass", .time = "2026-11-29T00:00:00Z"};
+const cache::SmokeAttestation k_pass_b200{
+    .gpu = "NVIDIA B200", .cc = "10.0", .driver = "580.65.06", .outcome = "pass", .time = "2026-11-29T00:00:00Z"};
 
-TEST(TransferRequireSmoke, APassForTheTierSatisfiesIt) {
-  EXPECT_EQ(smoke_problem(smoked({{"tier-new", {k_pass, k_pass}}}), k_hex, "tier-new"), "");
+// Manifests whose runs node-a ran (one GPU ordinal each) and signed, as
+// `smoke --artifact` records them, and the keys that trust node-a.
+class TransferRequireSmoke : public ::testing::Test {
+ protected:
+  cache::SigningKey m_key = *cache::SigningKey::generate();
+  cache::TrustedKeys m_trusted{{m_key.public_key().key_id(), m_key.public_key()}};
+
+  cache::Manifest smoked(std::map<std::string, std::vector<cache::SmokeAttestation>> smoke) {
+    cache::Manifest manifest;
+    const std::string subject = cache::smoke_subject(manifest);
+    for (auto& [tier_name, runs] : smoke)
+      for (std::size_t i = 0; i < runs.size(); ++i) {
+        runs[i].node = "node-a";
+        runs[i].ordinal = static_cast<std::uint32_t>(i);
+        runs[i].member = true;
+        cache::sign_smoke_run(runs[i], m_key, tier_name, subject);
+      }
+    manifest.smoke = std::move(smoke);
+    return manifest;
+  }
+  std::string problem(const cache::Manifest& manifest) {
+    return smoke_problem(manifest, k_hex, tier(recipe::PtxPolicy::highest), m_trusted);
+  }
+};
+
+TEST_F(TransferRequireSmoke, APassOnEveryCcOfTheTierSatisfiesIt) {
+  EXPECT_EQ(problem(smoked({{"tier-new", {k_pass, k_pass_b200}}})), "");
 }
 
-TEST(TransferRequireSmoke, NoAttestationForTheTierSaysWhatToRun) {
+TEST_F(TransferRequireSmoke, NoAttestationForTheTierSaysWhatToRun) {
   const std::string expected = "sha256:" + k_hex +
-                               " has no smoke attestation for tier tier-new (--require-smoke): run 'orchestrate "
-                               "smoke tier-new --artifact sha256:" +
-                               k_hex + "' on a node of tier-new, then push the attested set it stores";
-  EXPECT_EQ(smoke_problem(smoked({}), k_hex, "tier-new"), expected);
+                               " has no smoke attestation for tier 'tier-new', so it lacks a passing run on CC 9.0 "
+                               "(H100) and 10.0 (B200) (--require-smoke); run 'orchestrate smoke tier-new --artifact "
+                               "sha256:" +
+                               k_hex + "' on a node with those GPUs and push the attested set it stores";
+  EXPECT_EQ(problem(smoked({})), expected);
   // Another tier's pass, or an empty list, proves nothing for this one.
-  EXPECT_EQ(smoke_problem(smoked({{"tier-old", {k_pass}}}), k_hex, "tier-new"), expected);
-  EXPECT_EQ(smoke_problem(smoked({{"tier-new", {}}}), k_hex, "tier-new"), expected);
+  EXPECT_EQ(problem(smoked({{"tier-old", {k_pass, k_pass_b200}}})), expected);
+  EXPECT_EQ(problem(smoked({{"tier-new", {}}})), expected);
 }
 
-TEST(TransferRequireSmoke, AnyOutcomeButPassRefuses) {
+TEST_F(TransferRequireSmoke, APassOnOneCcLeavesTheOtherMissing) {
+  const std::string got = problem(smoked({{"tier-new", {k_pass, k_pass}}}));
+  EXPECT_EQ(got, "sha256:" + k_hex +
+                     "'s smoke attestation for tier 'tier-new' lacks a passing run on CC 10.0 (B200) "
+                     "(--require-smoke); run 'orchestrate smoke tier-new --artifact sha256:" +
+                     k_hex + "' on a node with that GPU and push the attested set it stores");
+}
+
+TEST_F(TransferRequireSmoke, AnyOutcomeButPassRefuses) {
   cache::SmokeAttestation failed = k_pass;
   failed.gpu = "NVIDIA H100";
   failed.outcome = "fail";
-  const std::string problem = smoke_problem(smoked({{"tier-new", {k_pass, failed}}}), k_hex, "tier-new");
-  EXPECT_NE(problem.find("smoke attestation for tier tier-new is not a pass on NVIDIA H100 (CC 9.0, driver "
-                         "580.65.06): fail"),
+  const std::string refused = problem(smoked({{"tier-new", {k_pass, failed, k_pass_b200}}}));
+  EXPECT_NE(refused.find("smoke attestation for tier 'tier-new' is not a pass on NVIDIA H100 (CC 9.0, driver "
+                         "580.65.06) on node-a: fail (--require-smoke); fix it, run 'orchestrate smoke tier-new "
+                         "--artifact sha256:" +
+                         k_hex + "' on that node"),
             std::string::npos)
-      << problem;
-  EXPECT_NE(problem.find("orchestrate smoke tier-new --artifact sha256:" + k_hex), std::string::npos) << problem;
+      << refused;
   cache::SmokeAttestation skipped = k_pass;
   skipped.outcome = "none";
-  EXPECT_NE(smoke_problem(smoked({{"tier-new", {skipped}}}), k_hex, "tier-new"), "");
+  EXPECT_NE(problem(smoked({{"tier-new", {skipped, k_pass_b200}}})), "");
+}
+
+// Runs recorded before runs were signed cannot say which node ran them.
+TEST_F(TransferRequireSmoke, UnsignedRunsCountForNothing) {
+  cache::Manifest manifest;
+  manifest.smoke["tier-new"] = {k_pass, k_pass_b200};
+  const std::string refused = problem(manifest);
+  EXPECT_NE(refused.find("lacks a passing run on CC 9.0 (H100) and 10.0 (B200) (--require-smoke; not counted: NVIDIA "
+                         "H200 (CC 9.0, driver 580.65.06): recorded before runs were signed by their node; NVIDIA B200 "
+                         "(CC 10.0, driver 580.65.06): recorded before runs were signed by their node)"),
+            std::string::npos)
+      << refused;
 }
 
 TEST(TransferProgressBar, FillsByFraction) {

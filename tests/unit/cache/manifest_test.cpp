@@ -6,6 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/cache/signing.hpp"
 #include "test_support.hpp"
 
 namespace orc::cache {
@@ -117,8 +118,81 @@ TEST(Manifest, ChunksThatDoNotCoverTheFileExactlyAreRefused) {
       {[](auto& j) { j["files"][0]["chunks"]["sha256"][2] = ""; }, "files[0].chunks.sha256[2]: expected 64"},
       {[](auto& j) { j["files"][0]["chunks"]["sha256"] = "x"; }, "files[0].chunks.sha256: expected an array"},
       {[](auto& j) { j["files"][0]["chunks"]["extra"] = 1; }, "files[0].chunks: unknown key 'extra'"},
-      {[](auto& j) { j["files"][1]["chunks"] = {{"size", 4 << 20}, {"sha256", nlohmann::json::array()}}; },
+      {[](auto& j) {
+         j["files"][1]["chunks"] = {{"size", 4 << 20}, {"sha256", nlohmann::json::array()}};
+       },
        "files[1].chunks"},
+  };
+  expect_refused(good, edits);
+}
+
+// A run recorded since runs are signed per node: its five signed keys.
+Manifest with_signed_run() {
+  Manifest m = sample_manifest();
+  m.smoke["tier-new"].push_back({.gpu = "Tesla T4",
+                                 .cc = "7.5",
+                                 .driver = "550.54.15",
+                                 .outcome = "pass",
+                                 .time = "2025-01-02T05:00:00Z",
+                                 .node = "node-a",
+                                 .key_id = "0123456789abcdef",
+                                 .ordinal = 3,
+                                 .member = true,
+                                 .signature = std::string(64, '\x5a')});
+  return m;
+}
+
+TEST(Manifest, SignedSmokeRunsRoundTripBesideUnsignedOnes) {
+  expect_round_trip(with_signed_run());
+  const auto j = nlohmann::json::parse(canonical_json(with_signed_run()));
+  const auto& runs = j["smoke"]["tier-new"];
+  ASSERT_EQ(runs.size(), 2u);
+  EXPECT_EQ(runs[0].size(), 5u) << "an unsigned run keeps the shape it had: " << runs[0];
+  EXPECT_EQ(runs[1]["node"], "node-a");
+  EXPECT_EQ(runs[1]["key_id"], "0123456789abcdef");
+  EXPECT_EQ(runs[1]["ordinal"], 3);
+  EXPECT_EQ(runs[1]["member"], true);
+  EXPECT_EQ(runs[1]["signature"], base64_encode(std::string(64, '\x5a')));
+  EXPECT_FALSE(parse_manifest(canonical_json(sample_manifest()))->smoke.at("tier-new")[0].is_signed());
+}
+
+// A manifest written before runs were signed, byte for byte as that version
+// stored it: it still parses, and gives the same bytes back.
+TEST(Manifest, AManifestWithAnUnsignedRunOfBeforeStillReads) {
+  const std::string frozen =
+      R"({"build_log":null,"created":"2026-11-29T00:00:01Z","cudnn":null,"engine":"host","files":[{"embedded":)"
+      R"({"ptx":[],"sass":["sm_90"]},"path":"saxpy","requested":{"ptx":[],"sass":["sm_90"]},"sha256":")" +
+      std::string(64, 'e') +
+      R"(","size":28}],"framework":"nvcc","host_compiler":null,"image":{"digest":null,"reference":"host"},)"
+      R"("key":"k1","recipe":"saxpy","schema_version":2,"smoke":{"tier-new":[{"cc":"9.0","driver":"580.159.04",)"
+      R"("gpu":"NVIDIA H200","outcome":"pass","time":"2026-11-29T00:00:02Z"}]},"source":{"kind":"path",)"
+      R"("revision":"tree:1"},"tier":"tier-new","toolkit":"13.0","warnings":[]})";
+  const auto parsed = parse_manifest(frozen);
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->smoke.at("tier-new").size(), 1u);
+  EXPECT_EQ(parsed->smoke.at("tier-new")[0].outcome, "pass");
+  EXPECT_FALSE(parsed->smoke.at("tier-new")[0].is_signed());
+  EXPECT_EQ(canonical_json(*parsed), frozen);
+}
+
+TEST(Manifest, ASignedRunWithPartOrABrokenSignatureIsRefused) {
+  const auto good = nlohmann::json::parse(canonical_json(with_signed_run()));
+  const Edits edits = {
+      {[](auto& j) { j["smoke"]["tier-new"][1].erase("signature"); },
+       "smoke.tier-new[1]: missing key 'signature' of a signed run"},
+      {[](auto& j) { j["smoke"]["tier-new"][0]["node"] = "node-a"; },
+       "smoke.tier-new[0]: missing key 'key_id' of a signed run"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["extra"] = 1; }, "smoke.tier-new[1]: unknown key 'extra'"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["node"] = ""; }, "smoke.tier-new[1].node: empty"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["key_id"] = "0123"; }, "smoke.tier-new[1].key_id: expected 16"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["key_id"] = "0123456789ABCDEF"; }, "smoke.tier-new[1].key_id"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["ordinal"] = -1; }, "smoke.tier-new[1].ordinal"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["ordinal"] = k_max_gpu_ordinal + 1; },
+       "smoke.tier-new[1].ordinal: larger than the limit"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["member"] = "yes"; }, "smoke.tier-new[1].member: expected true"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["signature"] = base64_encode(std::string(63, 'x')); },
+       "smoke.tier-new[1].signature: expected 64 bytes of base64"},
+      {[](auto& j) { j["smoke"]["tier-new"][1]["signature"] = "not base64!"; }, "smoke.tier-new[1].signature"},
   };
   expect_refused(good, edits);
 }
