@@ -94,7 +94,10 @@ Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::
       const auto device = ComputeCapability::parse(gpu.cc);
       if (!device) continue;
       const auto verdict = inspect::judge_file(r, *device).verdict;
-      if (verdict.outcome == inspect::Outcome::none) {
+      if (verdict.outcome == inspect::Outcome::partial) {
+        // A recipe's own artifact: every kernel it builds must run on the tier.
+        v.errors.push_back(r.path + ": " + gpu_label(gpu) + ": " + verdict.detail);
+      } else if (verdict.outcome == inspect::Outcome::none) {
         v.errors.push_back(r.path + ": " + gpu_label(gpu) +
                            " would see \"no kernel image is available for execution on the device\"");
       } else if (verdict.outcome == inspect::Outcome::jit) {

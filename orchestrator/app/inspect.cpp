@@ -357,7 +357,7 @@ InspectOutput inspect(const InspectRequest& request) {
       if (v.verdict.outcome == inspect::Outcome::none && !v.runtime_kernels) any_none = true;
       if (v.verdict.outcome == inspect::Outcome::none && v.runtime_kernels)
         warnings.push_back(leaf.file->path + ": " + v.gpu.label + " " + v.verdict.detail);
-      if (v.verdict.outcome == inspect::Outcome::jit)
+      if (v.verdict.outcome == inspect::Outcome::jit || v.verdict.outcome == inspect::Outcome::partial)
         warnings.push_back(leaf.file->path + ": " + v.gpu.label + " " + v.verdict.detail);
     }
   }

@@ -17,7 +17,9 @@ constexpr const char* k_footer = R"(Where it runs (--gpu, --cc, --tier): per GPU
 (only PTX the driver compiles at first load: a warning), "none" ("no kernel
 image is available", error 209; or PTX newer than --driver / the tier's driver
 compiles, error 222; or a CUDA runtime newer than the driver, error 35) or
-"link" (relocatable device code in a .o/.a: it runs only after a device link).
+"link" (relocatable device code in a .o/.a: it runs only after a device link)
+or "partial" (some kernel modules have code for the GPU and some do not: a
+warning, since libraries that pick kernels per GPU are built so).
 Only the modules the runtime loads count (.nv_fatbin, not __nv_relfatbin), each
 module with kernels on its own; libraries that load or build kernels at run
 time (cuFFT, cuSPARSE, cuDNN) are said to, and never fail on that alone.
@@ -25,7 +27,8 @@ time (cuFFT, cuSPARSE, cuDNN) are said to, and never fail on that alone.
 Member paths: lib.a:k.o (ar member), dist.whl!/torch/lib/libx.so (package
 member), rel.tar.zst!/dist/t.whl!/lib/libx.so (one level of nesting).
 
-Exit codes: 0 ok; 1 some GPU gets "none"; 2 bad usage, an unreadable file or a
+Exit codes: 0 ok; 1 some GPU gets "none" (not for libraries that build their
+own kernels at run time); 2 bad usage, an unreadable file or a
 damaged one (the report still lists what came before the damage).
 Exception: with --list-elf/--list-ptx the exit code is cuobjdump's, passed
 through unchanged so scripts keep working: 0 listed, 1 fatal (corrupt input),

@@ -39,8 +39,7 @@ inline std::optional<Bytes> sub(Bytes data, std::uint64_t offset, std::uint64_t 
 
 // A little-endian integer at `offset`, or nullopt when it does not fit.
 template <typename T>
-  requires std::is_integral_v<T>
-std::optional<T> read_le(Bytes data, std::uint64_t offset) {
+requires std::is_integral_v<T> std::optional<T> read_le(Bytes data, std::uint64_t offset) {
   const auto bytes = sub(data, offset, sizeof(T));
   if (!bytes) return std::nullopt;
   T value;

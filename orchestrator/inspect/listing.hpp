@@ -17,8 +17,8 @@ struct ListOptions {
 };
 
 struct ListResult {
-  std::string out;  // what cuobjdump prints on stdout
-  std::string err;  // what it prints on stderr
+  std::string out;    // what cuobjdump prints on stdout
+  std::string err;    // what it prints on stderr
   int exit_code = 0;  // cuobjdump's: 0, 1 (fatal), 255 (no device code)
 };
 

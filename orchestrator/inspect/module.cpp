@@ -123,7 +123,12 @@ std::vector<Module> modules_of(Bytes data, const FatbinScan& scan, CodeSection s
       if (e.kind == EntryKind::ptx) m.ptx.push_back({e.arch, util::Version(e.code_major, e.code_minor)});
       if (e.kind == EntryKind::lto_ir) ++m.lto_entries;
     }
-    if (look) look_inside(m, data, scan.entries, span);
+    // An empty container (nvcc 11.8 writes one for the device link of a
+    // PTX-only build) holds nothing to launch.
+    if (m.sass.empty() && m.ptx.empty() && m.lto_entries == 0 && span.entry_count == 0)
+      m.kernels = Kernels::no;
+    else if (look)
+      look_inside(m, data, scan.entries, span);
     out.push_back(std::move(m));
   }
   return out;

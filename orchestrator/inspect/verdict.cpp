@@ -73,6 +73,8 @@ std::string_view outcome_name(Outcome o) {
       return "none";
     case Outcome::link:
       return "link";
+    case Outcome::partial:
+      return "partial";
   }
   return "none";
 }
@@ -165,12 +167,14 @@ int rank(Outcome o) {
   switch (o) {
     case Outcome::none:
       return 0;
-    case Outcome::jit:
+    case Outcome::partial:
       return 1;
-    case Outcome::native:
+    case Outcome::jit:
       return 2;
-    case Outcome::link:
+    case Outcome::native:
       return 3;
+    case Outcome::link:
+      return 4;
   }
   return 0;
 }
@@ -260,16 +264,46 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
     for (std::size_t i = 0; i < file.modules.size(); ++i)
       if (file.modules[i].loadable()) deciding.push_back(i);
 
-  std::optional<Verdict> worst;
+  // The worst module that runs, and the first that does not.
+  std::optional<Verdict> worst_running, first_failing;
+  std::optional<std::size_t> running_at, failing_at;
+  std::size_t failing = 0;
   for (const std::size_t i : deciding) {
     const Module& m = file.modules[i];
     Verdict v = judge(m.sass, m.ptx, device, facts);
-    if (!worst || rank(v.outcome) < rank(worst->outcome)) {
-      worst = std::move(v);
-      out.module = i;
+    if (v.outcome == Outcome::none) {
+      ++failing;
+      if (!first_failing) first_failing = std::move(v), failing_at = i;
+    } else if (!worst_running || rank(v.outcome) < rank(worst_running->outcome)) {
+      worst_running = std::move(v);
+      running_at = i;
     }
   }
-  out.verdict = std::move(*worst);
+  if (!first_failing) {
+    out.verdict = std::move(*worst_running);
+    out.module = running_at;
+  } else if (!worst_running || no_kernels) {
+    out.verdict = std::move(*first_failing);
+    out.module = failing_at;
+  } else {
+    // Some kernels have code for this GPU and some do not: a launch of one
+    // of the latter fails, the rest run. Libraries that pick kernels per
+    // architecture (cuBLAS holds modules of sm_75 SASS alone) are built so;
+    // a program whose every kernel must run here is not.
+    const Module& bad = file.modules[*failing_at];
+    std::string archs;
+    for (const auto& cc : bad.sass) archs += (archs.empty() ? "" : " ") + cc.sm();
+    for (const auto& p : bad.ptx_archs()) archs += (archs.empty() ? "" : " ") + p.compute();
+    out.verdict = {Outcome::partial, worst_running->decided_by,
+                   std::to_string(failing) + " of " + std::to_string(deciding.size()) +
+                       " kernel modules have no code for " + device.dotted() + " (the first at " + hex(bad.offset) +
+                       ": " + (archs.empty() ? std::string("no images") : archs) +
+                       "): a launch of their kernels here fails with \"no kernel image is available\" (209), "
+                       "which matters only if the program launches them on this GPU; the others: " +
+                       worst_running->detail};
+    out.module = failing_at;
+    out.partial_modules = failing;
+  }
   if (file.runtime_code.any()) {
     out.runtime_kernels = true;
     const RuntimeCode& rt = file.runtime_code;
@@ -296,8 +330,11 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
     std::size_t ordinal = 0;
     for (std::size_t i = 0; i <= *out.module; ++i) ordinal += file.modules[i].loadable() ? 1 : 0;
     const Module& m = file.modules[*out.module];
-    std::string where = "module " + std::to_string(ordinal) + " of " + std::to_string(loadable) +
-                        (m.section == CodeSection::executable ? " in .nv_fatbin" : "") + " (at " + hex(m.offset) + ")";
+    std::string where = out.verdict.outcome == Outcome::partial
+                            ? std::to_string(loadable) + " loadable modules"
+                            : "module " + std::to_string(ordinal) + " of " + std::to_string(loadable) +
+                                  (m.section == CodeSection::executable ? " in .nv_fatbin" : "") + " (at " +
+                                  hex(m.offset) + ")";
     if (no_kernels) where += "; no module holds a kernel entry point";
     if (any_relocatable) where += "; __nv_relfatbin is relocatable code the runtime never loads, not counted";
     out.verdict.detail = where + ": " + out.verdict.detail;

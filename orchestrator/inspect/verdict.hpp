@@ -1,8 +1,9 @@
 #pragma once
 // Where a binary will run: for one GPU, native (a cubin it can load), jit
 // (only PTX the driver compiles for it at load time), none ("no kernel image
-// is available") or link (relocatable device code in a .o or .a: what runs
-// depends on the device link still to come).
+// is available"), link (relocatable device code in a .o or .a: what runs
+// depends on the device link still to come) or partial (a file of several
+// kernel modules, some with code for the GPU and some without).
 #include <functional>
 #include <optional>
 #include <set>
@@ -17,7 +18,7 @@ namespace orc::inspect {
 
 struct FileReport;
 
-enum class Outcome { native, jit, none, link };
+enum class Outcome { native, jit, none, link, partial };
 std::string_view outcome_name(Outcome o);
 
 struct Verdict {
@@ -51,8 +52,9 @@ Verdict judge(const std::set<arch::ComputeCapability>& sass, const std::set<arch
               arch::ComputeCapability device, const DriverFacts& driver = {});
 
 // A whole file, as the runtime loads it: only loadable modules count; each
-// module that holds a kernel is judged on its own and the worst decides (a
-// module without code for the GPU fails at its first launch); modules with no
+// module that holds a kernel is judged on its own: when all run, the worst of
+// them decides; when none runs, `none`; when some run and some do not,
+// `partial` (a launch of a kernel in the latter fails). Modules with no
 // kernel entry point (the device link's) do not decide. A .o or .a member
 // with relocatable code gets `link`. A CUDA runtime newer than the driver
 // makes everything `none` (cudaErrorInsufficientDriver, before any kernel).
@@ -60,6 +62,7 @@ struct FileVerdict {
   Verdict verdict;
   std::optional<std::size_t> module;  // index into FileReport::modules of the deciding module
   std::size_t kernel_modules = 0;     // loadable modules judged (with kernels or unknown)
+  std::size_t partial_modules = 0;    // of those, the ones without code for the GPU (partial)
   // The file loads or builds kernels of its own at run time, so the verdict
   // speaks for the registered modules (or the images it embeds) only, and a
   // `none` is no proof that it fails: never exit 1 on that alone.

@@ -36,15 +36,34 @@ DriverFacts facts(std::optional<const char*> driver, int max_isa_minor_of_8 = 4)
   return f;
 }
 
-TEST(FileVerdict, TheWorstKernelModuleDecides) {
+TEST(FileVerdict, SomeKernelModulesWithoutCodeForTheGpuIsPartial) {
   FileReport r;
   r.modules = {kernel_module({{9, 0}}), kernel_module({{8, 0}})};
   const FileVerdict v = judge_file(r, {9, 0});
-  EXPECT_EQ(v.verdict.outcome, Outcome::none);
+  EXPECT_EQ(v.verdict.outcome, Outcome::partial);
   EXPECT_EQ(v.module, 1u);
   EXPECT_EQ(v.kernel_modules, 2u);
-  EXPECT_TRUE(v.verdict.detail.starts_with("module 2 of 2 in .nv_fatbin (at 0x0): no SASS for 9.0"))
+  EXPECT_EQ(v.partial_modules, 1u);
+  EXPECT_TRUE(
+      v.verdict.detail.starts_with("2 loadable modules: 1 of 2 kernel modules have no code for 9.0 (the first "
+                                   "at 0x0: sm_80): a launch of their kernels here fails"))
       << v.verdict.detail;
+  EXPECT_TRUE(v.verdict.detail.ends_with("the others: runs natively from sm_90 SASS")) << v.verdict.detail;
+}
+
+TEST(FileVerdict, TheWorstOfTheModulesThatRunDecides) {
+  FileReport r;
+  r.modules = {kernel_module({{9, 0}}), kernel_module({}, {{{8, 0}, {9, 0}}})};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::jit);
+  EXPECT_EQ(v.module, 1u);
+  EXPECT_TRUE(v.verdict.detail.starts_with("module 2 of 2 in .nv_fatbin (at 0x0): runs by JIT")) << v.verdict.detail;
+}
+
+TEST(FileVerdict, NoKernelModuleWithCodeIsNone) {
+  FileReport r;
+  r.modules = {kernel_module({{8, 0}}), kernel_module({{8, 6}})};
+  EXPECT_EQ(judge_file(r, {9, 0}).verdict.outcome, Outcome::none);
 }
 
 TEST(FileVerdict, AModuleWithoutKernelsDoesNotDecide) {
@@ -58,7 +77,7 @@ TEST(FileVerdict, AModuleWithoutKernelsDoesNotDecide) {
 
 TEST(FileVerdict, AnUnreadableModuleCountsAsHoldingKernels) {
   FileReport r;
-  r.modules = {kernel_module({{9, 0}}), kernel_module({{8, 0}}, {}, Kernels::unknown)};
+  r.modules = {kernel_module({{9, 0}}, {}, Kernels::no), kernel_module({{8, 0}}, {}, Kernels::unknown)};
   EXPECT_EQ(judge_file(r, {9, 0}).verdict.outcome, Outcome::none);
 }
 
