@@ -51,7 +51,12 @@ Look look_at(const Entry& entry, Bytes image) {
     look.kernels = cubin_has_entry(image);
     look.toolkit = tkinfo_release(as_text(image));
   } else if (entry.kind == EntryKind::ptx) {
-    look.kernels = ptx_has_entry(as_text(image));
+    // Text that is not PTX at all says nothing either way.
+    const std::string_view text = as_text(image);
+    if (ptx_has_entry(text))
+      look.kernels = true;
+    else if (text.find(".version") != std::string_view::npos && text.find(".target") != std::string_view::npos)
+      look.kernels = false;
   }
   return look;
 }

@@ -75,6 +75,8 @@ std::string_view outcome_name(Outcome o) {
       return "link";
     case Outcome::partial:
       return "partial";
+    case Outcome::no_kernels:
+      return "no-kernels";
   }
   return "none";
 }
@@ -169,6 +171,8 @@ int rank(Outcome o) {
       return 0;
     case Outcome::partial:
       return 1;
+    case Outcome::no_kernels:
+      return 5;
     case Outcome::jit:
       return 2;
     case Outcome::native:
@@ -234,8 +238,8 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
   if (!any_loadable) {
     if (any_relocatable) {
       out.verdict = {Outcome::none, std::nullopt,
-                     "only relocatable device code (__nv_relfatbin), which the runtime never loads: it was not "
-                     "device-linked (nvcc -dlink, or -rdc=true at the link)"};
+                     "only relocatable device code (__nv_relfatbin) and no device-linked module for the runtime to "
+                     "register: it was not device-linked (nvcc -dlink, or -rdc=true at the link)"};
     } else {
       out.verdict = judge({}, std::vector<PtxImage>{}, device, facts);
     }
@@ -257,12 +261,29 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
   for (std::size_t i = 0; i < file.modules.size(); ++i)
     if (file.modules[i].loadable() && file.modules[i].kernels != Kernels::no) deciding.push_back(i);
   out.kernel_modules = deciding.size();
-  // No module holds a kernel: nothing can be launched; every loadable module
-  // is judged so the answer still says what is there.
-  const bool no_kernels = deciding.empty();
-  if (no_kernels)
-    for (std::size_t i = 0; i < file.modules.size(); ++i)
-      if (file.modules[i].loadable()) deciding.push_back(i);
+  // No module holds a kernel: nothing of the file's own can be launched.
+  // Its kernels, if any, are images it loads itself, or another library's.
+  if (deciding.empty()) {
+    const RuntimeCode& rt = file.runtime_code;
+    out.runtime_kernels = rt.any();
+    if (rt.containers > 0) {
+      Verdict v = judge(rt.sass, rt.ptx, device, facts);
+      std::string in;
+      for (const auto& name : rt.sections) in += (in.empty() ? "" : ", ") + name;
+      v.detail = "kernels come from " + std::to_string(rt.containers) + " fatbin images in " + in +
+                 " that the library loads itself (the registered module holds no kernel): " + v.detail;
+      out.verdict = std::move(v);
+      return out;
+    }
+    std::string cuda_libs;
+    for (const auto& lib : file.needed)
+      if (lib.starts_with("libcu") || lib.starts_with("libnv"))
+        cuda_libs += (cuda_libs.empty() ? "" : ", ") + lib;
+    out.verdict = {Outcome::no_kernels, std::nullopt,
+                   "no module holds a kernel entry point: nothing of its own to launch" +
+                       (cuda_libs.empty() ? std::string() : "; kernels come from what it loads (" + cuda_libs + ")")};
+    return out;
+  }
 
   // The worst module that runs, and the first that does not.
   std::optional<Verdict> worst_running, first_failing;
@@ -282,7 +303,7 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
   if (!first_failing) {
     out.verdict = std::move(*worst_running);
     out.module = running_at;
-  } else if (!worst_running || no_kernels) {
+  } else if (!worst_running) {
     out.verdict = std::move(*first_failing);
     out.module = failing_at;
   } else {
@@ -304,20 +325,32 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
     out.module = failing_at;
     out.partial_modules = failing;
   }
+  // When the device-linked code has nothing for the GPU, the runtime links
+  // the relocatable images of __nv_relfatbin for it at load time: on the
+  // H200 (driver 580), executables and shared libraries whose device link
+  // made sm_75 only, with sm_80/sm_90 relocatable SASS, ran natively with PTX
+  // JIT disabled, built by nvcc 11.8 and 13.0 (tests/gpu/verdicts-h200.txt).
+  if (out.verdict.outcome == Outcome::none && any_relocatable) {
+    std::set<ComputeCapability> sass;
+    std::vector<PtxImage> ptx;
+    for (const Module& m : file.modules) {
+      if (m.loadable()) continue;
+      sass.insert(m.sass.begin(), m.sass.end());
+      ptx.insert(ptx.end(), m.ptx.begin(), m.ptx.end());
+    }
+    Verdict linked = judge(sass, ptx, device, facts);
+    if (linked.outcome != Outcome::none) {
+      linked.detail = "the device-linked code has nothing for " + device.dotted() +
+                      ", so the runtime links __nv_relfatbin's relocatable images for it when the module loads: " +
+                      linked.detail;
+      out.verdict = std::move(linked);
+      out.module.reset();
+      out.relinked = true;
+    }
+  }
   if (file.runtime_code.any()) {
     out.runtime_kernels = true;
     const RuntimeCode& rt = file.runtime_code;
-    if (no_kernels && rt.containers > 0) {
-      // Nothing registered can launch: the kernels are the embedded images.
-      Verdict v = judge(rt.sass, rt.ptx, device, facts);
-      std::string in;
-      for (const auto& name : rt.sections) in += (in.empty() ? "" : ", ") + name;
-      v.detail = "kernels come from " + std::to_string(rt.containers) + " fatbin images in " + in +
-                 " that the library loads itself (the registered module holds no kernel): " + v.detail;
-      out.verdict = std::move(v);
-      out.module.reset();
-      return out;
-    }
     out.verdict.detail += "; kernels also built or loaded at run time (";
     std::string how;
     for (const auto& b : rt.builders) how += (how.empty() ? "" : ", ") + b;
@@ -326,7 +359,7 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
   }
   std::size_t loadable = 0;
   for (const Module& m : file.modules) loadable += m.loadable() ? 1 : 0;
-  if (loadable > 1 || any_relocatable) {
+  if ((loadable > 1 || any_relocatable) && out.module) {
     std::size_t ordinal = 0;
     for (std::size_t i = 0; i <= *out.module; ++i) ordinal += file.modules[i].loadable() ? 1 : 0;
     const Module& m = file.modules[*out.module];
@@ -335,8 +368,7 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
                             : "module " + std::to_string(ordinal) + " of " + std::to_string(loadable) +
                                   (m.section == CodeSection::executable ? " in .nv_fatbin" : "") + " (at " +
                                   hex(m.offset) + ")";
-    if (no_kernels) where += "; no module holds a kernel entry point";
-    if (any_relocatable) where += "; __nv_relfatbin is relocatable code the runtime never loads, not counted";
+    if (any_relocatable) where += "; __nv_relfatbin's relocatable code is linked only when this has nothing";
     out.verdict.detail = where + ": " + out.verdict.detail;
   }
   return out;

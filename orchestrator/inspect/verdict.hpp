@@ -3,7 +3,8 @@
 // (only PTX the driver compiles for it at load time), none ("no kernel image
 // is available"), link (relocatable device code in a .o or .a: what runs
 // depends on the device link still to come) or partial (a file of several
-// kernel modules, some with code for the GPU and some without).
+// kernel modules, some with code for the GPU and some without) or
+// no_kernels (device code, but no kernel entry point: nothing to launch).
 #include <functional>
 #include <optional>
 #include <set>
@@ -18,7 +19,7 @@ namespace orc::inspect {
 
 struct FileReport;
 
-enum class Outcome { native, jit, none, link, partial };
+enum class Outcome { native, jit, none, link, partial, no_kernels };
 std::string_view outcome_name(Outcome o);
 
 struct Verdict {
@@ -55,7 +56,9 @@ Verdict judge(const std::set<arch::ComputeCapability>& sass, const std::set<arch
 // module that holds a kernel is judged on its own: when all run, the worst of
 // them decides; when none runs, `none`; when some run and some do not,
 // `partial` (a launch of a kernel in the latter fails). Modules with no
-// kernel entry point (the device link's) do not decide. A .o or .a member
+// kernel entry point (the device link's) do not decide. When the loadable
+// code has nothing for the GPU, __nv_relfatbin's relocatable images do:
+// the runtime links them at load time (seen on the H200). A .o or .a member
 // with relocatable code gets `link`. A CUDA runtime newer than the driver
 // makes everything `none` (cudaErrorInsufficientDriver, before any kernel).
 struct FileVerdict {
@@ -63,6 +66,7 @@ struct FileVerdict {
   std::optional<std::size_t> module;  // index into FileReport::modules of the deciding module
   std::size_t kernel_modules = 0;     // loadable modules judged (with kernels or unknown)
   std::size_t partial_modules = 0;    // of those, the ones without code for the GPU (partial)
+  bool relinked = false;  // decided by __nv_relfatbin, which the runtime links when .nv_fatbin has nothing
   // The file loads or builds kernels of its own at run time, so the verdict
   // speaks for the registered modules (or the images it embeds) only, and a
   // `none` is no proof that it fails: never exit 1 on that alone.

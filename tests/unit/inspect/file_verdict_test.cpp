@@ -120,9 +120,36 @@ TEST(FileVerdict, OnlyRelocatableCodeInALinkedFileNeverLoads) {
   r.modules = {m};
   const FileVerdict v = judge_file(r, {9, 0});
   EXPECT_EQ(v.verdict.outcome, Outcome::none);
-  EXPECT_NE(v.verdict.detail.find("never loads"), std::string::npos);
+  EXPECT_NE(v.verdict.detail.find("no device-linked module for the runtime to register"), std::string::npos);
   r.object = true;  // the same in a .o: it waits for the device link
   EXPECT_EQ(judge_file(r, {9, 0}).verdict.outcome, Outcome::link);
+}
+
+TEST(FileVerdict, TheRuntimeLinksRelocatableCodeWhenTheLinkedHasNothing) {
+  FileReport r;
+  Module rel = kernel_module({{8, 0}, {9, 0}}, {{{9, 0}, {8, 4}}});
+  rel.section = CodeSection::relocatable;
+  r.modules = {kernel_module({{7, 5}}), rel};
+  const FileVerdict h200 = judge_file(r, {9, 0});
+  EXPECT_EQ(h200.verdict.outcome, Outcome::native);
+  EXPECT_TRUE(h200.relinked);
+  // The device-linked code wins where it has code, as the driver picks it.
+  const FileVerdict t4 = judge_file(r, {7, 5});
+  EXPECT_EQ(t4.verdict.outcome, Outcome::native);
+  EXPECT_FALSE(t4.relinked);
+  EXPECT_EQ(judge_file(r, {7, 0}).verdict.outcome, Outcome::none);
+}
+
+TEST(FileVerdict, DeviceCodeWithoutAKernelHasNothingToLaunch) {
+  // libcufftw's shape: an sm_75 stub without kernels; it NEEDs libcufft.
+  FileReport r;
+  r.modules = {kernel_module({{7, 5}}, {}, Kernels::no)};
+  r.needed = {"libcufft.so.12", "libc.so.6"};
+  const FileVerdict v = judge_file(r, {9, 0});
+  EXPECT_EQ(v.verdict.outcome, Outcome::no_kernels);
+  EXPECT_EQ(v.verdict.detail,
+            "no module holds a kernel entry point: nothing of its own to launch; kernels come from what it loads "
+            "(libcufft.so.12)");
 }
 
 TEST(FileVerdict, KernelsFromImagesTheLibraryLoadsItself) {

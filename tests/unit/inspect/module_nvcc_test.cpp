@@ -32,7 +32,7 @@ DriverFacts facts_for(const char* driver) {
           }};
 }
 
-TEST(ModuleNvcc, RelocatableCodeOfASharedLibraryNeverDecides) {
+TEST(ModuleNvcc, RelocatableCodeDecidesOnlyWhenTheDeviceLinkedCodeHasNothing) {
   ORC_NVCC_OUTPUT(path, "rdc75.so");
   const FileReport r = inspect_one(path);
   // Listed as cuobjdump -all lists them: every SASS of both sections.
@@ -40,10 +40,18 @@ TEST(ModuleNvcc, RelocatableCodeOfASharedLibraryNeverDecides) {
   const auto loadable = std::ranges::count_if(r.modules, &Module::loadable);
   ASSERT_EQ(loadable, 1);
   EXPECT_EQ(loadable_code(r).sass, (std::set<ComputeCapability>{{7, 5}}));
+  // The H200 ran this natively with PTX JIT off: the runtime linked the
+  // relocatable sm_90 cubin at load time.
   const FileVerdict h200 = judge_file(r, {9, 0});
-  EXPECT_EQ(h200.verdict.outcome, Outcome::none) << h200.verdict.detail;
-  EXPECT_NE(h200.verdict.detail.find("__nv_relfatbin is relocatable code the runtime never loads"), std::string::npos);
-  EXPECT_EQ(judge_file(r, {7, 5}).verdict.outcome, Outcome::native);
+  EXPECT_EQ(h200.verdict.outcome, Outcome::native) << h200.verdict.detail;
+  EXPECT_TRUE(h200.relinked);
+  EXPECT_TRUE(h200.verdict.detail.starts_with("the device-linked code has nothing for 9.0, so the runtime links "
+                                              "__nv_relfatbin's relocatable images"))
+      << h200.verdict.detail;
+  const FileVerdict t4 = judge_file(r, {7, 5});
+  EXPECT_EQ(t4.verdict.outcome, Outcome::native);
+  EXPECT_FALSE(t4.relinked);
+  EXPECT_EQ(judge_file(r, {10, 0}).verdict.outcome, Outcome::none);
 }
 
 TEST(ModuleNvcc, TheDeviceLinkModuleHasNoKernelAndDoesNotDecide) {
