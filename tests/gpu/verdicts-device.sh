@@ -104,6 +104,20 @@ done
 echo "$agree/$total agree" >>"$table"
 cat "$table"
 
+echo "== smoke --artifact on executables: every module loaded, the kernel modules decide"
+/usr/local/cuda/bin/nvcc -fatbin -gencode arch=compute_90,code=sm_90 -o "$work/k90.fatbin" kernels/smoke_kernels.cu
+for a in cu13-exe-sm75-compute75 cu118-exe-sm75-compute75 cu13-exe-two-modules-sm90-sm80; do
+  [[ -e $fix/$a ]] || continue
+  "$orc" smoke --fatbin "$work/k90.fatbin" --artifact "$fix/$a" --json >"$work/smoke.json" 2>"$work/smoke.err"
+  echo "$a: smoke rc=$?"
+  python3 - "$work/smoke.json" <<'PY'
+import json, sys
+for g in json.load(open(sys.argv[1]))["gpus"]:
+    for a in g["artifacts"]:
+        print(f'  {a["where"].split("/")[-1]}: predicted {a["predicted"]}, loaded {a["load"]["outcome"]}, kernels {a["kernels"]}')
+PY
+done
+
 echo "== PyTorch's libraries: doctor's line against one operation each"
 python3 - "$out/torch-ops.json" <<'PY'
 import json, sys, torch

@@ -41,12 +41,19 @@ try "lib${p}rdc-sm75-80-90-dlink75.so" bash -c "$(printf '%q ' "$nvcc") -Xcompil
   $(printf '%q ' "$nvcc") -Xcompiler -fPIC -rdc=true -c -gencode arch=compute_75,code=sm_75 -o libp.o '$src/lib.cu' && \
   $(printf '%q ' "$nvcc") -shared -rdc=true -gencode arch=compute_75,code=sm_75 -o 'lib${p}rdc-sm75-80-90-dlink75.so' libp.o addp.o && \
   g++ -o '${p}lib-rdc-sm75-80-90-dlink75' '$src/lib_main.cpp' -L. -l'${p}rdc-sm75-80-90-dlink75' -Wl,-rpath,'\$ORIGIN'"
+# Relocatable compute_80 PTX beside sm_75 SASS, device-linked for sm_75: on
+# 9.0 the device-linked code has nothing, the relocatable PTX is what is left.
+try "${p}exe-rdc-sm75-compute80-dlink75" bash -c "$(printf '%q ' "$nvcc") -rdc=true -c -gencode arch=compute_75,code=sm_75 \
+  -gencode arch=compute_80,code=compute_80 -o addq.o '$src/add.cu' && \
+  $(printf '%q ' "$nvcc") -rdc=true -c -gencode arch=compute_75,code=sm_75 -o mainq.o '$src/main.cu' && \
+  $(printf '%q ' "$nvcc") -rdc=true -gencode arch=compute_75,code=sm_75 -o '${p}exe-rdc-sm75-compute80-dlink75' mainq.o addq.o"
 # -dlto: LTO-IR and SASS up to sm_90 kept relocatable, the device link makes
 # only compute_75 PTX: what the runtime loads is the PTX (JIT on 9.0).
 try "lib${p}lto-dlink-compute75.so" bash -c "$(printf '%q ' "$nvcc") -Xcompiler -fPIC -rdc=true -c \
   -gencode arch=compute_75,code=lto_75 -gencode arch=compute_80,code=sm_80 -gencode arch=compute_90,code=sm_90 -o addl.o '$src/add.cu' && \
   $(printf '%q ' "$nvcc") -Xcompiler -fPIC -rdc=true -c -gencode arch=compute_75,code=lto_75 -o libl.o '$src/lib.cu' && \
-  $(printf '%q ' "$nvcc") -shared -dlto -gencode arch=compute_75,code=compute_75 -o 'lib${p}lto-dlink-compute75.so' libl.o addl.o && \
+  $(printf '%q ' "$nvcc") -Xcompiler -fPIC -dlink -dlto -gencode arch=compute_75,code=compute_75 -o dlinkl.o libl.o addl.o && \
+  $(printf '%q ' "$nvcc") -shared -o 'lib${p}lto-dlink-compute75.so' dlinkl.o libl.o addl.o && \
   g++ -o '${p}lib-lto-dlink-compute75' '$src/lib_main.cpp' -L. -l'${p}lto-dlink-compute75' -Wl,-rpath,'\$ORIGIN'"
 # Standalone images for launch.c.
 try "${p}compute80.fatbin" nv -fatbin -gencode arch=compute_80,code=compute_80 -o "${p}compute80.fatbin" "$src/add.cu"
