@@ -29,7 +29,9 @@ cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -
 
 bin=$root/build-carry
 export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-if ! "$bin/orchestrate" --version >/dev/null 2>&1; then
+if [[ -n ${ORC_ORCHESTRATE:-} ]]; then
+  bin=$(dirname "$ORC_ORCHESTRATE")  # ctest's gpu_verdicts: the build's own
+elif ! "$bin/orchestrate" --version >/dev/null 2>&1; then
   echo "== carried orchestrate does not run here; building"
   unset LD_LIBRARY_PATH
   cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && ninja -C build-gpu orchestrate | tail -n 1
@@ -103,6 +105,8 @@ for f in "$fix"/*; do
 done
 echo "$agree/$total agree" >>"$table"
 cat "$table"
+status=0
+[[ $agree == "$total" && $total -gt 0 ]] || status=1
 
 echo "== smoke --artifact on executables: every module loaded, the kernel modules decide"
 /usr/local/cuda/bin/nvcc -fatbin -gencode arch=compute_90,code=sm_90 -o "$work/k90.fatbin" kernels/smoke_kernels.cu
@@ -162,10 +166,14 @@ for lib in doc["libraries"]:
     lines.append("%-40s %-9s %-8s %-24s %-8s %s" % (base, v["outcome"], v["runtime_kernels"], op, "ran" if ran else "failed", "yes" if ok else "NO"))
 lines.append(f"{agree}/{total} agree")
 open(sys.argv[3], "w").write("\n".join(lines) + "\n"); print("\n".join(lines))
+sys.exit(0 if agree == total else 1)
 PY
+[[ $? == 0 ]] || status=1
 
 echo "== cuobjdump 13.0 goldens for the inspect fixtures"
 # Few files come back from a device run: the goldens travel as one archive.
 tests/inspect/fixtures/record-goldens.sh /usr/local/cuda/bin/cuobjdump "$work/golden" /usr/local/cuda/bin/nvcc 2>&1 | tail -n 2
 tar -czf "$out/golden-13.0.tgz" -C "$work/golden" .
 rm -rf "$work"
+echo "verdicts-device: $([[ $status == 0 ]] && echo 'every prediction agrees with the driver' || echo 'a prediction DISAGREES with the driver')"
+exit "$status"
