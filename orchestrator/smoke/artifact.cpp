@@ -58,7 +58,18 @@ class Finder {
     if (!section || section->size == 0) return;
     const auto end = inspect::checked_add(section->offset, section->size);
     if (!end || *end > data.size()) return;
+    // What the runtime would link for a GPU the device-linked code misses.
+    m_relocatable = {};
+    if (elf->type != inspect::k_et_rel)
+      if (const inspect::Section* rel = elf->find("__nv_relfatbin"); rel && rel->size > 0)
+        if (const auto rel_end = inspect::checked_add(rel->offset, rel->size); rel_end && *rel_end <= data.size())
+          for (const auto& e : inspect::scan_fatbins(data, rel->offset, *rel_end).entries) {
+            if (e.kind == inspect::EntryKind::elf) m_relocatable.sass.insert(e.arch);
+            if (e.kind == inspect::EntryKind::ptx)
+              m_relocatable.ptx.push_back({e.arch, util::Version(e.code_major, e.code_minor)});
+          }
     containers(data, section->offset, *end, where + " .nv_fatbin");
+    m_relocatable = {};
   }
 
   void cubin(Bytes data, const std::string& where) {
@@ -107,6 +118,8 @@ class Finder {
         for (const auto& p : m.ptx) image.ptx.insert(p.arch);
         image.kernels = m.kernels;
       }
+      image.relocatable_sass = m_relocatable.sass;
+      image.relocatable_ptx = m_relocatable.ptx;
       emit(image);
       at = *stop;
     }
@@ -125,6 +138,10 @@ class Finder {
 
   const FatbinVisitor& m_visit;
   std::size_t m_count = 0;
+  struct {
+    std::set<arch::ComputeCapability> sass;
+    std::vector<inspect::PtxImage> ptx;
+  } m_relocatable;  // of the host ELF being walked
 };
 
 }  // namespace

@@ -6,8 +6,11 @@
 // `inspect` reads them). Loading each one with the driver is the direct
 // proof that the artifact has kernels for a GPU.
 //
-// __nv_relfatbin (relocatable device code for the device linker) is left
-// out: the driver cannot load it by itself, whatever the GPU.
+// __nv_relfatbin (relocatable device code for the device linker) is not
+// loaded: the driver cannot load it by itself. Its images are attached to
+// each module of the same file, because where the device-linked code has
+// nothing for a GPU the CUDA runtime links them at load time (seen on the
+// H200), so such a module's failed load does not decide.
 #include <cstddef>
 #include <filesystem>
 #include <functional>
@@ -30,6 +33,9 @@ struct EmbeddedFatbin {
   // Whether it defines a kernel: a module without one (the device link's)
   // cannot fail a launch, so its load does not decide a smoke result.
   inspect::Kernels kernels = inspect::Kernels::unknown;
+  // The file's __nv_relfatbin images (empty for anything but a linked ELF).
+  std::set<arch::ComputeCapability> relocatable_sass;
+  std::vector<inspect::PtxImage> relocatable_ptx;
 };
 
 using FatbinVisitor = std::function<void(const EmbeddedFatbin&)>;

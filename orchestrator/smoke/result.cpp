@@ -57,6 +57,7 @@ json gpu_json(const GpuResult& g) {
                               {"predicted", a.predicted},
                               {"agrees", a.agrees()},
                               {"kernels", a.kernels},
+                              {"relinked", a.relinked},
                               {"load", load_json(a.load)}});
   return j;
 }
@@ -111,7 +112,7 @@ bool GpuResult::passed() const {
       }))
     return false;
   return std::ranges::none_of(artifacts, [](const ArtifactLoad& a) {
-    return a.kernels && (a.load.outcome == LoadOutcome::none || a.load.outcome == LoadOutcome::error);
+    return a.kernels && !a.relinked && (a.load.outcome == LoadOutcome::none || a.load.outcome == LoadOutcome::error);
   });
 }
 
@@ -163,6 +164,7 @@ std::string render_smoke_text(const SmokeResult& r) {
       if (!a.load.error_name.empty()) out += " (" + a.load.error_name + ")";
       out += a.agrees() ? "" : "  [inspect predicted " + a.predicted + "]";
       if (!a.kernels) out += "  (no kernel entry point: does not decide)";
+      if (a.relinked) out += "  (the runtime links __nv_relfatbin's images for this GPU instead: does not decide)";
       out += "\n";
     }
   }

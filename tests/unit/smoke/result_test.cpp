@@ -54,6 +54,28 @@ TEST(SmokeResultTest, ExitCodes) {
   EXPECT_EQ((SmokeResult{.driver_error = "no NVIDIA driver on this machine"}).exit_code(), 3);
 }
 
+// A module that cannot fail a launch (no kernel: nvcc's device-link module),
+// or one the runtime replaces by linking __nv_relfatbin's images, is
+// recorded and does not fail the GPU (the H200 ran both kinds of program).
+TEST(SmokeResultTest, ModulesThatCannotFailALaunchDoNotDecide) {
+  SmokeResult r = passing();
+  r.gpus[0].artifacts.push_back(
+      {.where = "app .nv_fatbin[0]", .predicted = "none", .load = {.outcome = LoadOutcome::none}, .kernels = false});
+  EXPECT_EQ(r.exit_code(), 0);
+  r.gpus[0].artifacts.push_back({.where = "librdc.so .nv_fatbin[0]",
+                                 .predicted = "none",
+                                 .load = {.outcome = LoadOutcome::none},
+                                 .kernels = true,
+                                 .relinked = true});
+  EXPECT_EQ(r.exit_code(), 0);
+  const std::string text = render_smoke_text(r);
+  EXPECT_NE(text.find("(no kernel entry point: does not decide)"), std::string::npos) << text;
+  EXPECT_NE(text.find("(the runtime links __nv_relfatbin's images for this GPU instead: does not decide)"),
+            std::string::npos);
+  r.gpus[0].artifacts.back().relinked = false;  // a kernel module that really has nothing
+  EXPECT_EQ(r.exit_code(), 1);
+}
+
 TEST(SmokeResultTest, JsonShapeAndText) {
   const auto j = nlohmann::json::parse(render_smoke_json(passing()));
   EXPECT_EQ(j["driver"]["cuda"], "13.0");
