@@ -132,10 +132,10 @@ ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& ver
         list.push_back({{"gpu", v.gpu.label},
                         {"cc", v.gpu.cc.dotted()},
                         {"outcome", inspect::outcome_name(v.verdict.outcome)},
-                        {"decided_by", v.verdict.decided_by ? ordered_json(v.verdict.outcome == inspect::Outcome::native
-                                                                               ? v.verdict.decided_by->sm()
-                                                                               : v.verdict.decided_by->compute())
-                                                            : ordered_json(nullptr)},
+                        {"decided_by", v.verdict.decided_by
+                                           ? ordered_json(v.verdict.decided_by_sass ? v.verdict.decided_by->sm()
+                                                                                    : v.verdict.decided_by->compute())
+                                           : ordered_json(nullptr)},
                         {"detail", v.verdict.detail},
                         {"driver", v.gpu.driver ? ordered_json(v.gpu.driver->str()) : ordered_json(nullptr)},
                         {"runtime_kernels", v.runtime_kernels}});

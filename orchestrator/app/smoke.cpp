@@ -113,9 +113,11 @@ void load_artifacts(const smoke::Driver& driver, smoke::GpuResult& gpu, const st
         load.predicted =
             std::string(inspect::outcome_name(inspect::judge(f.sass, f.ptx_images, gpu.cc, facts).outcome));
       load.load = driver.observe_load(gpu.ordinal, f.bytes, {}, smoke::Loader::library);
-      if (load.load.outcome == smoke::LoadOutcome::none && gpu.cc_known &&
-          inspect::judge(f.relocatable_sass, f.relocatable_ptx, gpu.cc, facts).outcome != inspect::Outcome::none)
-        load.relinked = true;
+      if (load.load.outcome == smoke::LoadOutcome::none && gpu.cc_known && !f.relocatable.empty()) {
+        const inspect::ModuleVerdict v = inspect::judge_module(f.module, f.relocatable, gpu.cc, facts);
+        load.relinked =
+            v.relinked && (v.verdict.outcome == inspect::Outcome::native || v.verdict.outcome == inspect::Outcome::jit);
+      }
       gpu.artifacts.push_back(std::move(load));
     });
     if (found == 0) gpu.notes.push_back(path.string() + " embeds no fatbin or cubin: nothing to load");

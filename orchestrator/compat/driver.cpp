@@ -33,6 +33,13 @@ util::Version ptx_isa_for_driver(const util::Version& driver) {
   return best;
 }
 
+bool driver_newer_than_table(const util::Version& driver) {
+  util::Version newest;
+  for (const Toolkit& t : toolkit_table())
+    if (t.released && !t.min_driver.empty() && (newest.empty() || newest < t.min_driver)) newest = t.min_driver;
+  return !newest.empty() && !(driver < newest);
+}
+
 std::optional<util::Version> driver_for_runtime(int major) {
   for (const auto& [m, floor] : k_runtime_floor)
     if (m == major) return *util::Version::parse(floor);

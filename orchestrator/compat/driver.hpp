@@ -23,6 +23,10 @@ std::optional<util::Version> driver_for_ptx_isa(const util::Version& isa);
 // every row with a known ISA.
 util::Version ptx_isa_for_driver(const util::Version& driver);
 
+// Whether `driver` is at or past the GA driver of the newest toolkit the
+// table knows: what it compiles beyond the table's ISAs is not known.
+bool driver_newer_than_table(const util::Version& driver);
+
 // The oldest driver a CUDA runtime of this major runs on (11: 450.80.02,
 // 12: 525.60.13, 13: 580.65.06); nullopt for majors the table does not know.
 std::optional<util::Version> driver_for_runtime(int major);

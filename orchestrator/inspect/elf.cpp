@@ -201,6 +201,29 @@ Bytes linked_strings(Bytes data, const ElfFile& elf, const Section& section) {
   return sub(data, strings.offset, strings.size).value_or(Bytes{});
 }
 
+// Names copied out of a string table are bounded: one name at most this
+// long, all names of one call at most this many bytes, so a table whose
+// entries all point at one long string cannot make copies of it without end.
+constexpr std::size_t k_max_name = 4096;
+constexpr std::size_t k_max_names_bytes = 16u << 20;
+
+class NameBudget {
+ public:
+  // The name at `offset`, or nullopt when it is missing, too long or over budget.
+  std::optional<std::string> take(Bytes strings, std::uint64_t offset) {
+    if (offset >= strings.size()) return std::nullopt;
+    const auto rest = strings.subspan(static_cast<std::size_t>(offset));
+    const auto nul = std::ranges::find(rest.first(std::min(rest.size(), k_max_name + 1)), std::byte{0});
+    const auto length = static_cast<std::size_t>(nul - rest.begin());
+    if (length > k_max_name || nul == rest.end() || m_used + length > k_max_names_bytes) return std::nullopt;
+    m_used += length;
+    return std::string(as_text(rest.first(length)));
+  }
+
+ private:
+  std::size_t m_used = 0;
+};
+
 }  // namespace
 
 // Dynamic entries: ELF64 {i64 d_tag, u64 d_val} (16 bytes), ELF32 {i32, u32}
@@ -213,13 +236,13 @@ std::vector<std::string> needed_libraries(Bytes data, const ElfFile& elf) {
     const auto table = sub(data, section.offset, section.size);
     if (!table) continue;
     const Bytes strings = linked_strings(data, elf, section);
+    NameBudget budget;
     for (std::uint64_t at = 0; at + 2 * width <= table->size(); at += 2 * width) {
       const auto tag = read_word(*table, at, width);
       const auto value = read_word(*table, at + width, width);
       if (!tag || *tag == k_dt_null) break;
       if (*tag != k_dt_needed || !value) continue;
-      if (auto name = section_name(strings, static_cast<std::uint32_t>(std::min<std::uint64_t>(*value, UINT32_MAX))))
-        out.push_back(std::move(*name));
+      if (auto name = budget.take(strings, *value)) out.push_back(std::move(*name));
     }
   }
   return out;
@@ -235,10 +258,11 @@ std::vector<std::string> imported_symbols(Bytes data, const ElfFile& elf) {
     const auto table = sub(data, section.offset, section.size);
     if (!table) continue;
     const Bytes strings = linked_strings(data, elf, section);
+    NameBudget budget;
     for (std::uint64_t at = size; at + size <= table->size(); at += size) {
       const std::uint32_t name = *read_le<std::uint32_t>(*table, at);
       if (name == 0 || *read_le<std::uint16_t>(*table, at + shndx_at) != 0) continue;
-      if (auto text = section_name(strings, name)) out.push_back(std::move(*text));
+      if (auto text = budget.take(strings, name)) out.push_back(std::move(*text));
     }
   }
   return out;
@@ -249,25 +273,37 @@ std::vector<std::string> imported_symbols(Bytes data, const ElfFile& elf) {
 // u16 shndx} (16 bytes). STT_FUNC is info & 0xf == 2. ptxas sets st_other
 // 0x10 on __global__ functions only (readelf shows "[<other>: 10]"; seen in
 // nvcc 11.8, 12.4 and 13.0 cubins; __device__ functions have 0).
-std::optional<bool> cubin_has_entry(Bytes cubin) {
+std::optional<std::vector<std::string>> cubin_entries(Bytes cubin) {
   const auto elf = parse_elf(cubin);
   if (!elf) return std::nullopt;
   const std::uint64_t size = elf->is64 ? 24 : 16;
   const std::uint64_t info_at = elf->is64 ? 4 : 12;
   bool any_table = false;
+  std::vector<std::string> names;
+  NameBudget budget;
   for (const Section& section : elf->sections) {
     if (section.type != k_sht_symtab) continue;
     const auto table = sub(cubin, section.offset, section.size);
     if (!table) continue;
     any_table = true;
+    const Bytes strings = linked_strings(cubin, *elf, section);
     for (std::uint64_t at = 0; at + size <= table->size(); at += size) {
       const std::uint8_t info = *read_le<std::uint8_t>(*table, at + info_at);
       const std::uint8_t other = *read_le<std::uint8_t>(*table, at + info_at + 1);
-      if ((info & 0xf) == k_stt_func && (other & k_sto_cuda_entry)) return true;
+      if ((info & 0xf) != k_stt_func || !(other & k_sto_cuda_entry)) continue;
+      // A kernel whose name cannot be read still counts as a kernel.
+      names.push_back(budget.take(strings, *read_le<std::uint32_t>(*table, at)).value_or(std::string()));
     }
   }
   if (!any_table) return std::nullopt;
-  return false;
+  std::ranges::sort(names);
+  return names;
+}
+
+std::optional<bool> cubin_has_entry(Bytes cubin) {
+  const auto entries = cubin_entries(cubin);
+  if (!entries) return std::nullopt;
+  return !entries->empty();
 }
 
 }  // namespace orc::inspect

@@ -53,6 +53,10 @@ std::vector<std::string> imported_symbols(Bytes data, const ElfFile& elf);
 // readable symbol table.
 std::optional<bool> cubin_has_entry(Bytes cubin);
 
+// The names of those kernel entry points, sorted (an unreadable name is
+// empty); nullopt as above. Names are bounded in length and in total.
+std::optional<std::vector<std::string>> cubin_entries(Bytes cubin);
+
 struct CubinArch {
   int sm = 0;                  // 90
   bool arch_specific = false;  // 'a', from e_flags (ABI v1) or .nv.compat attribute 9

@@ -155,7 +155,8 @@ class Scanner {
       keep_first(report.damage, std::move(scan.damage));
     }
     report.runtime = runtime_of(report);
-    if (m_look && !report.object) report.runtime_code = find_runtime_code(data, *elf);
+    // Only a file with device code of its own gets a verdict to qualify.
+    if (m_look && !report.object && report.entries > 0) report.runtime_code = find_runtime_code(data, *elf);
   }
 
   // A shared runtime names its major in the soname; a static one is the

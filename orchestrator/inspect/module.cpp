@@ -28,32 +28,46 @@ std::optional<util::Version> tkinfo_release(std::string_view text) {
   return *v;
 }
 
-// A PTX module defines a kernel when a `.entry` directive starts a
+// A PTX module defines a kernel where a `.entry` directive starts a
 // declaration: `.visible .entry name(`, `.entry name(`, `.weak .entry`.
-bool ptx_has_entry(std::string_view text) {
+// Returns the kernels' names, sorted.
+std::vector<std::string> ptx_entries(std::string_view text) {
+  constexpr std::size_t k_max_name = 4096;
+  std::vector<std::string> names;
   for (std::size_t at = text.find(".entry"); at != std::string_view::npos; at = text.find(".entry", at + 1)) {
     const bool starts = at == 0 || std::isspace(static_cast<unsigned char>(text[at - 1]));
-    const std::size_t after = at + 6;
-    const bool ends = after < text.size() && std::isspace(static_cast<unsigned char>(text[after]));
-    if (starts && ends) return true;
+    std::size_t i = at + 6;
+    if (!starts || i >= text.size() || !std::isspace(static_cast<unsigned char>(text[i]))) continue;
+    while (i < text.size() && std::isspace(static_cast<unsigned char>(text[i]))) ++i;
+    std::size_t end = i;
+    while (end < text.size() && end - i < k_max_name && text[end] != '(' &&
+           !std::isspace(static_cast<unsigned char>(text[end])))
+      ++end;
+    names.emplace_back(text.substr(i, end - i));
   }
-  return false;
+  std::ranges::sort(names);
+  return names;
 }
 
 struct Look {
   std::optional<bool> kernels;
+  std::vector<std::string> names;
   std::optional<util::Version> toolkit;
 };
 
 Look look_at(const Entry& entry, Bytes image) {
   Look look;
   if (entry.kind == EntryKind::elf) {
-    look.kernels = cubin_has_entry(image);
+    if (auto names = cubin_entries(image)) {
+      look.kernels = !names->empty();
+      look.names = std::move(*names);
+    }
     look.toolkit = tkinfo_release(as_text(image));
   } else if (entry.kind == EntryKind::ptx) {
     // Text that is not PTX at all says nothing either way.
     const std::string_view text = as_text(image);
-    if (ptx_has_entry(text))
+    look.names = ptx_entries(text);
+    if (!look.names.empty())
       look.kernels = true;
     else if (text.find(".version") != std::string_view::npos && text.find(".target") != std::string_view::npos)
       look.kernels = false;
@@ -93,6 +107,7 @@ void look_inside(Module& module, Bytes data, const std::vector<Entry>& entries, 
       // Every image of one container is the same code for another target,
       // so the first that answers answers for the module.
       module.kernels = *look.kernels ? Kernels::yes : Kernels::no;
+      module.kernel_names = look.names;
       return;
     }
   }

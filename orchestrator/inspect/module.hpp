@@ -5,12 +5,15 @@
 // link; the runtime registers each container of `.nv_fatbin` as a module of
 // its own (__cudaRegisterFatBinary), and the driver picks one image of each
 // module for the GPU. `__nv_relfatbin` holds relocatable device code kept for
-// a later device link (-rdc, -dlto): the runtime never loads it to launch a
-// kernel (fatbin-format.md 1.1-1.3). So whether a kernel runs is a question
-// about the module that holds it, and only loadable modules count.
+// a later device link (-rdc, -dlto; fatbin-format.md 1.1-1.3): the runtime
+// loads the device-linked module of .nv_fatbin, and only where that has
+// nothing for the GPU does it link the relocatable images of the kernels it
+// holds at load time (seen on the H200, tests/gpu/verdicts-h200.txt). So
+// whether a kernel runs is a question about the module that holds it.
 #include <cstdint>
 #include <optional>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
@@ -23,7 +26,7 @@ namespace orc::inspect {
 // Where a module's container sits, which says whether the runtime loads it.
 enum class CodeSection {
   executable,   // `.nv_fatbin` of a host ELF: registered at start-up
-  relocatable,  // `__nv_relfatbin`: input to a device link, never loaded
+  relocatable,  // `__nv_relfatbin`: input to a device link; linked at load only as a fallback
   standalone,   // a .fatbin or .cubin file: loaded as is by cuModuleLoad*
 };
 std::string_view code_section_name(CodeSection s);  // ".nv_fatbin", "__nv_relfatbin", "file"
@@ -46,6 +49,10 @@ struct Module {
   std::vector<PtxImage> ptx;  // file order
   std::size_t lto_entries = 0;
   Kernels kernels = Kernels::unknown;
+  // The kernels' names, sorted, from the image that told `kernels` (empty
+  // when unknown): they tie an -rdc build's device-linked module to the
+  // relocatable modules its kernels came from.
+  std::vector<std::string> kernel_names;
   // The toolkit a cubin of the module names in its .note.nv.tkinfo
   // ("Cuda compilation tools, release 13.0"), when one was read.
   std::optional<util::Version> toolkit;

@@ -49,7 +49,13 @@ void scan_section(Bytes data, const Section& section, RuntimeCode& code) {
     }
     const FatbinScan scan = scan_fatbins(*bytes, at, *end);
     if (!plausible(scan)) {
-      at += k_alignment;
+      // Resume past what this candidate's walk read: a crafted chain of
+      // candidates nested in each other's entries is then walked once, not
+      // once per candidate (quadratic in the section's size).
+      std::uint64_t next = at + k_alignment;
+      if (scan.damage && scan.damage->offset > next) next = scan.damage->offset;
+      if (!scan.damage) next = *end;
+      at = static_cast<std::size_t>((next + k_alignment - 1) / k_alignment * k_alignment);
       continue;
     }
     ++found;

@@ -91,9 +91,17 @@ std::string isa_needs(const util::Version& isa, const DriverFacts& facts) {
   return out;
 }
 
-bool isa_known_to_driver(const PtxImage& p, const DriverFacts& facts) {
-  if (p.isa.empty() || facts.max_ptx_isa.empty() || !facts.driver) return true;
-  return !(facts.max_ptx_isa < p.isa);
+enum class IsaFit { ok, too_new, beyond_tables };
+
+// Whether the driver's JIT compiles this PTX: at or past the GA driver of the
+// first toolkit that emits its ISA. An ISA newer than every table row is
+// `too_new` for a driver the tables know, and unknown past them.
+IsaFit isa_fit(const PtxImage& p, const DriverFacts& facts) {
+  if (p.isa.empty() || !facts.driver) return IsaFit::ok;
+  if (facts.driver_for_isa)
+    if (const auto need = facts.driver_for_isa(p.isa)) return *facts.driver < *need ? IsaFit::too_new : IsaFit::ok;
+  if (!facts.max_ptx_isa.empty() && !(facts.max_ptx_isa < p.isa)) return IsaFit::ok;
+  return facts.newer_than_tables ? IsaFit::beyond_tables : IsaFit::too_new;
 }
 
 std::string names_of(const std::vector<PtxImage>& ptx) {
@@ -118,7 +126,7 @@ Verdict judge(const std::set<ComputeCapability>& sass, const std::vector<PtxImag
   if (best_sass) {
     std::string detail = "runs natively from " + best_sass->sm() + " SASS";
     if (best_sass->base() != device) detail += " (cubins also load on later minors of the same major)";
-    return {Outcome::native, best_sass, std::move(detail)};
+    return {Outcome::native, best_sass, std::move(detail), true};
   }
 
   // The PTX the driver would compile: the highest arch at or below the device.
@@ -126,16 +134,21 @@ Verdict judge(const std::set<ComputeCapability>& sass, const std::vector<PtxImag
   for (const auto& p : ptx)
     if (p.arch.ptx_runs_on(device) && (!best || best->arch < p.arch || (best->arch == p.arch && best->isa < p.isa)))
       best = &p;
-  if (best && !isa_known_to_driver(*best, facts)) {
+  const IsaFit fit = best ? isa_fit(*best, facts) : IsaFit::ok;
+  if (best && fit == IsaFit::too_new) {
     return {Outcome::none, std::nullopt,
             "no SASS for " + dev + ", and the " + best->arch.compute() + " PTX is too new for driver " +
                 facts.driver->str() + " (" + isa_needs(best->isa, facts) + ", the driver compiles up to " +
-                facts.max_ptx_isa.str() + "): CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222); add " + device.sm() +
+                (facts.max_ptx_isa.empty() ? std::string("none the tables name") : facts.max_ptx_isa.str()) +
+                "): CUDA_ERROR_UNSUPPORTED_PTX_VERSION (222); add " + device.sm() +
                 " or build the PTX with a toolkit this driver serves"};
   }
   if (best) {
     std::string detail = "runs by JIT of " + best->arch.compute() + " PTX";
     if (!best->isa.empty() && !facts.driver) detail += " (" + isa_needs(best->isa, facts) + ")";
+    if (fit == IsaFit::beyond_tables)
+      detail += " (PTX ISA " + best->isa.str() + " is newer than the tables; whether driver " + facts.driver->str() +
+                " compiles it is not known)";
     detail += ": " + std::string(k_jit_cost) + "; " + device.sm() + " SASS would load without it";
     return {Outcome::jit, best->arch, std::move(detail)};
   }
@@ -213,10 +226,83 @@ Verdict needs_link(const FileReport& file, ComputeCapability device, const Drive
   return {Outcome::link, linked.decided_by,
           "relocatable device code (-rdc): it runs only after a device link (nvcc -dlink, or -rdc=true at the "
           "link); this input offers " +
-              (offer.empty() ? std::string("no images") : offer) + "; " + then};
+              (offer.empty() ? std::string("no images") : offer) + "; " + then,
+          linked.decided_by_sass};
 }
 
 }  // namespace
+
+namespace {
+
+bool shares_a_name(const std::vector<std::string>& a, const std::vector<std::string>& b) {
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end();) {
+    if (*i == *j) return true;
+    *i < *j ? ++i : ++j;
+  }
+  return false;
+}
+
+// One loadable kernel module, with the runtime's fallback: where the module
+// has nothing for the GPU and its kernels came from relocatable modules (an
+// -rdc device link: the same kernel names), the runtime links those at load
+// time, and each kernel runs if its own relocatable module has code for the
+// GPU (the H200: a kernel whose relocatable module had only sm_75 failed
+// with "named symbol not found" while its neighbour ran). Kernels of a
+// module built without -rdc have no such fallback.
+ModuleVerdict judge_module_in(const Module& m, const std::vector<const Module*>& relocatable, ComputeCapability device,
+                              const DriverFacts& facts) {
+  ModuleVerdict out{.verdict = judge(m.sass, m.ptx, device, facts)};
+  if (out.verdict.outcome != Outcome::none || relocatable.empty()) return out;
+  std::vector<const Module*> sources;
+  std::vector<std::string> covered;
+  for (const Module* r : relocatable) {
+    if (r->kernels == Kernels::no) continue;
+    // Names unknown on either side: the module may be linked from it.
+    if (m.kernel_names.empty() || r->kernel_names.empty() || shares_a_name(m.kernel_names, r->kernel_names)) {
+      sources.push_back(r);
+      covered.insert(covered.end(), r->kernel_names.begin(), r->kernel_names.end());
+    }
+  }
+  if (sources.empty()) return out;
+  std::ranges::sort(covered);
+  const bool every_kernel_sourced = m.kernel_names.empty() || std::ranges::includes(covered, m.kernel_names);
+  std::optional<Verdict> worst_ok;
+  std::size_t bad = 0;
+  for (const Module* r : sources) {
+    Verdict v = judge(r->sass, r->ptx, device, facts);
+    if (v.outcome == Outcome::none)
+      ++bad;
+    else if (!worst_ok || rank(v.outcome) < rank(worst_ok->outcome))
+      worst_ok = std::move(v);
+  }
+  if (!worst_ok) return out;  // nothing to link for this GPU either
+  const std::string lead = "the device-linked code has nothing for " + device.dotted() +
+                           ", so the runtime links __nv_relfatbin's relocatable images for it when the module loads";
+  out.relinked = true;
+  if (bad == 0 && every_kernel_sourced) {
+    out.verdict = {worst_ok->outcome, worst_ok->decided_by, lead + ": " + worst_ok->detail, worst_ok->decided_by_sass};
+    return out;
+  }
+  out.running = worst_ok;
+  out.verdict = {Outcome::partial, worst_ok->decided_by,
+                 lead + ", but " +
+                     (bad ? std::to_string(bad) + " of the " + std::to_string(sources.size()) +
+                                " relocatable modules its kernels come from have no code for it"
+                          : std::string("some of its kernels come from no relocatable module")) +
+                     ": a launch of those kernels fails; the others: " + worst_ok->detail,
+                 worst_ok->decided_by_sass};
+  return out;
+}
+
+}  // namespace
+
+ModuleVerdict judge_module(const Module& module, const std::vector<Module>& modules, ComputeCapability device,
+                           const DriverFacts& facts) {
+  std::vector<const Module*> relocatable;
+  for (const Module& m : modules)
+    if (!m.loadable()) relocatable.push_back(&m);
+  return judge_module_in(module, relocatable, device.base(), facts);
+}
 
 FileVerdict judge_file(const FileReport& file, ComputeCapability device, const DriverFacts& facts) {
   device = device.base();
@@ -277,26 +363,32 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
     }
     std::string cuda_libs;
     for (const auto& lib : file.needed)
-      if (lib.starts_with("libcu") || lib.starts_with("libnv"))
-        cuda_libs += (cuda_libs.empty() ? "" : ", ") + lib;
+      if (lib.starts_with("libcu") || lib.starts_with("libnv")) cuda_libs += (cuda_libs.empty() ? "" : ", ") + lib;
     out.verdict = {Outcome::no_kernels, std::nullopt,
                    "no module holds a kernel entry point: nothing of its own to launch" +
                        (cuda_libs.empty() ? std::string() : "; kernels come from what it loads (" + cuda_libs + ")")};
     return out;
   }
 
-  // The worst module that runs, and the first that does not.
+  std::vector<const Module*> relocatable;
+  for (const Module& m : file.modules)
+    if (!m.loadable()) relocatable.push_back(&m);
+
+  // The worst module that runs, and the first that does not (fully).
   std::optional<Verdict> worst_running, first_failing;
   std::optional<std::size_t> running_at, failing_at;
   std::size_t failing = 0;
   for (const std::size_t i : deciding) {
-    const Module& m = file.modules[i];
-    Verdict v = judge(m.sass, m.ptx, device, facts);
-    if (v.outcome == Outcome::none) {
+    const ModuleVerdict mv = judge_module_in(file.modules[i], relocatable, device, facts);
+    out.relinked = out.relinked || mv.relinked;
+    if (mv.verdict.outcome == Outcome::none || mv.verdict.outcome == Outcome::partial) {
       ++failing;
-      if (!first_failing) first_failing = std::move(v), failing_at = i;
-    } else if (!worst_running || rank(v.outcome) < rank(worst_running->outcome)) {
-      worst_running = std::move(v);
+      if (!first_failing) first_failing = mv.verdict, failing_at = i;
+      if (mv.verdict.outcome == Outcome::partial && mv.running &&
+          (!worst_running || rank(mv.running->outcome) < rank(worst_running->outcome)))
+        worst_running = *mv.running, running_at = i;
+    } else if (!worst_running || rank(mv.verdict.outcome) < rank(worst_running->outcome)) {
+      worst_running = mv.verdict;
       running_at = i;
     }
   }
@@ -306,6 +398,10 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
   } else if (!worst_running) {
     out.verdict = std::move(*first_failing);
     out.module = failing_at;
+  } else if (failing == 1 && deciding.size() == 1) {
+    out.verdict = std::move(*first_failing);  // one module, partial within itself
+    out.module = failing_at;
+    out.partial_modules = 1;
   } else {
     // Some kernels have code for this GPU and some do not: a launch of one
     // of the latter fails, the rest run. Libraries that pick kernels per
@@ -321,55 +417,35 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
                        ": " + (archs.empty() ? std::string("no images") : archs) +
                        "): a launch of their kernels here fails with \"no kernel image is available\" (209), "
                        "which matters only if the program launches them on this GPU; the others: " +
-                       worst_running->detail};
+                       worst_running->detail,
+                   worst_running->decided_by_sass};
     out.module = failing_at;
     out.partial_modules = failing;
   }
-  // When the device-linked code has nothing for the GPU, the runtime links
-  // the relocatable images of __nv_relfatbin for it at load time: on the
-  // H200 (driver 580), executables and shared libraries whose device link
-  // made sm_75 only, with sm_80/sm_90 relocatable SASS, ran natively with PTX
-  // JIT disabled, built by nvcc 11.8 and 13.0 (tests/gpu/verdicts-h200.txt).
-  if (out.verdict.outcome == Outcome::none && any_relocatable) {
-    std::set<ComputeCapability> sass;
-    std::vector<PtxImage> ptx;
-    for (const Module& m : file.modules) {
-      if (m.loadable()) continue;
-      sass.insert(m.sass.begin(), m.sass.end());
-      ptx.insert(ptx.end(), m.ptx.begin(), m.ptx.end());
-    }
-    Verdict linked = judge(sass, ptx, device, facts);
-    if (linked.outcome != Outcome::none) {
-      linked.detail = "the device-linked code has nothing for " + device.dotted() +
-                      ", so the runtime links __nv_relfatbin's relocatable images for it when the module loads: " +
-                      linked.detail;
-      out.verdict = std::move(linked);
-      out.module.reset();
-      out.relinked = true;
-    }
-  }
   if (file.runtime_code.any()) {
-    out.runtime_kernels = true;
     const RuntimeCode& rt = file.runtime_code;
-    out.verdict.detail += "; kernels also built or loaded at run time (";
     std::string how;
     for (const auto& b : rt.builders) how += (how.empty() ? "" : ", ") + b;
     if (rt.containers) how += (how.empty() ? "" : ", ") + std::to_string(rt.containers) + " images outside .nv_fatbin";
-    out.verdict.detail += how + "): this verdict covers only the registered modules";
+    out.verdict.detail +=
+        "; kernels also built or loaded at run time (" + how + "): this verdict covers only the registered modules";
+    // A `none` or `partial` is no proof of failure only where the images the
+    // library loads itself have code for the GPU; a builder alone (an
+    // application that compiles a few kernels with NVRTC) does not excuse
+    // registered kernels that cannot run.
+    out.runtime_kernels = rt.containers > 0 && judge(rt.sass, rt.ptx, device, facts).outcome != Outcome::none;
   }
   std::size_t loadable = 0;
   for (const Module& m : file.modules) loadable += m.loadable() ? 1 : 0;
-  if ((loadable > 1 || any_relocatable) && out.module) {
+  if ((loadable > 1 || any_relocatable) && out.module && out.verdict.outcome != Outcome::partial) {
     std::size_t ordinal = 0;
     for (std::size_t i = 0; i <= *out.module; ++i) ordinal += file.modules[i].loadable() ? 1 : 0;
     const Module& m = file.modules[*out.module];
-    std::string where = out.verdict.outcome == Outcome::partial
-                            ? std::to_string(loadable) + " loadable modules"
-                            : "module " + std::to_string(ordinal) + " of " + std::to_string(loadable) +
-                                  (m.section == CodeSection::executable ? " in .nv_fatbin" : "") + " (at " +
-                                  hex(m.offset) + ")";
-    if (any_relocatable) where += "; __nv_relfatbin's relocatable code is linked only when this has nothing";
-    out.verdict.detail = where + ": " + out.verdict.detail;
+    out.verdict.detail = "module " + std::to_string(ordinal) + " of " + std::to_string(loadable) +
+                         (m.section == CodeSection::executable ? " in .nv_fatbin" : "") + " (at " + hex(m.offset) +
+                         "): " + out.verdict.detail;
+  } else if (out.verdict.outcome == Outcome::partial && loadable > 1) {
+    out.verdict.detail = std::to_string(loadable) + " loadable modules: " + out.verdict.detail;
   }
   return out;
 }

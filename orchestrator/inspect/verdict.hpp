@@ -26,7 +26,8 @@ struct Verdict {
   Outcome outcome = Outcome::none;
   // The entry that decided it: the best cubin for native, the best PTX for jit.
   std::optional<arch::ComputeCapability> decided_by;
-  std::string detail;  // one sentence a user can act on
+  std::string detail;            // one sentence a user can act on
+  bool decided_by_sass = false;  // decided_by names a cubin (sm_XX), else PTX (compute_XX)
 };
 
 // What the driver of the node (or the oldest of a tier) can do. The facts
@@ -35,8 +36,12 @@ struct Verdict {
 // caller looks them up and hands them in.
 struct DriverFacts {
   std::optional<util::Version> driver;  // the driver judged against; none: say what the JIT needs
-  // The newest PTX ISA that driver JIT-compiles; empty when unknown.
+  // The newest PTX ISA that driver JIT-compiles as far as the tables know;
+  // empty when unknown.
   util::Version max_ptx_isa;
+  // The driver is at or past the GA driver of the newest toolkit the tables
+  // know: PTX newer than the tables may compile there, so it is not `none`.
+  bool newer_than_tables = false;
   // The oldest driver whose JIT compiles a PTX ISA, and the oldest a CUDA
   // runtime major runs on; nullopt when the tables do not say.
   std::function<std::optional<util::Version>(const util::Version& isa)> driver_for_isa;
@@ -66,12 +71,23 @@ struct FileVerdict {
   std::optional<std::size_t> module;  // index into FileReport::modules of the deciding module
   std::size_t kernel_modules = 0;     // loadable modules judged (with kernels or unknown)
   std::size_t partial_modules = 0;    // of those, the ones without code for the GPU (partial)
-  bool relinked = false;  // decided by __nv_relfatbin, which the runtime links when .nv_fatbin has nothing
+  bool relinked = false;              // decided by __nv_relfatbin, which the runtime links when .nv_fatbin has nothing
   // The file loads or builds kernels of its own at run time, so the verdict
   // speaks for the registered modules (or the images it embeds) only, and a
   // `none` is no proof that it fails: never exit 1 on that alone.
   bool runtime_kernels = false;
 };
 FileVerdict judge_file(const FileReport& file, arch::ComputeCapability device, const DriverFacts& driver = {});
+
+// One loadable module of a file whose modules (relocatable ones included)
+// are `modules`: its own verdict, or where it has nothing for the GPU, what
+// the runtime's link of the relocatable images of its kernels gives.
+struct ModuleVerdict {
+  Verdict verdict;
+  bool relinked = false;           // the relocatable images decided
+  std::optional<Verdict> running;  // for a partial module: what its kernels that run get
+};
+ModuleVerdict judge_module(const Module& module, const std::vector<Module>& modules, arch::ComputeCapability device,
+                           const DriverFacts& driver = {});
 
 }  // namespace orc::inspect

@@ -59,17 +59,14 @@ class Finder {
     const auto end = inspect::checked_add(section->offset, section->size);
     if (!end || *end > data.size()) return;
     // What the runtime would link for a GPU the device-linked code misses.
-    m_relocatable = {};
+    m_relocatable.clear();
     if (elf->type != inspect::k_et_rel)
       if (const inspect::Section* rel = elf->find("__nv_relfatbin"); rel && rel->size > 0)
         if (const auto rel_end = inspect::checked_add(rel->offset, rel->size); rel_end && *rel_end <= data.size())
-          for (const auto& e : inspect::scan_fatbins(data, rel->offset, *rel_end).entries) {
-            if (e.kind == inspect::EntryKind::elf) m_relocatable.sass.insert(e.arch);
-            if (e.kind == inspect::EntryKind::ptx)
-              m_relocatable.ptx.push_back({e.arch, util::Version(e.code_major, e.code_minor)});
-          }
+          m_relocatable = inspect::modules_of(data, inspect::scan_fatbins(data, rel->offset, *rel_end),
+                                              inspect::CodeSection::relocatable, true);
     containers(data, section->offset, *end, where + " .nv_fatbin");
-    m_relocatable = {};
+    m_relocatable.clear();
   }
 
   void cubin(Bytes data, const std::string& where) {
@@ -117,9 +114,9 @@ class Finder {
         image.ptx_images.insert(image.ptx_images.end(), m.ptx.begin(), m.ptx.end());
         for (const auto& p : m.ptx) image.ptx.insert(p.arch);
         image.kernels = m.kernels;
+        image.module = m;
       }
-      image.relocatable_sass = m_relocatable.sass;
-      image.relocatable_ptx = m_relocatable.ptx;
+      image.relocatable = m_relocatable;
       emit(image);
       at = *stop;
     }
@@ -138,10 +135,7 @@ class Finder {
 
   const FatbinVisitor& m_visit;
   std::size_t m_count = 0;
-  struct {
-    std::set<arch::ComputeCapability> sass;
-    std::vector<inspect::PtxImage> ptx;
-  } m_relocatable;  // of the host ELF being walked
+  std::vector<inspect::Module> m_relocatable;  // of the host ELF being walked
 };
 
 }  // namespace

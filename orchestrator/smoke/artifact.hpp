@@ -33,9 +33,10 @@ struct EmbeddedFatbin {
   // Whether it defines a kernel: a module without one (the device link's)
   // cannot fail a launch, so its load does not decide a smoke result.
   inspect::Kernels kernels = inspect::Kernels::unknown;
-  // The file's __nv_relfatbin images (empty for anything but a linked ELF).
-  std::set<arch::ComputeCapability> relocatable_sass;
-  std::vector<inspect::PtxImage> relocatable_ptx;
+  // Its module, and the file's __nv_relfatbin modules (empty for anything
+  // but a linked ELF), for inspect::judge_module's -rdc fallback.
+  inspect::Module module;
+  std::vector<inspect::Module> relocatable;
 };
 
 using FatbinVisitor = std::function<void(const EmbeddedFatbin&)>;

@@ -164,7 +164,10 @@ std::string render_smoke_text(const SmokeResult& r) {
       if (!a.load.error_name.empty()) out += " (" + a.load.error_name + ")";
       out += a.agrees() ? "" : "  [inspect predicted " + a.predicted + "]";
       if (!a.kernels) out += "  (no kernel entry point: does not decide)";
-      if (a.relinked) out += "  (the runtime links __nv_relfatbin's images for this GPU instead: does not decide)";
+      if (a.relinked)
+        out +=
+            "  (predicted, not loaded here: the runtime links __nv_relfatbin's images for this GPU instead; does not "
+            "decide)";
       out += "\n";
     }
   }

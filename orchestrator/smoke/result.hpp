@@ -63,9 +63,10 @@ struct ArtifactLoad {
   // does not (nvcc's device-link module) cannot fail a launch: its load is
   // recorded, and does not decide whether the GPU passed.
   bool kernels = true;
-  // The driver found nothing here for the GPU, but the runtime links the
-  // file's __nv_relfatbin images for it when the program loads the module:
-  // recorded, and it does not decide either.
+  // The driver found nothing here for the GPU, but inspect predicts that the
+  // runtime links the file's __nv_relfatbin images of its kernels for it
+  // when a program loads the module (not tested by this load): recorded,
+  // and it does not decide either.
   bool relinked = false;
   bool agrees() const;  // prediction equals observation (unknown agrees with nothing)
 };

@@ -55,6 +55,21 @@ try "lib${p}lto-dlink-compute75.so" bash -c "$(printf '%q ' "$nvcc") -Xcompiler 
   $(printf '%q ' "$nvcc") -Xcompiler -fPIC -dlink -dlto -gencode arch=compute_75,code=compute_75 -o dlinkl.o libl.o addl.o && \
   $(printf '%q ' "$nvcc") -shared -o 'lib${p}lto-dlink-compute75.so' dlinkl.o libl.o addl.o && \
   g++ -o '${p}lib-lto-dlink-compute75' '$src/lib_main.cpp' -L. -l'${p}lto-dlink-compute75' -Wl,-rpath,'\$ORIGIN'"
+# -rdc and whole-program modules in one program (shapes from a review): a
+# relocatable sm_75+sm_90, b whole-program sm_75 (mixed) or sm_90 (mixed2),
+# c relocatable sm_75 only, device-linked with a (union). Each kernel is
+# launched by main.cu's WITH_MUL/-D names: add = a, mul = b or c.
+try "${p}exe-mixed-rdc90-whole75" bash -c "$(printf '%q ' "$nvcc") -rdc=true -c -gencode arch=compute_75,code=sm_75 \
+  -gencode arch=compute_90,code=sm_90 -o ma.o '$src/add.cu' && \
+  $(printf '%q ' "$nvcc") -c -gencode arch=compute_75,code=sm_75 -o mb75.o '$src/mul.cu' && \
+  $(printf '%q ' "$nvcc") -rdc=true -c -DWITH_MUL -gencode arch=compute_75,code=sm_75 -o mm.o '$src/main.cu' && \
+  $(printf '%q ' "$nvcc") -dlink -gencode arch=compute_75,code=sm_75 -o mdl.o mm.o ma.o && \
+  $(printf '%q ' "$nvcc") -o '${p}exe-mixed-rdc90-whole75' mm.o ma.o mb75.o mdl.o"
+try "${p}exe-mixed-rdc90-whole90" bash -c "$(printf '%q ' "$nvcc") -c -gencode arch=compute_90,code=sm_90 -o mb90.o '$src/mul.cu' && \
+  $(printf '%q ' "$nvcc") -o '${p}exe-mixed-rdc90-whole90' mm.o ma.o mb90.o mdl.o"
+try "${p}exe-union-rdc90-rdc75" bash -c "$(printf '%q ' "$nvcc") -rdc=true -c -gencode arch=compute_75,code=sm_75 -o mc.o '$src/mul.cu' && \
+  $(printf '%q ' "$nvcc") -dlink -gencode arch=compute_75,code=sm_75 -o udl.o mm.o ma.o mc.o && \
+  $(printf '%q ' "$nvcc") -o '${p}exe-union-rdc90-rdc75' mm.o ma.o mc.o udl.o"
 # Standalone images for launch.c.
 try "${p}compute80.fatbin" nv -fatbin -gencode arch=compute_80,code=compute_80 -o "${p}compute80.fatbin" "$src/add.cu"
 try "${p}sm90.cubin" nv -cubin -arch=sm_90 -o "${p}sm90.cubin" "$src/add.cu"

@@ -140,6 +140,37 @@ TEST(FileVerdict, TheRuntimeLinksRelocatableCodeWhenTheLinkedHasNothing) {
   EXPECT_EQ(judge_file(r, {7, 0}).verdict.outcome, Outcome::none);
 }
 
+// The three -rdc shapes a review built and ran on the H200 (kernels ka, kb,
+// kc; device link for sm_75): the fallback links only the relocatable
+// modules a device-linked module's kernels came from, kernel by kernel.
+Module named(Module m, std::vector<std::string> names, CodeSection section = CodeSection::executable) {
+  m.kernel_names = std::move(names);
+  m.section = section;
+  return m;
+}
+
+TEST(FileVerdict, RelinkCoversOnlyTheDeviceLinkedKernels) {
+  const Module rel_a = named(kernel_module({{7, 5}, {9, 0}}), {"ka"}, CodeSection::relocatable);
+  const Module rel_c = named(kernel_module({{7, 5}}), {"kc"}, CodeSection::relocatable);
+  FileReport mixed;  // a: -rdc sm_75+sm_90; b: no -rdc, sm_75 only. Observed: a ran, b failed.
+  mixed.modules = {named(kernel_module({{7, 5}}), {"ka"}), named(kernel_module({{7, 5}}), {"kb"}), rel_a};
+  const FileVerdict m = judge_file(mixed, {9, 0});
+  EXPECT_EQ(m.verdict.outcome, Outcome::partial) << m.verdict.detail;
+  EXPECT_TRUE(m.relinked);
+
+  FileReport mixed2 = mixed;  // b built for sm_90. Observed: both ran.
+  mixed2.modules[1] = named(kernel_module({{9, 0}}), {"kb"});
+  EXPECT_EQ(judge_file(mixed2, {9, 0}).verdict.outcome, Outcome::native);
+
+  FileReport both;  // a and c device-linked together. Observed: ka ran, kc "named symbol not found".
+  both.modules = {named(kernel_module({{7, 5}}), {"ka", "kc"}), rel_a, rel_c};
+  const FileVerdict u = judge_file(both, {9, 0});
+  EXPECT_EQ(u.verdict.outcome, Outcome::partial) << u.verdict.detail;
+  EXPECT_NE(u.verdict.detail.find("1 of the 2 relocatable modules its kernels come from have no code for it"),
+            std::string::npos)
+      << u.verdict.detail;
+}
+
 TEST(FileVerdict, DeviceCodeWithoutAKernelHasNothingToLaunch) {
   // libcufftw's shape: an sm_75 stub without kernels; it NEEDs libcufft.
   FileReport r;
@@ -176,7 +207,9 @@ TEST(FileVerdict, RegisteredKernelsWithRunTimeBuildersSaySoInTheDetail) {
   r.runtime_code.builders = {"NVRTC (imports nvrtcCreateProgram)"};
   const FileVerdict v = judge_file(r, {9, 0});
   EXPECT_EQ(v.verdict.outcome, Outcome::none);
-  EXPECT_TRUE(v.runtime_kernels);
+  // A builder alone (an application compiling a few kernels with NVRTC) does
+  // not excuse registered kernels that cannot run: still a failure.
+  EXPECT_FALSE(v.runtime_kernels);
   EXPECT_TRUE(v.verdict.detail.ends_with(
       "; kernels also built or loaded at run time (NVRTC (imports nvrtcCreateProgram)): this verdict covers only the "
       "registered modules"))

@@ -45,8 +45,9 @@ TEST(ModuleNvcc, RelocatableCodeDecidesOnlyWhenTheDeviceLinkedCodeHasNothing) {
   const FileVerdict h200 = judge_file(r, {9, 0});
   EXPECT_EQ(h200.verdict.outcome, Outcome::native) << h200.verdict.detail;
   EXPECT_TRUE(h200.relinked);
-  EXPECT_TRUE(h200.verdict.detail.starts_with("the device-linked code has nothing for 9.0, so the runtime links "
-                                              "__nv_relfatbin's relocatable images"))
+  EXPECT_NE(h200.verdict.detail.find("the device-linked code has nothing for 9.0, so the runtime links "
+                                     "__nv_relfatbin's relocatable images"),
+            std::string::npos)
       << h200.verdict.detail;
   const FileVerdict t4 = judge_file(r, {7, 5});
   EXPECT_EQ(t4.verdict.outcome, Outcome::native);
