@@ -94,10 +94,8 @@ std::vector<std::pair<std::string, fs::path>> find_framework_libraries(const fs:
 }
 
 std::vector<LibraryVerdict> judge_library(const inspect::FileReport& file, const std::vector<DoctorGpu>& gpus,
-                                          const std::string& driver_version) {
-  std::optional<util::Version> driver;
-  if (auto v = util::Version::parse(driver_version)) driver = *v;
-  const inspect::DriverFacts facts = driver_facts(driver);
+                                          const std::string& driver_version, int driver_cuda_version) {
+  const inspect::DriverFacts facts = driver_facts(node_driver(driver_version, driver_cuda_version));
   std::vector<LibraryVerdict> verdicts;
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     const DoctorGpu& gpu = gpus[g];
@@ -160,7 +158,8 @@ DoctorReport doctor(const DoctorRequest& request) {
                          .sass = names(file.sass, false),
                          .ptx = names(file.ptx, true),
                          .verdicts = {}};
-    if (lib.device_code) lib.verdicts = judge_library(file, report.gpus, report.driver_version);
+    if (lib.device_code)
+      lib.verdicts = judge_library(file, report.gpus, report.driver_version, report.driver_cuda_version);
     report.libraries.push_back(std::move(lib));
   }
   return report;

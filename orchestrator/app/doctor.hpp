@@ -58,10 +58,11 @@ struct DoctorReport {
 DoctorReport doctor(const DoctorRequest& request);
 
 // Per GPU, where the file runs as the runtime loads it (inspect::judge_file)
-// with this node's driver ("580.65.06"; empty when unknown); "unknown" for a
-// GPU whose compute capability the tables do not know.
+// with this node's driver (the kernel module's "580.65.06" and the CUDA
+// version cuDriverGetVersion reports, see node_driver; empty / 0 when
+// unknown); "unknown" for a GPU whose compute capability the tables do not know.
 std::vector<LibraryVerdict> judge_library(const inspect::FileReport& file, const std::vector<DoctorGpu>& gpus,
-                                          const std::string& driver_version);
+                                          const std::string& driver_version, int driver_cuda_version = 0);
 
 // What doctor inspects under one site-packages-like directory: torch/lib's
 // libtorch_cuda*.so and nvidia/*/lib/*.so*, each with the framework it

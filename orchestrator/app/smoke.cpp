@@ -207,9 +207,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   r.fatbin = fatbin.string();
   r.fatbin_sha256 = inspect::sha256_hex(std::span(image).first(image.size() - 1));
   r.seed = std::random_device{}();
-  std::optional<util::Version> node_driver;
-  if (auto v = util::Version::parse(r.driver_version)) node_driver = *v;
-  const inspect::DriverFacts facts = driver_facts(node_driver);
+  const inspect::DriverFacts facts = driver_facts(node_driver(r.driver_version, r.driver_cuda_version));
   for (const auto& gpu : driver->gpus()) {
     smoke::GpuResult g = driver->smoke(gpu.ordinal, image, r.seed);
     note_tier_membership(g, tier);

@@ -110,7 +110,7 @@ status=0
 
 echo "== smoke --artifact on executables: every module loaded, the kernel modules decide"
 /usr/local/cuda/bin/nvcc -fatbin -gencode arch=compute_90,code=sm_90 -o "$work/k90.fatbin" kernels/smoke_kernels.cu
-for a in cu13-exe-sm75-compute75 cu118-exe-sm75-compute75 cu13-exe-two-modules-sm90-sm80 cu13-exe-rdc-sm75-80-90-dlink75 libcu13-rdc-sm75-80-90-dlink75.so; do
+for a in cu13-exe-sm75-compute75 cu118-exe-sm75-compute75 cu13-exe-two-modules-sm90-sm80 cu13-exe-rdc-sm75-80-90-dlink75 libcu13-rdc-sm75-80-90-dlink75.so cu13-exe-union-rdc90-rdc75 cu13-exe-mixed-rdc90-whole90; do
   [[ -e $fix/$a ]] || continue
   "$orc" smoke --fatbin "$work/k90.fatbin" --artifact "$fix/$a" --json >"$work/smoke.json" 2>"$work/smoke.err"
   echo "$a: smoke rc=$?"

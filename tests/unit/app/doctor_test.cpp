@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/app/doctor.hpp"
+#include "orchestrator/app/driver_facts.hpp"
 
 namespace orc::app {
 namespace {
@@ -70,6 +71,15 @@ TEST(Doctor, UnknownComputeCapabilityIsNotGuessed) {
   EXPECT_EQ(v[1].outcome, "native");  // sm_80 SASS loads on 8.6
   EXPECT_EQ(v[2].outcome, "unknown");
   EXPECT_EQ(v[2].gpu, "GPU 2 (9.9)");
+}
+
+// CUDA forward compatibility: the user-space driver serves a newer CUDA than
+// the kernel module's release; the newer one is what compiles PTX.
+TEST(Doctor, TheNodeDriverIsTheNewerOfTheModuleAndTheUserSpaceCuda) {
+  EXPECT_EQ(node_driver("580.159.04", 13000), *util::Version::parse("580.159.04"));
+  EXPECT_EQ(node_driver("550.54.14", 13000), *util::Version::parse("580.65.06"));
+  EXPECT_EQ(node_driver("", 12040), *util::Version::parse("550.54.14"));
+  EXPECT_FALSE(node_driver("", 0).has_value());
 }
 
 }  // namespace
