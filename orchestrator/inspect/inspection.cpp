@@ -27,6 +27,10 @@ constexpr std::string_view k_package_separator = "!/";
 // Packages inside packages are opened this many levels deep, no deeper: a
 // wheel inside a release tarball, not a zip bomb's matryoshka.
 constexpr int k_max_package_depth = 1;
+// ar archives inside ar archives (no tool makes them; a crafted one nested
+// 14,000 deep overflowed the stack) are opened this many levels deep; one
+// deeper is damage, reported with everything read before it.
+constexpr int k_max_archive_depth = 8;
 // The format of a package nested deeper than that: reported, so the user
 // knows something went unread, but not opened.
 constexpr std::string_view k_unopened = "package";
@@ -93,13 +97,19 @@ void keep_first(std::optional<Damage>& slot, std::optional<Damage> damage) {
   if (!slot && damage) slot = std::move(damage);
 }
 
+// How deep the data being scanned sits: in packages, and in ar archives.
+struct Nesting {
+  int packages = 0;
+  int archives = 0;
+};
+
 class Scanner {
  public:
   explicit Scanner(const InspectOptions& options) : m_scan{.exact = options.exact}, m_look(options.modules) {}
 
   // Fills everything but path/size/sha256 of the top-level call; members get
-  // all of it. `depth` counts the packages this data sits inside.
-  void scan(FileReport& report, Bytes data, int depth) const {
+  // all of it. `depth` counts the packages and archives this data sits inside.
+  void scan(FileReport& report, Bytes data, Nesting depth) const {
     switch (detect(data)) {
       case Format::host_elf:
         return scan_host_elf(report, data);
@@ -116,7 +126,7 @@ class Scanner {
         return;
       }
       case Format::package:
-        if (depth <= k_max_package_depth) return scan_package(report, data, depth);
+        if (depth.packages <= k_max_package_depth) return scan_package(report, data, depth);
         report.format = std::string(k_unopened);
         return;
       case Format::other:
@@ -196,8 +206,14 @@ class Scanner {
     report.modules.push_back(std::move(m));
   }
 
-  void scan_ar(FileReport& report, Bytes data, int depth) const {
+  void scan_ar(FileReport& report, Bytes data, Nesting depth) const {
     report.format = "ar";
+    if (depth.archives >= k_max_archive_depth) {
+      report.damage = Damage{0, "ar archive nested " + std::to_string(depth.archives + 1) +
+                                    " levels deep inside ar archives (at most " + std::to_string(k_max_archive_depth) +
+                                    " are opened)"};
+      return;
+    }
     auto archive = parse_ar(data);
     if (!archive) {
       report.damage = archive.error().damage;
@@ -210,7 +226,7 @@ class Scanner {
       if (!bytes) {  // parse_ar bounds-checks; this guards against a parser bug, not a file
         member.damage = Damage{m.offset, "member data runs past the end of the archive"};
       } else {
-        scan_member(member, *bytes, depth);
+        scan_member(member, *bytes, {depth.packages, depth.archives + 1});
       }
       fold_member(report, member);
       report.members.push_back(std::move(member));
@@ -218,7 +234,7 @@ class Scanner {
     report.damage = std::move(archive->damage);
   }
 
-  void scan_package(FileReport& report, Bytes data, int depth) const {
+  void scan_package(FileReport& report, Bytes data, Nesting depth) const {
     const PackageKind kind = *package_kind(data);
     const PackageWalk walk = walk_package(data, kind, [&](std::string_view path, std::expected<Bytes, Damage> bytes) {
       FileReport member;
@@ -227,7 +243,7 @@ class Scanner {
         member.format = "other";
         member.damage = std::move(bytes.error());
       } else {
-        scan_member(member, *bytes, depth + 1);
+        scan_member(member, *bytes, {depth.packages + 1, depth.archives});
       }
       // A wheel holds thousands of .py files: only members with device code,
       // damage that may hide some, or a package left unopened are worth a line.
@@ -239,7 +255,7 @@ class Scanner {
     report.damage = walk.damage;
   }
 
-  void scan_member(FileReport& member, Bytes bytes, int depth) const {
+  void scan_member(FileReport& member, Bytes bytes, Nesting depth) const {
     member.size = bytes.size();
     member.sha256 = sha256_hex(bytes);
     scan(member, bytes, depth);
@@ -313,7 +329,7 @@ std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& 
         if (task.hash)
           reports[task.file].sha256 = sha256_hex(files[task.file].bytes());
         else
-          scanner.scan(reports[task.file], files[task.file].bytes(), 0);
+          scanner.scan(reports[task.file], files[task.file].bytes(), {});
       } catch (...) {
         const std::lock_guard lock(error_mutex);
         if (!first_error) first_error = std::current_exception();

@@ -33,7 +33,9 @@ std::string error_text(int error) { return std::strerror(error); }
 }  // namespace
 
 std::expected<MappedFile, std::string> MappedFile::open(const std::filesystem::path& path) {
-  const Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+  // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer
+  // forever; it changes nothing for a regular file, and fstat refuses the rest.
+  const Descriptor fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK));
   if (fd.get() < 0) return std::unexpected(error_text(errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return std::unexpected(error_text(errno));

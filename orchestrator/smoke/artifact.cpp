@@ -25,6 +25,7 @@ constexpr std::uint64_t k_container_header = 16;
 constexpr std::uint64_t k_alignment = 8;
 // Packages inside packages are opened this deep, as inspect does.
 constexpr int k_max_package_depth = 1;
+constexpr int k_max_archive_depth = 8;
 
 class Finder {
  public:
@@ -80,11 +81,15 @@ class Finder {
   }
 
   void archive(Bytes data, const std::string& where, int depth) {
+    // ar inside ar is opened as deep as inspect opens it, no deeper.
+    if (m_archive_depth >= k_max_archive_depth) return;
     const auto ar = inspect::parse_ar(data);
     if (!ar) return;
+    ++m_archive_depth;
     for (const auto& member : ar->members)
       if (const auto bytes = inspect::sub(data, member.offset, member.size))
         scan(*bytes, where + ":" + member.name, depth);
+    --m_archive_depth;
   }
 
   // Containers back to back in data[begin, end), zero padding between them
@@ -136,6 +141,7 @@ class Finder {
   const FatbinVisitor& m_visit;
   std::size_t m_count = 0;
   std::vector<inspect::Module> m_relocatable;  // of the host ELF being walked
+  int m_archive_depth = 0;
 };
 
 }  // namespace

@@ -6,6 +6,7 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -356,6 +357,36 @@ TEST(NvccOutputs, VariantsAndCompression) {
 TEST_F(NvccFixtures, TruncatedSharedObjectIsDamageNotACrash) {
   const FileReport r = inspect_one(s_dir / "cut.so");
   EXPECT_TRUE(r.damage.has_value());
+}
+
+// Issue 11: 14,000 nested ar archives overflowed the stack. Nesting stops at
+// 8 levels with damage that says so, and what came before is reported.
+TEST_F(InspectionTest, ArchivesInsideArchivesStopAtEightLevels) {
+  const Buffer obj = testing::build_elf({.sections = {{.name = ".nv_fatbin", .data = sample_fatbin()}}});
+  std::string nested = make_ar({{"k.o", std::string(as_text(obj))}});
+  for (int i = 0; i < 2000; ++i) nested = make_ar({{"n.a", nested}});
+  write_all(m_dir / "deep.a", nested);
+  const FileReport r = inspect_one(m_dir / "deep.a");
+  EXPECT_EQ(r.format, "ar");
+  const FileReport* at = &r;
+  int levels = 1;
+  while (!at->members.empty()) at = &at->members[0], ++levels;
+  EXPECT_EQ(levels, 9);  // the top archive, seven opened inside it, and the one refused
+  ASSERT_TRUE(at->damage);
+  EXPECT_EQ(at->damage->what, "ar archive nested 9 levels deep inside ar archives (at most 8 are opened)");
+  EXPECT_FALSE(r.device_code());
+}
+
+// Issue 11: `inspect FIFO` waited for a writer forever.
+TEST_F(InspectionTest, AFifoIsRefusedAtOnceNotReadFrom) {
+  const fs::path fifo = m_dir / "pipe";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  try {
+    inspect_files({fifo}, {});
+    FAIL() << "a FIFO was accepted";
+  } catch (const util::Failure& f) {
+    EXPECT_NE(std::string(f.what()).find("not a regular file"), std::string::npos) << f.what();
+  }
 }
 
 }  // namespace
