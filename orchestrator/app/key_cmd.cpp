@@ -43,9 +43,8 @@ CacheOutput key_trust(const KeyRequest& request) {
   ordered_json trusted = ordered_json::array();
   std::string text;
   for (const auto& file : request.files) {
-    const auto pem = cache::read_file(file);
-    if (!pem)
-      fail_with({cache::ErrorKind::invalid, "cannot read " + file + "; give the path of a public key PEM file"});
+    const auto pem = cache::read_key_file(file);
+    if (!pem) fail_with({cache::ErrorKind::invalid, pem.error().message});
     const auto id = cache::trust_key(keys_dir(request), *pem);
     if (!id) fail_with({id.error().kind, file + ": " + id.error().message});
     trusted.push_back({{"key_id", *id}, {"file", file}});

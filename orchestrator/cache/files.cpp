@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -10,6 +11,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 namespace orc::cache {
@@ -121,6 +123,44 @@ std::expected<std::string, Error> read_file(const fs::path& path) {
   text << in.rdbuf();
   if (in.bad()) return std::unexpected(io_error("reading " + path.string() + " failed"));
   return text.str();
+}
+
+std::expected<std::string, Error> read_small_file(const fs::path& path, std::uint64_t max_bytes,
+                                                  std::string_view what) {
+  // O_NONBLOCK: a FIFO opens at once and is refused below, not waited on.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) return std::unexpected(Error{ErrorKind::not_found, errno_message("cannot read", path)});
+  struct stat st {};
+  std::string text;
+  std::optional<Error> error;
+  if (::fstat(fd, &st) != 0) {
+    error = io_error(errno_message("cannot stat", path));
+  } else if (!S_ISREG(st.st_mode)) {
+    error = invalid_error(path.string() + " is not a regular file; give " + std::string(what));
+  } else if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    error = invalid_error(path.string() + " is " + std::to_string(st.st_size) + " bytes, more than " +
+                          std::string(what) + " holds (at most " + std::to_string(max_bytes) + ")");
+  } else {
+    // Read at most one byte past the limit: a file that grows is still capped.
+    text.resize(static_cast<std::size_t>(max_bytes) + 1);
+    std::size_t got = 0;
+    while (got < text.size()) {
+      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) {
+        error = io_error(errno_message("reading", path));
+        break;
+      }
+      if (n == 0) break;
+      got += static_cast<std::size_t>(n);
+    }
+    if (!error && got > max_bytes)
+      error = invalid_error(path.string() + " grew past " + std::to_string(max_bytes) + " bytes while read");
+    text.resize(got);
+  }
+  ::close(fd);
+  if (error) return std::unexpected(*error);
+  return text;
 }
 
 }  // namespace orc::cache

@@ -46,6 +46,12 @@ std::expected<bool, Error> commit_no_replace(const std::filesystem::path& temp, 
 
 std::expected<std::string, Error> read_file(const std::filesystem::path& path);
 
+// A small file a user names (a key): refused unless it is a regular file of
+// at most `max_bytes` (so /dev/zero and FIFOs are errors, not endless or
+// blocking reads); `what` names it in the error ("a public key PEM file").
+std::expected<std::string, Error> read_small_file(const std::filesystem::path& path, std::uint64_t max_bytes,
+                                                  std::string_view what);
+
 // "2025-01-02T03:04:05Z" for Unix seconds.
 std::string utc_rfc3339(std::int64_t seconds);
 

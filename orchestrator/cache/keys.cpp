@@ -17,8 +17,11 @@ fs::path trusted_dir(const fs::path& dir) { return dir / "trusted"; }
 // Temporaries beside the keys: same file system, and never in a shared /tmp.
 fs::path tmp_dir(const fs::path& dir) { return dir / ".tmp"; }
 
+// A PEM key is a few hundred bytes; anything past this is not a key.
+constexpr std::uint64_t k_max_key_file = 64 * 1024;
+
 std::expected<PublicKey, Error> public_key_file(const fs::path& path) {
-  auto text = read_file(path);
+  auto text = read_small_file(path, k_max_key_file, "a public key PEM file");
   if (!text) return std::unexpected(text.error());
   auto key = PublicKey::from_pem(*text);
   if (!key) return std::unexpected(invalid_error(path.string() + ": " + key.error().message));
@@ -26,6 +29,10 @@ std::expected<PublicKey, Error> public_key_file(const fs::path& path) {
 }
 
 }  // namespace
+
+std::expected<std::string, Error> read_key_file(const fs::path& path) {
+  return read_small_file(path, k_max_key_file, "a public key PEM file");
+}
 
 std::expected<KeyFiles, Error> generate_key(const fs::path& keys_dir, Overwrite overwrite) {
   std::error_code ec;

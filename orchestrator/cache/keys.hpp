@@ -23,6 +23,10 @@ struct KeyFiles {
 
 enum class Overwrite { no, yes };
 
+// A key file a user names: a regular file of at most 64 KiB (a PEM key is a
+// few hundred bytes), never a device or FIFO read without end.
+std::expected<std::string, Error> read_key_file(const std::filesystem::path& path);
+
 // Generates a key pair, writes both files atomically (the private one 0600
 // from its first byte) and trusts the public key. An existing private key
 // is kept and is an error of kind invalid unless Overwrite::yes.
