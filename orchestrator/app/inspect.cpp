@@ -65,18 +65,6 @@ const LeafVerdicts* verdicts_for(const std::vector<LeafVerdicts>& all, const Fil
   return it == all.end() ? nullptr : &*it;
 }
 
-std::string_view kernels_name(inspect::Kernels k) {
-  switch (k) {
-    case inspect::Kernels::yes:
-      return "yes";
-    case inspect::Kernels::no:
-      return "no";
-    case inspect::Kernels::unknown:
-      return "unknown";
-  }
-  return "unknown";
-}
-
 // One object per fatbin container, as the runtime sees it: relocatable ones
 // (cuobjdump -all lists them) are marked, and never decide a verdict.
 ordered_json modules_json(const FileReport& r) {
@@ -93,7 +81,7 @@ ordered_json modules_json(const FileReport& r) {
                     {"sass", sass},
                     {"ptx", std::move(ptx)},
                     {"lto_ir", m.lto_entries},
-                    {"kernels", kernels_name(m.kernels)},
+                    {"kernels", inspect::kernels_name(m.kernels)},
                     {"toolkit", m.toolkit ? ordered_json(m.toolkit->str()) : ordered_json(nullptr)}});
   }
   return list;

@@ -127,6 +127,18 @@ std::string_view code_section_name(CodeSection s) {
   return "file";
 }
 
+std::string_view kernels_name(Kernels k) {
+  switch (k) {
+    case Kernels::yes:
+      return "yes";
+    case Kernels::no:
+      return "no";
+    case Kernels::unknown:
+      return "unknown";
+  }
+  return "unknown";
+}
+
 std::set<arch::ComputeCapability> Module::ptx_archs() const {
   std::set<arch::ComputeCapability> out;
   for (const auto& p : ptx) out.insert(p.arch);

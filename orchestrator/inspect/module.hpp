@@ -35,6 +35,7 @@ std::string_view code_section_name(CodeSection s);  // ".nv_fatbin", "__nv_relfa
 // launch fail for want of its code. `unknown` when no image of it could be
 // read (a codec the tool cannot decode); it is judged as if it had kernels.
 enum class Kernels { yes, no, unknown };
+std::string_view kernels_name(Kernels k);  // yes, no, unknown
 
 struct PtxImage {
   arch::ComputeCapability arch;

@@ -1,9 +1,7 @@
 #!/usr/bin/env bash
 # Runs issue 6's GPU suites (tests/gpu/smoke_gpu_test.cpp) on a GPU host and
-# writes everything they print under $OUT (default ./gpu-out). Uses the
-# binaries in build-carry/ (stripped orchestrate and gpu_smoke, with the
-# shared libraries they need, built on the development machine) when they
-# run here, else builds them with CMake.
+# writes everything they print under $OUT (default ./gpu-out). The binaries:
+# tests/gpu/device-binaries.sh (build-carry/ when it runs here, else CMake).
 set -u
 root=$(pwd)
 out=${OUT:-$root/gpu-out}
@@ -14,17 +12,9 @@ nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv
 grep PRETTY /etc/os-release; ldd --version | head -1
 command -v cmake ninja g++ python3 nvcc /usr/local/cuda/bin/nvcc
 
-bin=$root/build-carry
-export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-if ! "$bin/orchestrate" --version; then
-  echo "== carried binaries do not run here; building"
-  unset LD_LIBRARY_PATH
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && ninja -C build-gpu orchestrate gpu_smoke | tail -2
-  mkdir -p "$root/build-gpu/bin"
-  bin=$root/build-gpu
-  ln -sf "$root/build-gpu/orchestrator/orchestrate" "$bin/orchestrate"
-  ln -sf "$root/build-gpu/tests/gpu/gpu_smoke" "$bin/gpu_smoke"
-fi
+# shellcheck source=tests/gpu/device-binaries.sh
+. "$root/tests/gpu/device-binaries.sh"
+device_binaries orchestrate gpu_smoke
 export ORC_SOURCE_DIR=$root ORC_ORCHESTRATE=$bin/orchestrate ORCHESTRATE_KERNELS_DIR=$root/kernels ORC_GPU_RECORD_DIR=$out
 
 echo "== gpu tests"

@@ -14,8 +14,8 @@
 # CUDA 11.8 ones built on the development machine with Debian's nvcc 11.8 and
 # carried in build-carry/fix118 (with Debian's libcudart.so.11.0), and PTX
 # whose `.version` is raised past what the driver knows, packed with
-# fatbinary. The binaries: build-carry/ (see carry-verdicts.sh) when they run
-# here, else built with CMake.
+# fatbinary. The binaries: tests/gpu/device-binaries.sh (build-carry/, filled
+# by carry-verdicts.sh, when it runs here, else CMake).
 set -u
 root=$(pwd)
 out=${OUT:-$root/gpu-out}
@@ -27,15 +27,12 @@ driver=$(nvidia-smi --query-gpu=driver_version --format=csv,noheader | head -n 1
 cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader | head -n 1 | tr -d ' ')
 /usr/local/cuda/bin/nvcc --version | tail -n 2 | head -n 1
 
-bin=$root/build-carry
-export LD_LIBRARY_PATH=$bin/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 if [[ -n ${ORC_ORCHESTRATE:-} ]]; then
   bin=$(dirname "$ORC_ORCHESTRATE")  # ctest's gpu_verdicts: the build's own
-elif ! "$bin/orchestrate" --version >/dev/null 2>&1; then
-  echo "== carried orchestrate does not run here; building"
-  unset LD_LIBRARY_PATH
-  cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null && ninja -C build-gpu orchestrate | tail -n 1
-  bin=$root/build-gpu/orchestrator
+else
+  # shellcheck source=tests/gpu/device-binaries.sh
+  . "$root/tests/gpu/device-binaries.sh"
+  device_binaries orchestrate
 fi
 orc=$bin/orchestrate
 
