@@ -254,6 +254,10 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
     return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");
   auto files = collect_artifacts(job.recipe->artifacts, {scratch / "build", scratch / "src"});
   if (!files) return fail(job, 1, files.error());
+  if (const auto refused = unstorable_names(*files); !refused.empty()) {
+    for (const auto& e : refused) fail(job, 2, e);
+    return;
+  }
   std::vector<fs::path> paths;
   for (const auto& f : *files) paths.push_back(f.path);
   std::vector<inspect::FileReport> reports = inspect::inspect_files(paths, {.modules = true});
