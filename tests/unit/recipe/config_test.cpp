@@ -280,17 +280,6 @@ TEST(RecipeConfig, BadBuildStepsAndArtifactsAreErrors) {
                 "(relative, without '..')"}));
 }
 
-TEST(RecipeConfig, ShellSyntaxInACommandLineIsWarnedAbout) {
-  const auto config = parse_ok(std::string(testing::k_tiers) + R"(recipes:
-  - {name: b, framework: cmake, source: {path: .}, tiers: [tier-new], build: ["make && make install"]}
-)");
-  ASSERT_EQ(config.warnings.size(), 1u);
-  EXPECT_EQ(config.warnings[0].headline(),
-            "orchestrate: warning: t.yaml:5:79: build step passes '&&' to the program as an argument; steps are not "
-            "run by a shell (use {script: FILE})");
-  EXPECT_EQ(config.recipes.at(0).build.at(0).argv, (std::vector<std::string>{"make", "&&", "make", "install"}));
-}
-
 TEST(RecipeConfig, IncludedFilesHoldOneRecipeEachInSortedOrder) {
   const TempDir dir;
   dir.write("recipes/b.yaml", "name: bee\nframework: nvcc\nsource: {path: ../src/b}\ntiers: [tier-new]\n");
