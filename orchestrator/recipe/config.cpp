@@ -7,6 +7,7 @@
 
 #include "orchestrator/recipe/parse.hpp"
 #include "orchestrator/recipe/schema.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::recipe {
 
@@ -86,6 +87,41 @@ void add_recipe(Reader& reader, const YAML::Node& node, std::optional<Recipe> re
   recipes.push_back(std::move(*recipe));
 }
 
+// Why a document is not a file of the schema whose keys are `allowed`; empty
+// when it is one. It is one when it is a mapping and one of its keys is an
+// allowed key or a near miss of one (did-you-mean's rule), so a recipe full
+// of typos still gets its diagnostics, while /etc/shadow (a string) or a
+// credentials file (unrelated keys) is named, never quoted.
+std::string not_of_schema(const YAML::Node& root, std::span<const std::string_view> allowed) {
+  if (root.IsNull()) return "it is empty";
+  if (!root.IsMap()) return "it holds " + std::string(detail::kind_name(root)) + ", not a mapping";
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    const std::string& key = it->first.Scalar();
+    if (std::ranges::find(allowed, key) != allowed.end() || !util::did_you_mean(key, allowed).empty()) return {};
+  }
+  return "none of its keys is one the schema knows";
+}
+
+// The document of an included file when it is a recipe file; otherwise an
+// error at the include entry that names the file and says what it is
+// instead, without a line of it (include: may name any readable file).
+std::optional<YAML::Node> included_document(Reader& including, const YAML::Node& pattern_node, const SourceFile& file) {
+  auto root = detail::parse_document(file.text());
+  std::string reason;
+  if (!root) {
+    const YAML::Mark& m = root.error().mark;
+    reason = root.error().without_input() + " at line " + std::to_string(m.line + 1) + ", column " +
+             std::to_string(m.column + 1);
+  } else {
+    reason = not_of_schema(*root, detail::k_recipe_keys);
+    if (reason.empty()) return std::move(*root);
+  }
+  including.error(pattern_node, "included file " + file.name() + " is not a recipe file: " + reason +
+                                    " (a recipe file is one mapping with name, framework, source and tiers)");
+  return std::nullopt;
+}
+
 // Each included file holds one recipe mapping. Included files may not include
 // (the recipe schema has no 'include'), so there are no cycles to guard.
 void read_included(Reader& including, const YAML::Node& pattern_node, const std::filesystem::path& main_file,
@@ -120,10 +156,10 @@ void read_included(Reader& including, const YAML::Node& pattern_node, const std:
       continue;
     }
     const SourceFile file(path.string(), *text, path.parent_path());
+    const auto root = included_document(including, pattern_node, file);
+    if (!root) continue;
     out.file_rank(file.name());
     Reader reader(file, out);
-    const auto root = detail::load_document(file, out);
-    if (!root) continue;
     add_recipe(reader, *root, detail::parse_recipe(reader, *root, tiers), recipes);
   }
 }
@@ -151,7 +187,20 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
                                    .message = "empty configuration: expected a mapping with 'tiers'"});
     return;
   }
-  if (!reader.expect_mapping(*root, "at the top level (with 'tiers')")) return;
+  // The file -f names may be any file: what is not a configuration is named,
+  // not quoted (a syntax error is, where the file is most likely the user's).
+  if (!root->IsMap()) {
+    out.add_error(util::Diagnostic{
+        .where = reader.where(*root),
+        .message = "expected a mapping at the top level (with 'tiers'), got " + std::string(detail::kind_name(*root))});
+    return;
+  }
+  if (const std::string reason = not_of_schema(*root, detail::k_top_keys); !reason.empty()) {
+    out.add_error(util::Diagnostic{.where = {.file = file.name()},
+                                   .message = "not an orchestrate configuration: " + reason +
+                                              " (expected a mapping with 'tiers', and 'recipes' or 'include')"});
+    return;
+  }
   const auto fields = reader.fields(*root, detail::k_top_keys);
   reader.require(fields, *root, detail::k_top_required);
 

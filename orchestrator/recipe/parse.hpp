@@ -16,9 +16,20 @@
 
 namespace orc::recipe::detail {
 
-// document.cpp: the one YAML document of a file, or nothing after reporting a
-// syntax error, nesting deeper than k_max_nesting, or a second document. An
-// empty file gives a null node.
+// document.cpp: why a text is not one YAML document: a syntax error, nesting
+// deeper than k_max_nesting, or a second document.
+struct DocumentError {
+  YAML::Mark mark;
+  std::string message;  // ours: "YAML syntax error"
+  std::string detail;   // yaml-cpp's, which may end in a piece of the input
+  std::string full() const;
+  // The message without any piece of the input, for a file that may not be
+  // the user's (an include naming /etc/shadow).
+  std::string without_input() const;
+};
+// The one YAML document of a text; an empty text gives a null node.
+std::expected<YAML::Node, DocumentError> parse_document(std::string_view text);
+// The same for a file, reporting the error at its position.
 std::optional<YAML::Node> load_document(const SourceFile& file, Diagnostics& out);
 
 // files.cpp: a whole file, at most k_max_file_bytes, without ever blocking
