@@ -4,6 +4,8 @@
 #include "orchestrator/recipe/config.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "orchestrator/recipe/parse.hpp"
 #include "orchestrator/recipe/schema.hpp"
@@ -71,21 +73,34 @@ using detail::Diagnostics;
 using detail::Reader;
 using detail::SourceFile;
 
-// Adds a parsed recipe, reporting a name already taken where the second one
-// is written (with its source line, which only the reader of that file has).
-void add_recipe(Reader& reader, const YAML::Node& node, std::optional<Recipe> recipe, std::vector<Recipe>& recipes) {
-  if (!recipe) return;
-  if (!recipe->name.empty()) {
-    const auto first = std::ranges::find(recipes, recipe->name, &Recipe::name);
-    if (first != recipes.end()) {
-      const auto& w = first->where;
-      reader.error(node, "duplicate recipe name '" + recipe->name + "' (first defined at " + w.file + ":" +
-                             std::to_string(w.line) + ":" + std::to_string(w.col) + ")");
-      return;
+// Where parsed recipes go: the configuration's list, with the names indexed
+// (a duplicate is found at once however many recipes there are), the tiers
+// they are checked against (null: the tiers section was unusable), and the
+// included files read so far.
+struct RecipeSink {
+  std::vector<Recipe>& recipes;
+  const detail::TierNames* tiers = nullptr;
+  std::unordered_map<std::string, std::size_t> by_name;
+  std::vector<std::filesystem::path> included;
+
+  // Parses the recipe at `node` and adds it, reporting a name already taken
+  // where the second one is written (with its source line, which only the
+  // reader of that file has).
+  void add(Reader& reader, const YAML::Node& node) {
+    auto recipe = detail::parse_recipe(reader, node, tiers);
+    if (!recipe) return;
+    if (!recipe->name.empty()) {
+      const auto [first, inserted] = by_name.try_emplace(recipe->name, recipes.size());
+      if (!inserted) {
+        const auto& w = recipes[first->second].where;
+        reader.error(node, "duplicate recipe name '" + recipe->name + "' (first defined at " + w.file + ":" +
+                               std::to_string(w.line) + ":" + std::to_string(w.col) + ")");
+        return;
+      }
     }
+    recipes.push_back(std::move(*recipe));
   }
-  recipes.push_back(std::move(*recipe));
-}
+};
 
 // Why a document is not a file of the schema whose keys are `allowed`; empty
 // when it is one. It is one when it is a mapping and one of its keys is an
@@ -125,8 +140,7 @@ std::optional<YAML::Node> included_document(Reader& including, const YAML::Node&
 // Each included file holds one recipe mapping. Included files may not include
 // (the recipe schema has no 'include'), so there are no cycles to guard.
 void read_included(Reader& including, const YAML::Node& pattern_node, const std::filesystem::path& main_file,
-                   const std::vector<Tier>* tiers, std::vector<Recipe>& recipes,
-                   std::vector<std::filesystem::path>& included, Diagnostics& out) {
+                   RecipeSink& sink, Diagnostics& out) {
   const auto pattern = including.string(pattern_node, "in 'include'");
   if (!pattern) return;
   auto files = detail::expand_include(including.file(), *pattern);
@@ -144,9 +158,9 @@ void read_included(Reader& including, const YAML::Node& pattern_node, const std:
   for (const auto& path : *files) {
     // Patterns may overlap ("recipes/*.yaml" and "recipes/gpu.yaml"); a file
     // is read once, where it first matched.
-    if (std::ranges::find(included, path) != included.end()) continue;
-    included.push_back(path);
-    if (included.size() > detail::k_max_included_files) {
+    if (std::ranges::find(sink.included, path) != sink.included.end()) continue;
+    sink.included.push_back(path);
+    if (sink.included.size() > detail::k_max_included_files) {
       including.error(pattern_node, "more than " + std::to_string(detail::k_max_included_files) + " included files");
       return;
     }
@@ -160,15 +174,15 @@ void read_included(Reader& including, const YAML::Node& pattern_node, const std:
     if (!root) continue;
     out.file_rank(file.name());
     Reader reader(file, out);
-    add_recipe(reader, *root, detail::parse_recipe(reader, *root, tiers), recipes);
+    sink.add(reader, *root);
   }
 }
 
 void warn_unused_tiers(const Config& config, const SourceFile& file, Diagnostics& out) {
+  std::unordered_set<std::string_view> used;
+  for (const Recipe& r : config.recipes) used.insert(r.tiers.begin(), r.tiers.end());
   for (const Tier& tier : config.tiers) {
-    const bool used = std::ranges::any_of(
-        config.recipes, [&](const Recipe& r) { return std::ranges::find(r.tiers, tier.name) != r.tiers.end(); });
-    if (used) continue;
+    if (used.contains(tier.name)) continue;
     out.warnings.push_back(util::Diagnostic{.severity = util::Severity::warning,
                                             .where = tier.where,
                                             .message = "tier '" + tier.name + "' is not used by any recipe",
@@ -205,12 +219,12 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
   reader.require(fields, *root, detail::k_top_required);
 
   // Tiers first, whatever the order in the file, since recipes refer to them.
-  bool tiers_usable = false;
+  std::optional<detail::TierNames> tier_names;
   if (const auto* f = fields.find("tiers"); f && reader.expect_mapping(f->value, "of tier names for 'tiers'")) {
     config.tiers = detail::parse_tiers(reader, f->value);
-    tiers_usable = true;
+    tier_names.emplace(config.tiers);
   }
-  const std::vector<Tier>* tiers = tiers_usable ? &config.tiers : nullptr;
+  RecipeSink sink{.recipes = config.recipes, .tiers = tier_names ? &*tier_names : nullptr};
   if (const auto* f = fields.find("toolkits")) config.toolkits = detail::parse_toolkits(reader, f->value);
   if (const auto* f = fields.find("remote")) {
     config.remote = detail::parse_remote(reader, f->value);
@@ -218,12 +232,10 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
   }
   if (const auto* f = fields.find("trusted_keys")) config.trusted_keys = detail::parse_trusted_keys(reader, f->value);
   if (const auto* f = fields.find("recipes"); f && reader.expect_list(f->value, "of recipes for 'recipes'")) {
-    for (const auto& item : f->value)
-      add_recipe(reader, item, detail::parse_recipe(reader, item, tiers), config.recipes);
+    for (const auto& item : f->value) sink.add(reader, item);
   }
   if (const auto* f = fields.find("include"); f && reader.expect_list(f->value, "of paths for 'include'")) {
-    std::vector<std::filesystem::path> included;
-    for (const auto& item : f->value) read_included(reader, item, path, tiers, config.recipes, included, out);
+    for (const auto& item : f->value) read_included(reader, item, path, sink, out);
   }
   if (out.errors.empty()) warn_unused_tiers(config, file, out);
 }

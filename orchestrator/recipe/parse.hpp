@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "orchestrator/recipe/config.hpp"
@@ -52,9 +53,23 @@ std::vector<util::Version> parse_toolkits(Reader& reader, const YAML::Node& tool
 std::string parse_remote(Reader& reader, const YAML::Node& remote);
 std::vector<std::string> parse_trusted_keys(Reader& reader, const YAML::Node& keys);
 
-// recipe_parse.cpp: one recipe mapping. `tiers` is null when the tiers
-// section was itself unusable, and tier names are then not checked.
-std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const std::vector<Tier>* tiers);
+// recipe_parse.cpp: the declared tier names recipes are checked against, in
+// a set (a configuration may declare very many) and in declaration order
+// (for did-you-mean, which must answer the same way every run).
+class TierNames {
+ public:
+  explicit TierNames(const std::vector<Tier>& tiers);
+  bool contains(const std::string& name) const { return m_set.contains(name); }
+  std::span<const std::string> in_order() const { return m_order; }
+
+ private:
+  std::vector<std::string> m_order;
+  std::unordered_set<std::string> m_set;
+};
+
+// One recipe mapping. `tiers` is null when the tiers section was itself
+// unusable, and tier names are then not checked.
+std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const TierNames* tiers);
 
 // build_steps.cpp
 // Splits a command line into argv on blanks, honouring '...' and "..."
