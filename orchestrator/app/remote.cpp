@@ -15,7 +15,13 @@ constexpr std::string_view k_separator = "--";
 }  // namespace
 
 std::optional<RemoteChoice> choose_remote(const char* env_value, const recipe::Config* config) {
-  if (env_value && *env_value) return RemoteChoice{.url = env_value, .origin = "ORCHESTRATE_REMOTE"};
+  if (env_value && *env_value) {
+    // Checked here, as `remote:` is when the file is read, so a malformed
+    // value (which may hold a password) is never quoted by what uses it.
+    if (const std::string problem = recipe::remote_url_problem(env_value); !problem.empty())
+      util::fail_input("invalid ORCHESTRATE_REMOTE: " + problem);
+    return RemoteChoice{.url = env_value, .origin = "ORCHESTRATE_REMOTE"};
+  }
   if (config && !config->remote.empty())
     return RemoteChoice{.url = config->remote,
                         .origin = config->remote_where.file + ":" + std::to_string(config->remote_where.line)};

@@ -33,7 +33,9 @@ struct RemoteChoice {
 };
 
 // `env_value` is ORCHESTRATE_REMOTE's value (null or empty: unset); it wins
-// over the configuration's `remote:`. nullopt when neither names one.
+// over the configuration's `remote:`. nullopt when neither names one; a
+// malformed ORCHESTRATE_REMOTE throws util::Failure (bad input) that says what
+// is wrong without quoting it.
 std::optional<RemoteChoice> choose_remote(const char* env_value, const recipe::Config* config);
 
 // The URL without credentials, for messages.

@@ -12,17 +12,14 @@
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/cli/cli.hpp"
+#include "tests/unit/cli/run_cli.hpp"
 
 namespace orc::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int code;
-  std::string out;
-  std::string err;
-};
+using Output = testing::CliResult;
 
 class CacheCli : public ::testing::Test {
  protected:
@@ -41,14 +38,7 @@ class CacheCli : public ::testing::Test {
     fs::remove_all(m_dir);
   }
 
-  static Output cli(std::vector<std::string> args) {
-    args.insert(args.begin(), "orchestrate");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
-  }
+  static Output cli(std::vector<std::string> args) { return testing::run_cli(std::move(args)); }
 
   // Records one artifact set of `recipe` for tier-new directly in the store.
   cache::IndexEntry add_set(const std::string& recipe, std::int64_t created) {

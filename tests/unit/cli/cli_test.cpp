@@ -21,23 +21,13 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/cli/run_cli.hpp"
+
 namespace orc::cli {
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "orchestrate");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using Result = testing::CliResult;
+using testing::run_cli;
 
 class CliTest : public ::testing::Test {
  protected:
