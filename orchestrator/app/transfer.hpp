@@ -127,7 +127,4 @@ struct PullReport {
 std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
                                                   const PullOptions& options, const TransferProgress& progress);
 
-// The index row a manifest describes (blobs named, archs united).
-cache::IndexEntry entry_for(const cache::Manifest& manifest, std::string manifest_hex);
-
 }  // namespace orc::app

@@ -5,8 +5,8 @@
 #include "orchestrator/app/remote.hpp"
 #include "orchestrator/app/transfer.hpp"
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
-#include "orchestrator/cache/pack.hpp"
 #include "orchestrator/registry/digest.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -27,7 +27,7 @@ std::string digits_list(const std::vector<std::string>& names) {
 }
 
 registry::ArtifactInfo info_for(const cache::Manifest& manifest) {
-  const cache::IndexEntry entry = entry_for(manifest, {});
+  const cache::IndexEntry entry = cache::index_entry(manifest, {});
   return {.created = manifest.created,
           .revision = manifest.source_revision,
           .title = manifest.recipe,
@@ -151,27 +151,27 @@ std::expected<PushReport, TransferError> push_set(cache::Store& store, registry:
     if (!signature) return std::unexpected(from_cache(signature.error()));
     blobs.signature = std::move(*signature);
   }
+  // A set an older orchestrate stored with its pack beside its files: that
+  // pack is the layer (gc drops it once the files make the same bytes).
   if (!entry.pack.empty() && store.has_blob(entry.pack)) {
     blobs.pack = store.blob_path(entry.pack);
     return push_blobs(client, blobs, progress);
   }
-  // A set stored without a pack (a pulled one): pack its file blobs with the
-  // modes the index keeps (deterministic, so this makes the layer it was
-  // pulled as) and record the pack for next time.
-  std::vector<cache::PackEntry> entries;
-  for (const auto& f : entry.files) entries.push_back({f.path, store.blob_path(f.sha256), f.mode});
+  // Else the layer is packed from the file blobs with the modes the index
+  // keeps (deterministic: every push of the set, from any store that holds
+  // it, sends the same layer) into tmp/, and dropped once pushed: the store
+  // keeps each byte once.
   const fs::path temp = cache::temp_name(store.tmp_dir(), "push-pack");
-  auto packed = cache::pack(std::move(entries), temp);
-  std::optional<std::expected<cache::PutResult, cache::Error>> put;
-  if (packed) put = store.put_file(temp);
-  std::error_code ec;
-  fs::remove(temp, ec);
-  if (!packed) return std::unexpected(from_cache(packed.error()));
-  if (!*put) return std::unexpected(from_cache(put->error()));
-  cache::IndexEntry updated = entry;
-  updated.pack = (*put)->hex;
-  if (auto added = store.index().add(updated); !added) return std::unexpected(from_cache(added.error()));
-  blobs.pack = store.blob_path(updated.pack);
+  struct Remove {
+    fs::path path;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } remove{temp};
+  if (auto packed = cache::pack_stored_set(store, entry, temp); !packed)
+    return std::unexpected(from_cache(packed.error()));
+  blobs.pack = temp;
   return push_blobs(client, blobs, progress);
 }
 
