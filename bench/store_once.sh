@@ -6,8 +6,8 @@
 # (every blob uploaded) and once more to the last one (nothing uploaded:
 # HEAD first). With OLD_BUILD_DIR, the set is stored by that build's seed
 # instead (a store made by an older orchestrate) and BUILD_DIR's `cache gc`
-# runs on it first. Prints bytes and seconds; issue 11's case was 602 MB of
-# store for a 301 MB set.
+# runs on it first. Then a fetch from the store and a `cache verify`. Prints
+# bytes and seconds; issue 11's case was 602 MB of store for a 301 MB set.
 #
 #   bench/store_once.sh [BUILD_DIR] [ROUNDS] [OLD_BUILD_DIR]   (defaults: build, 3, none)
 #   the set: $ORC_BENCH_LIBS, else libcurand, libcusparse and libcudart of /usr/local/cuda
@@ -70,6 +70,13 @@ start=$(now)
 ORCHESTRATE_REMOTE="http://127.0.0.1:$port/bench/r$rounds" "$orc" push cuda-libs --tier tier-bench >/dev/null
 echo "push again (nothing uploaded): $(elapsed "$start") s"
 echo "store after pushing: $(blob_bytes) bytes of blobs"
+sync
+start=$(now)
+"$orc" fetch cuda-libs --tier tier-bench -o "$work/out" >/dev/null
+echo "fetch from the store: $(elapsed "$start") s"
+start=$(now)
+"$orc" cache verify >/dev/null
+echo "cache verify: $(elapsed "$start") s"
 layer=$(curl -sf "http://127.0.0.1:$port/v2/bench/r1/manifests/cuda-libs--tier-bench" \
   -H 'Accept: application/vnd.oci.image.manifest.v1+json' | python3 -c 'import json,sys; print(json.load(sys.stdin)["layers"][0]["digest"])')
 echo "layer: $layer"

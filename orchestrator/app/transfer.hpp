@@ -53,11 +53,13 @@ TransferError from_registry(const registry::Error& error);
 TransferError from_cache(const cache::Error& error);
 
 // What push uploads for one set: the canonical manifest bytes, the signature
-// document (empty: unsigned) and the pack file.
+// document (empty: unsigned) and the pack file, or instead of the file the
+// layer the registry was just seen to hold (digest and size).
 struct SetBlobs {
   std::string manifest;
   std::string signature;
   std::filesystem::path pack;
+  std::optional<cache::PackedLayer> held_layer;
 };
 
 struct PushReport {
@@ -66,6 +68,7 @@ struct PushReport {
   std::size_t uploaded = 0;  // blobs sent
   std::size_t skipped = 0;   // blobs the registry had
   bool moved_latest = false;
+  cache::PackedLayer layer;  // the layer the artifact manifest names
 };
 
 // Pushes the blobs of `set` and its manifests (the layout above). Exposed on

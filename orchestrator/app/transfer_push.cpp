@@ -85,22 +85,30 @@ std::expected<PushReport, TransferError> push_blobs(registry::Client& client, co
     return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
                                                                   manifest->tier +
                                                                   "' make no valid OCI tag (128 characters at most)"});
-  registry::Sha256 hasher;
-  const auto pack_size = registry::hash_file(set.pack, hasher);
-  if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error().message});
-  const registry::Descriptor layer{
-      .media_type = std::string(registry::k_layer_tar_zstd), .digest = hasher.digest(), .size = *pack_size};
+  registry::Descriptor layer{.media_type = std::string(registry::k_layer_tar_zstd)};
+  if (set.held_layer) {
+    layer.digest = "sha256:" + set.held_layer->digest;
+    layer.size = set.held_layer->size;
+  } else {
+    registry::Sha256 hasher;
+    const auto pack_size = registry::hash_file(set.pack, hasher);
+    if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error().message});
+    layer.digest = hasher.digest();
+    layer.size = *pack_size;
+  }
+  report.layer = {.digest = std::string(registry::digest_hex(layer.digest)), .size = layer.size};
   const registry::Descriptor config = registry::describe(registry::k_artifact_config, set.manifest);
 
   // Blobs first, each after a HEAD (push_blob skips what the registry has).
   auto count = [&](const std::expected<registry::PushedBlob, registry::Error>& pushed) {
     if (pushed) ++(pushed->uploaded ? report.uploaded : report.skipped);
   };
-  std::expected<registry::PushedBlob, registry::Error> pushed;
-  progress.upload("layer " + layer.digest.substr(7, 12), layer.size, [&] {
-    pushed = client.push_blob(layer.digest, set.pack);
-    return pushed.has_value();
-  });
+  std::expected<registry::PushedBlob, registry::Error> pushed = registry::PushedBlob{.uploaded = false};
+  if (!set.held_layer)
+    progress.upload("layer " + layer.digest.substr(7, 12), layer.size, [&] {
+      pushed = client.push_blob(layer.digest, set.pack);
+      return pushed.has_value();
+    });
   if (!pushed) return std::unexpected(from_registry(pushed.error()));
   count(pushed);
   pushed = client.push_blob(config.digest, set.manifest);
@@ -157,6 +165,17 @@ std::expected<PushReport, TransferError> push_set(cache::Store& store, registry:
     blobs.pack = store.blob_path(entry.pack);
     return push_blobs(client, blobs, progress);
   }
+  // A set pushed before whose layer the registry still holds needs no
+  // packing: the index remembers what its files and modes packed to.
+  const std::string key = cache::pack_key(entry);
+  if (auto known = store.index().packed_layer(key); known && *known) {
+    auto size = client.blob_size("sha256:" + (*known)->digest);
+    if (!size) return std::unexpected(from_registry(size.error()));
+    if (*size == (*known)->size) {
+      blobs.held_layer = **known;
+      return push_blobs(client, blobs, progress);
+    }
+  }
   // Else the layer is packed from the file blobs with the modes the index
   // keeps (deterministic: every push of the set, from any store that holds
   // it, sends the same layer) into tmp/, and dropped once pushed: the store
@@ -172,7 +191,11 @@ std::expected<PushReport, TransferError> push_set(cache::Store& store, registry:
   if (auto packed = cache::pack_stored_set(store, entry, temp); !packed)
     return std::unexpected(from_cache(packed.error()));
   blobs.pack = temp;
-  return push_blobs(client, blobs, progress);
+  auto report = push_blobs(client, blobs, progress);
+  if (report)
+    if (auto remembered = store.index().remember_packed_layer(key, report->layer); !remembered)
+      return std::unexpected(from_cache(remembered.error()));
+  return report;
 }
 
 }  // namespace orc::app

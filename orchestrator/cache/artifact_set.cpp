@@ -6,6 +6,7 @@
 #include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/inspect/sha256.hpp"
 
 namespace orc::cache {
 
@@ -94,6 +95,18 @@ std::expected<void, Error> pack_stored_set(const Store& store, const IndexEntry&
   std::vector<PackEntry> entries;
   for (const auto& f : entry.files) entries.push_back({f.path, store.blob_path(f.sha256), f.mode});
   return pack(std::move(entries), out);
+}
+
+std::string pack_key(const IndexEntry& entry) {
+  std::vector<const IndexedFile*> files;
+  for (const auto& f : entry.files) files.push_back(&f);
+  std::ranges::sort(files, {}, &IndexedFile::path);
+  inspect::Sha256 hasher;
+  for (const IndexedFile* f : files) {
+    const std::string line = f->path + '\0' + f->sha256 + '\0' + std::to_string(f->mode & 0777u) + '\n';
+    hasher.update(std::as_bytes(std::span(line.data(), line.size())));
+  }
+  return hasher.hex_digest();
 }
 
 std::expected<LoadedSet, Error> load_artifact_set(const Store& store, const IndexEntry& entry,

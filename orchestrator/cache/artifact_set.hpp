@@ -44,6 +44,10 @@ IndexEntry index_entry(const Manifest& manifest, std::string manifest_hex);
 std::expected<void, Error> pack_stored_set(const Store& store, const IndexEntry& entry,
                                            const std::filesystem::path& out);
 
+// What decides the bytes of that pack: the SHA-256 of each file's path,
+// digest and mode, in path order. Index::packed_layer() is keyed by it.
+std::string pack_key(const IndexEntry& entry);
+
 struct LoadedSet {
   Manifest manifest;
   Verification signature;

@@ -34,6 +34,9 @@ CREATE INDEX IF NOT EXISTS blobs_by_set ON set_blobs(set_id);
 CREATE INDEX IF NOT EXISTS blobs_by_digest ON set_blobs(digest);
 )";
 
+constexpr const char* k_packed_layers =
+    "CREATE TABLE IF NOT EXISTS packed_layers(key TEXT PRIMARY KEY, digest TEXT NOT NULL, size INTEGER NOT NULL)";
+
 // A file that is not a database, is damaged, or cannot be opened as one is
 // the store's own state, not an outside failure: invalid, with what to do.
 bool unusable(int code) {
@@ -220,6 +223,7 @@ std::expected<void, Error> check_schema(sqlite3* db, const std::filesystem::path
                                                     std::to_string(Index::k_schema_version) +
                                                     "; the one that wrote it still can)"));
   }
+  if (auto ok = exec(db, k_packed_layers, "creating packed_layers"); !ok) return ok;
   return t.commit();
 }
 
@@ -359,6 +363,22 @@ std::expected<std::set<std::string>, Error> Index::referenced_blobs() const {
   while ((rc = s.step()) == SQLITE_ROW) out.insert(s.text(0));
   if (rc != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "listing referenced blobs"));
   return out;
+}
+
+std::expected<std::optional<PackedLayer>, Error> Index::packed_layer(std::string_view key) const {
+  Statement s(m_db.get(), "SELECT digest, size FROM packed_layers WHERE key = ?");
+  s.bind(1, key);
+  const int rc = s.step();
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) return std::unexpected(db_error(m_db.get(), "reading packed_layers"));
+  return PackedLayer{.digest = s.text(0), .size = static_cast<std::uint64_t>(s.integer(1))};
+}
+
+std::expected<void, Error> Index::remember_packed_layer(std::string_view key, const PackedLayer& layer) {
+  Statement s(m_db.get(), "INSERT OR REPLACE INTO packed_layers(key, digest, size) VALUES(?,?,?)");
+  s.bind(1, key).bind(2, layer.digest).bind(3, static_cast<std::int64_t>(layer.size));
+  if (s.step() != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "writing packed_layers"));
+  return {};
 }
 
 std::expected<void, Error> Index::check() const {

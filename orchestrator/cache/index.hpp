@@ -10,6 +10,11 @@
 //                 sass, ptx, source_revision, signer, verified, created)
 //   set_blobs(set_id, role, path, digest, size)
 //                                            role: file | manifest | signature | log | pack
+//   packed_layers(key, digest, size)         what push packed a set's files to, by
+//                                            pack_key(): a cache, not a blob (it came
+//                                            after the first schema 2 indexes, without a
+//                                            bump: an orchestrate that does not know it
+//                                            ignores it, and it is made on open)
 // A blob named in set_blobs is referenced; gc removes the rest, so an index
 // that lost rows would lose their blobs: an index that is missing, is not a
 // database, is damaged or of another schema version is an error of kind
@@ -62,6 +67,13 @@ struct IndexEntry {
   bool operator==(const IndexEntry&) const = default;
 };
 
+// The tar+zstd push made of a set's files: its digest (hex) and size.
+struct PackedLayer {
+  std::string digest;
+  std::uint64_t size = 0;
+  bool operator==(const PackedLayer&) const = default;
+};
+
 // Every filter that is set must match; results are newest first.
 struct IndexQuery {
   std::string recipe;
@@ -108,6 +120,9 @@ class Index {
   std::expected<std::vector<std::string>, Error> remove_referencing(std::string_view hex);
   // Every blob digest any set names.
   std::expected<std::set<std::string>, Error> referenced_blobs() const;
+  // What packing files of this pack_key() made before; nullopt when unknown.
+  std::expected<std::optional<PackedLayer>, Error> packed_layer(std::string_view key) const;
+  std::expected<void, Error> remember_packed_layer(std::string_view key, const PackedLayer& layer);
   // SQLite's own check of every page (PRAGMA quick_check): an error of kind
   // invalid when the file is damaged, before gc trusts what it says.
   std::expected<void, Error> check() const;

@@ -362,7 +362,25 @@ TEST_F(FetchSuite, ThePushedLayerHoldsTheFilesTheSignedManifestNames) {
     EXPECT_EQ(it->size, f.size) << f.path;
   }
   EXPECT_EQ(read(out / "data.bin"), read(data));
-  EXPECT_EQ(s_a.push("once")["pushed"][0]["uploaded"], 0);
+
+  // The index remembers what the files packed to, so pushing the set again
+  // where the registry holds that layer packs nothing: it does not even read
+  // the files (here one is moved away meanwhile) and uploads nothing.
+  fs::path blob;
+  {
+    cache::Store store = cache::Store::open(s_a.store).value();
+    const cache::IndexEntry row = store.index().resolve(hex).value();
+    const auto remembered = store.index().packed_layer(cache::pack_key(row)).value();
+    ASSERT_TRUE(remembered);
+    EXPECT_EQ("sha256:" + remembered->digest, artifact.layers[0].digest);
+    EXPECT_EQ(remembered->size, artifact.layers[0].size);
+    blob = store.blob_path(manifest.files.front().sha256);
+  }
+  fs::rename(blob, root() / "moved-away");
+  const json again = s_a.push("once");
+  fs::rename(root() / "moved-away", blob);
+  EXPECT_EQ(again["pushed"][0]["uploaded"], 0) << again;
+  EXPECT_EQ(again["pushed"][0]["artifact"], pushed["pushed"][0]["artifact"]);
   expect_store_intact(s_a);
 }
 

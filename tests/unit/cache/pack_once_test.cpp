@@ -4,6 +4,7 @@
 // byte for byte, and kept (and pushed) when they do not.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <sstream>
 
 #include "built_sets.hpp"
@@ -69,6 +70,25 @@ TEST_F(PackOnce, APackOfTheBlobsIsTheBytesAPackOfTheSourcesWas) {
   IndexEntry copy = entry;
   for (const auto& f : entry.files) ASSERT_TRUE(other.put_file(store.blob_path(f.sha256)));
   EXPECT_EQ(packed_from_blobs(other, copy, "third.tar.zst"), first);
+}
+
+// The key push remembers a pack by changes with anything that changes the
+// pack's bytes (a path, a digest, a mode), and with nothing else.
+TEST_F(PackOnce, ThePackKeyFollowsPathsDigestsAndModes) {
+  Store store = Store::open(root()).value();
+  const IndexEntry entry = build(store, "vision", "tier-new");
+  const std::string key = pack_key(entry);
+  IndexEntry other = entry;
+  other.manifest = std::string(64, '0');
+  other.created += 100;
+  std::ranges::reverse(other.files);
+  EXPECT_EQ(pack_key(other), key);
+  for (auto change : {+[](IndexedFile& f) { f.mode = 0600; }, +[](IndexedFile& f) { f.path += "x"; },
+                      +[](IndexedFile& f) { f.sha256[0] ^= 1; }}) {
+    IndexEntry changed = entry;
+    change(changed.files[0]);
+    EXPECT_NE(pack_key(changed), key);
+  }
 }
 
 TEST_F(PackOnce, GcDropsAnOldPackTheFilesMakeAgainByteForByte) {
