@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <ctime>
 #include <map>
-#include <set>
 #include <span>
 #include <thread>
 
@@ -47,19 +45,6 @@ struct TempPaths {
     for (const auto& p : paths) fs::remove_all(p, ec);
   }
 };
-
-std::vector<std::string> united(const std::vector<cache::ManifestFile>& files,
-                                std::vector<std::string> cache::ManifestFile::*member) {
-  std::set<std::string> out;
-  for (const auto& f : files) out.insert((f.*member).begin(), (f.*member).end());
-  return {out.begin(), out.end()};
-}
-
-std::int64_t unix_seconds(const std::string& rfc3339) {
-  std::tm tm{};
-  if (::strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return std::time(nullptr);
-  return ::timegm(&tm);
-}
 
 // The set an artifact manifest describes, or why it is not one of ours for
 // recipe x tier.
@@ -146,21 +131,6 @@ std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& fi
 }
 
 }  // namespace
-
-cache::IndexEntry entry_for(const cache::Manifest& manifest, std::string manifest_hex) {
-  cache::IndexEntry entry{.manifest = std::move(manifest_hex),
-                          .recipe = manifest.recipe,
-                          .tier = manifest.tier,
-                          .key = manifest.key,
-                          .toolkit = manifest.toolkit,
-                          .cudnn = manifest.cudnn,
-                          .sass = united(manifest.files, &cache::ManifestFile::embedded_sass),
-                          .ptx = united(manifest.files, &cache::ManifestFile::embedded_ptx),
-                          .source_revision = manifest.source_revision,
-                          .created = unix_seconds(manifest.created)};
-  for (const auto& f : manifest.files) entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size});
-  return entry;
-}
 
 std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
                                                         const std::string& tier, const std::string& digest) {
@@ -406,7 +376,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   for (const auto& f : *files)
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
-  cache::IndexEntry entry = entry_for(*manifest, hex);
+  cache::IndexEntry entry = cache::index_entry(*manifest, hex);
   for (auto& f : entry.files)
     if (auto from = std::ranges::find(*files, f.path, &cache::UnpackedFile::name); from != files->end())
       f.mode = from->mode;

@@ -39,6 +39,18 @@ struct PackEntry {
 // Writes `out` atomically (temp in its directory, fsync, rename).
 std::expected<void, Error> pack(std::vector<PackEntry> entries, const std::filesystem::path& out);
 
+struct PackMember {
+  std::string name;
+  std::uint64_t size = 0;
+  unsigned mode = 0;     // permission bits
+  bool regular = false;  // a regular file (else a link, directory, ...)
+};
+
+// The members of a tar+zstd, read through without writing anything (for
+// finding which set a stored pack holds); at most `max_members` of them.
+// invalid when it is not a tar+zstd, or is damaged, or holds more.
+std::expected<std::vector<PackMember>, Error> list_pack(const std::filesystem::path& archive, std::size_t max_members);
+
 struct UnpackedFile {
   std::string name;
   std::uint64_t size = 0;
@@ -126,8 +138,7 @@ std::expected<std::vector<UnpackedFile>, Error> unpack(const std::filesystem::pa
                                                        const std::filesystem::path& dir, const UnpackOptions& options);
 // The same from a stream: an error of the stream itself is returned as it
 // came, not as a damaged archive.
-std::expected<std::vector<UnpackedFile>, Error> unpack_stream(ArchiveStream& archive,
-                                                              const std::filesystem::path& dir,
+std::expected<std::vector<UnpackedFile>, Error> unpack_stream(ArchiveStream& archive, const std::filesystem::path& dir,
                                                               const UnpackOptions& options);
 
 // Removes, in `dir`, the temporary trees of unpacks whose process is gone

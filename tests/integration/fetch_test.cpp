@@ -323,6 +323,67 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   expect_store_intact(s_b);
 }
 
+// Issue 11: the store keeps each file once and no pack; push packs the
+// layer from the file blobs. What it pushes is what the signed manifest
+// names: the config blob is the manifest the signature signs, and the layer
+// holds exactly its files, byte for byte; pushing again sends nothing new.
+TEST_F(FetchSuite, ThePushedLayerHoldsTheFilesTheSignedManifestNames) {
+  const fs::path data = data_file("once", 2 << 20, 5);
+  const std::string hex = seed("once", "tier-new", {root() / "bin/saxpy.fatbin", data});
+  std::string manifest_bytes, signature_text;
+  {
+    cache::Store store = cache::Store::open(s_a.store).value();
+    const cache::IndexEntry row = store.index().resolve(hex).value();
+    EXPECT_TRUE(row.pack.empty()) << "a pack was stored beside the files";
+    manifest_bytes = store.read_blob(hex).value();
+    signature_text = store.read_blob(row.signature).value();
+  }
+  const json pushed = s_a.push("once");
+  ASSERT_EQ(pushed["pushed"].size(), 1u) << pushed;
+  const auto artifact =
+      registry::parse_manifest(read(s_registry->blob_data(pushed["pushed"][0]["artifact"].get<std::string>()))).value();
+  EXPECT_EQ(artifact.config.digest, "sha256:" + hex);
+  const std::string config = read(s_registry->blob_data(artifact.config.digest));
+  EXPECT_EQ(config, manifest_bytes);
+  const cache::TrustedKeys trusted{{cache::load_public_key(s_a.keys)->key_id(), *cache::load_public_key(s_a.keys)}};
+  EXPECT_EQ(cache::verify_manifest(config, signature_text, trusted).status, cache::VerifyStatus::verified);
+
+  ASSERT_EQ(artifact.layers.size(), 1u);
+  const fs::path out = root() / "once-layer";
+  const auto files =
+      cache::unpack(s_registry->blob_data(artifact.layers[0].digest), out, {.sync = false, .hash = true});
+  ASSERT_TRUE(files) << files.error().message;
+  const auto manifest = cache::parse_manifest(config).value();
+  ASSERT_EQ(files->size(), manifest.files.size());
+  for (const auto& f : manifest.files) {
+    const auto it = std::ranges::find(*files, f.path, &cache::UnpackedFile::name);
+    ASSERT_NE(it, files->end()) << f.path;
+    EXPECT_EQ(it->sha256, f.sha256) << f.path;
+    EXPECT_EQ(it->size, f.size) << f.path;
+  }
+  EXPECT_EQ(read(out / "data.bin"), read(data));
+
+  // The index remembers what the files packed to, so pushing the set again
+  // where the registry holds that layer packs nothing: it does not even read
+  // the files (here one is moved away meanwhile) and uploads nothing.
+  fs::path blob;
+  {
+    cache::Store store = cache::Store::open(s_a.store).value();
+    const cache::IndexEntry row = store.index().resolve(hex).value();
+    const auto remembered = store.index().packed_layer(cache::pack_key(row)).value();
+    ASSERT_TRUE(remembered);
+    EXPECT_EQ("sha256:" + remembered->digest, artifact.layers[0].digest);
+    EXPECT_EQ(remembered->size, artifact.layers[0].size);
+    blob = store.blob_path(manifest.files.front().sha256);
+  }
+  fs::rename(blob, root() / "moved-away");
+  const json again = s_a.push("once");
+  fs::rename(root() / "moved-away", blob);
+  EXPECT_EQ(again["pushed"][0]["uploaded"], 0) << again;
+  EXPECT_EQ(again["pushed"][0]["artifact"], pushed["pushed"][0]["artifact"]);
+  expect_store_intact(s_a);
+}
+
 TEST_F(FetchSuite, ArchCoverageFollowsTheTiersPtxPolicy) {
   // sm_90 + compute_90 PTX: B200 runs it by JIT, which tier-new allows and
   // tier-strict (ptx: none) does not.
@@ -596,7 +657,7 @@ std::string seed_attested(const fs::path& store_root, const fs::path& keys, cons
   auto store = cache::Store::open(store_root);
   auto key = cache::load_signing_key(keys);
   if (!store || !key) return {};
-  cache::NewArtifactSet set{.key = &*key, .verified = true, .pack = true};
+  cache::NewArtifactSet set{.key = &*key, .verified = true};
   set.manifest = {.recipe = recipe,
                   .framework = "nvcc",
                   .tier = "tier-new",

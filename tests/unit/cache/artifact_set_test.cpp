@@ -1,5 +1,5 @@
-// A build's round trip through the store: files, log, signed manifest and
-// pack in; manifest, signature verdict and files back.
+// A build's round trip through the store: files, log and signed manifest
+// in; manifest, signature verdict and files back.
 #include "orchestrator/cache/artifact_set.hpp"
 
 #include <gtest/gtest.h>
@@ -21,8 +21,7 @@ class ArtifactSet : public testing::TempDirTest {
             .sources = {write("out/libvision.so", "so bytes"), write("out/vision.whl", "wheel bytes")},
             .build_log = write("build.log", "log lines\n"),
             .key = key,
-            .verified = true,
-            .pack = true};
+            .verified = true};
   }
 };
 
@@ -48,9 +47,10 @@ TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
   EXPECT_FALSE(loaded->manifest.created.empty());
   EXPECT_EQ(load_artifact_set(store, *stored, {})->signature.status, VerifyStatus::unknown_key);
 
-  // The pack unpacks to the same files.
-  ASSERT_FALSE(stored->pack.empty());
-  const auto files = unpack(store.blob_path(stored->pack), m_dir / "fetched");
+  // No pack is stored; the one push makes from the blobs unpacks to the same files.
+  EXPECT_TRUE(stored->pack.empty());
+  ASSERT_TRUE(pack_stored_set(store, *stored, m_dir / "layer.tar.zst"));
+  const auto files = unpack(m_dir / "layer.tar.zst", m_dir / "fetched");
   ASSERT_TRUE(files) << files.error().message;
   EXPECT_EQ(slurp(m_dir / "fetched/lib/libvision.so"), "so bytes");
   EXPECT_EQ(slurp(m_dir / "fetched/vision.whl"), "wheel bytes");
