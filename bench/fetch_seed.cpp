@@ -45,6 +45,7 @@ int main(int argc, char** argv) {
                   .toolkit = "13.0"};
   std::vector<std::filesystem::path> paths(argv + 5, argv + argc);
   const auto reports = orc::inspect::inspect_files(paths, {});
+  orc::inspect::require_readable(reports);
   for (std::size_t i = 0; i < paths.size(); ++i) {
     cache::ManifestFile file{.path = paths[i].filename().string()};
     for (const auto& cc : reports[i].sass) file.embedded_sass.push_back(cc.sm());

@@ -21,6 +21,7 @@
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -308,7 +309,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
         fail(2, image.error());
     } else if (auto source = prepare_source(job.recipe->source, workspace_dir(store, entry.recipe), git_runner, quiet);
                !source) {
-      fail(3, "source: " + source.error());
+      // A path the recipe names is the user's input; a git remote is outside.
+      fail(job.recipe->source.kind == recipe::Source::Kind::path ? 2 : 3, "source: " + source.error());
     } else {
       job.image = std::move(*image);
       job.source = std::move(*source);
@@ -393,7 +395,32 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   return report;
 }
 
+namespace {
+
+// Names (artifacts, and the messages that quote them) are bytes: JSON gets
+// them through util::utf8_escaped, a terminal through util::printable.
+std::vector<std::string> escaped_all(const std::vector<std::string>& texts, std::string (*escape)(std::string_view)) {
+  std::vector<std::string> out;
+  for (const auto& t : texts) out.push_back(escape(t));
+  return out;
+}
+
+// A message of several lines (a failed step's log tail), each line printable.
+std::string printable_lines(std::string_view text) {
+  std::string out;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find('\n', start);
+    out += util::printable(text.substr(start, end - start));
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
+}
+
+}  // namespace
+
 std::string render_build_json(const BuildReport& report) {
+  using util::utf8_escaped;
   nlohmann::ordered_json builds = nlohmann::ordered_json::array();
   for (const auto& b : report.builds) {
     nlohmann::ordered_json j;
@@ -403,16 +430,20 @@ std::string render_build_json(const BuildReport& report) {
     j["key"] = b.key;
     j["artifacts"] = nlohmann::ordered_json::array();
     for (const auto& a : b.artifacts)
-      j["artifacts"].push_back(
-          {{"path", a.path}, {"name", a.name}, {"sha256", a.sha256}, {"sass", a.sass}, {"ptx", a.ptx}});
+      j["artifacts"].push_back({{"path", utf8_escaped(a.path)},
+                                {"name", utf8_escaped(a.name)},
+                                {"sha256", a.sha256},
+                                {"sass", a.sass},
+                                {"ptx", a.ptx}});
     j["manifest"] = b.manifest.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(b.manifest);
-    if (!b.errors.empty()) j["errors"] = b.errors;
-    if (!b.warnings.empty()) j["warnings"] = b.warnings;
+    if (!b.errors.empty()) j["errors"] = escaped_all(b.errors, utf8_escaped);
+    if (!b.warnings.empty()) j["warnings"] = escaped_all(b.warnings, utf8_escaped);
     builds.push_back(std::move(j));
   }
   nlohmann::ordered_json root;
   root["builds"] = std::move(builds);
-  return root.dump(2) + "\n";
+  // The net under utf8_escaped: a string missed costs a U+FFFD, not the report.
+  return root.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string render_build_text(const BuildReport& report, bool explain) {
@@ -427,11 +458,11 @@ std::string render_build_text(const BuildReport& report, bool explain) {
     if (explain && !b.explain.empty())
       for (const auto& line : util::split_any(b.explain, "\n")) out += "    " + line + '\n';
     for (const auto& a : b.artifacts)
-      out += "    " + a.name + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
+      out += "    " + util::printable(a.name) + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
              (a.sass.empty() ? "-" : util::join(a.sass, " ")) + "  PTX " +
              (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
-    for (const auto& w : b.warnings) out += "    warning: " + w + '\n';
-    for (const auto& e : b.errors) out += "    error: " + e + '\n';
+    for (const auto& w : escaped_all(b.warnings, util::printable)) out += "    warning: " + w + '\n';
+    for (const auto& e : b.errors) out += "    error: " + printable_lines(e) + '\n';
   }
   return out;
 }

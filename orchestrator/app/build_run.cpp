@@ -251,15 +251,22 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
     return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");
   auto files = collect_artifacts(job.recipe->artifacts, {scratch / "build", scratch / "src"});
   if (!files) return fail(job, 1, files.error());
+  if (const auto refused = unstorable_names(*files); !refused.empty()) {
+    for (const auto& e : refused) fail(job, 2, e);
+    return;
+  }
   std::vector<fs::path> paths;
   for (const auto& f : *files) paths.push_back(f.path);
-  std::vector<inspect::FileReport> reports;
-  try {
-    reports = inspect::inspect_files(paths, {.modules = true});
-  } catch (const util::Failure& f) {
-    return fail(job, 1, f.what());
+  std::vector<inspect::FileReport> reports = inspect::inspect_files(paths, {.modules = true});
+  bool unreadable = false;
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (reports[i].error) {
+      fail(job, 1, "artifact " + (*files)[i].name + ": " + *reports[i].error);
+      unreadable = true;
+    }
+    reports[i].path = (*files)[i].name;
   }
-  for (std::size_t i = 0; i < reports.size(); ++i) reports[i].path = (*files)[i].name;
+  if (unreadable) return;
   const Verification verification = verify_artifacts(job.plan, reports);
   job.result.warnings.insert(job.result.warnings.end(), verification.warnings.begin(), verification.warnings.end());
   if (!verification.ok()) {

@@ -4,6 +4,7 @@
 #include <set>
 
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/glob.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -64,6 +65,18 @@ std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(con
       return std::unexpected("artifact glob '" + glob + "' matched no file under " + util::join(where, " or ") +
                              suggestion_clause(util::glob_near_misses(roots, glob, k_suggestions)));
     }
+  }
+  return out;
+}
+
+std::vector<std::string> unstorable_names(const std::vector<CollectedArtifact>& files) {
+  std::vector<std::string> out;
+  for (const auto& f : files) {
+    const std::string shown = util::utf8_escaped(f.name);
+    if (shown != f.name)
+      out.push_back("artifact '" + shown + "' has a name that is not UTF-8 (\\xNN marks each stray byte); " +
+                    "a manifest names its files in UTF-8: rename it in a build step, or narrow `artifacts:` to leave " +
+                    "it out");
   }
   return out;
 }

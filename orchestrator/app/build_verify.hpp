@@ -25,6 +25,11 @@ struct CollectedArtifact {
 std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(
     const std::vector<std::string>& globs, const std::vector<std::filesystem::path>& roots);
 
+// The artifacts a manifest cannot name: it is JSON, which holds UTF-8 text,
+// so an artifact whose name is not UTF-8 is refused (one message each, the
+// name written with \xNN for its stray bytes) before anything is stored.
+std::vector<std::string> unstorable_names(const std::vector<CollectedArtifact>& files);
+
 struct Verification {
   std::vector<std::string> errors;    // the build is not stored when any
   std::vector<std::string> warnings;  // stored, and said

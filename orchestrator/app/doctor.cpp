@@ -14,6 +14,7 @@
 #include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/smoke/result.hpp"
 #include "orchestrator/smoke/runner.hpp"
+#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -137,7 +138,7 @@ DoctorReport doctor(const DoctorRequest& request) {
     if (fs::is_directory(p))
       dirs.push_back(p);
     else
-      libraries.emplace_back("given", p);  // a missing file fails in inspect_files, with its name
+      libraries.emplace_back("given", p);  // a missing file fails after inspect_files, with its name
   }
   if (request.search_python)
     for (const auto& d : python_package_dirs()) dirs.push_back(d);
@@ -150,6 +151,7 @@ DoctorReport doctor(const DoctorRequest& request) {
   std::vector<fs::path> paths;
   for (const auto& l : libraries) paths.push_back(l.second);
   const auto inspected = inspect::inspect_files(paths, {.modules = true});
+  inspect::require_readable(inspected);
   for (std::size_t i = 0; i < inspected.size(); ++i) {
     const inspect::FileReport& file = inspected[i];
     FrameworkLibrary lib{.framework = libraries[i].first,
@@ -182,14 +184,18 @@ std::string render_doctor_json(const DoctorReport& r) {
                          {"known", !g.architecture.empty()},
                          {"architecture", g.architecture.empty() ? json(nullptr) : json(g.architecture)}});
   for (const auto& l : r.libraries) {
-    json lib{{"framework", l.framework}, {"path", l.path}, {"device_code", l.device_code},
-             {"sass", l.sass},           {"ptx", l.ptx},   {"verdicts", json::array()}};
+    json lib{{"framework", l.framework},
+             {"path", util::utf8_escaped(l.path)},
+             {"device_code", l.device_code},
+             {"sass", l.sass},
+             {"ptx", l.ptx},
+             {"verdicts", json::array()}};
     for (const auto& v : l.verdicts)
       lib["verdicts"].push_back(
           {{"gpu", v.gpu}, {"outcome", v.outcome}, {"detail", v.detail}, {"runtime_kernels", v.runtime_kernels}});
     j["libraries"].push_back(std::move(lib));
   }
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string render_doctor_text(const DoctorReport& r) {

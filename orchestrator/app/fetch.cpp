@@ -10,6 +10,7 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -159,24 +160,24 @@ std::string fetch_json(const FetchResult& result) {
   out["recipe"] = result.recipe;
   out["tier"] = result.tier;
   out["digest"] = "sha256:" + result.manifest;
-  out["dir"] = result.dir.string();
+  out["dir"] = util::utf8_escaped(result.dir.string());
   out["from"] = result.from;
   out["files"] = std::move(files);
   out["verified"] = std::move(verified);
-  return out.dump(2) + "\n";
+  return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string fetch_text(const FetchResult& result) {
   std::string out = "fetched " + result.recipe + " for " + result.tier + " sha256:" + result.manifest + " from " +
                     (result.from == "store" ? std::string("the local store") : result.from) + " into " +
-                    result.dir.string() + "\n";
+                    util::printable(result.dir.string()) + "\n";
   out += "verified: digest " + std::string(result.digest_ok ? "yes" : "no") + ", signature " +
          (result.signature_ok ? "yes (key " + result.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
          (result.archs_ok ? "yes" : "no") +
          (result.smoke_ok ? std::string(", smoke ") + (*result.smoke_ok ? "yes" : "no") : "") + "\n";
   for (const auto& j : result.jit) out += "note: " + j + "\n";
   for (const auto& f : result.files)
-    out += "  " + (result.dir / f.path).string() + "  " + human_size(f.size) +
+    out += "  " + util::printable((result.dir / f.path).string()) + "  " + human_size(f.size) +
            "  sha256:" + f.sha256.substr(0, k_tag_digest_chars) + "  sass " +
            (f.sass.empty() ? "-" : util::join(f.sass, ",")) + "  ptx " +
            (f.ptx.empty() ? "-" : util::join(f.ptx, ",")) + "\n";
@@ -190,6 +191,11 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   const cache::TrustedKeys trusted = trusted_keys(&*config);
   const fs::path dir = out_dir.empty() ? fs::path(request.recipe + "-" + request.tier) : out_dir;
   std::error_code ec;
+  // The files land in a private tree renamed onto DIR at the end, which a
+  // symlink cannot take: refused before anything is read, as bad input.
+  if (fs::is_symlink(fs::symlink_status(dir, ec)))
+    util::fail_input(dir.string() + " is a symlink; fetch unpacks into a new directory of its own: give the path " +
+                     "it points to, or a new one (-o DIR)");
   if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     util::fail_input(dir.string() + " exists and is not an empty directory; fetch unpacks into a new one (-o DIR)");
   auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);

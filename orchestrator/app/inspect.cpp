@@ -8,6 +8,7 @@
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -49,15 +50,25 @@ void collect_leaves(const FileReport& r, const std::vector<TargetGpu>& targets, 
   for (const auto& m : r.members) collect_leaves(m, targets, out);
 }
 
-void collect_damage(const FileReport& r, std::vector<Diagnostic>& out) {
+// Files that could not be read and damage found in the others, for stderr:
+// names and what libarchive said about them are untrusted text.
+void collect_problems(const FileReport& r, std::vector<Diagnostic>& out) {
+  if (r.error)
+    out.push_back(Diagnostic{.where = {.file = util::printable(r.path)}, .message = util::printable(*r.error)});
   if (r.damage) {
     char offset[32];
     std::snprintf(offset, sizeof offset, "0x%llx", static_cast<unsigned long long>(r.damage->offset));
-    out.push_back(Diagnostic{.where = {.file = r.path},
+    out.push_back(Diagnostic{.where = {.file = util::printable(r.path)},
                              .message = "damaged at offset " + std::to_string(r.damage->offset) + " (" + offset +
-                                        "): " + r.damage->what + "; reported what came before it"});
+                                        "): " + util::printable(r.damage->what) + "; reported what came before it"});
   }
-  for (const auto& m : r.members) collect_damage(m, out);
+  for (const auto& m : r.members) collect_problems(m, out);
+}
+
+std::vector<std::string> utf8_escaped(const std::vector<std::string>& texts) {
+  std::vector<std::string> out;
+  for (const auto& t : texts) out.push_back(util::utf8_escaped(t));
+  return out;
 }
 
 const LeafVerdicts* verdicts_for(const std::vector<LeafVerdicts>& all, const FileReport& r) {
@@ -89,7 +100,11 @@ ordered_json modules_json(const FileReport& r) {
 
 ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& verdicts, bool with_verdicts) {
   ordered_json j;
-  j["path"] = r.path;
+  j["path"] = util::utf8_escaped(r.path);
+  if (r.error) {
+    j["error"] = util::utf8_escaped(*r.error);
+    return j;
+  }
   j["format"] = r.format;
   j["size"] = r.size;
   j["sha256"] = r.sha256;
@@ -99,20 +114,25 @@ ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& ver
   j["counts"] = {{"elf", r.elf_entries}, {"ptx", r.ptx_entries}, {"lto_ir", r.lto_entries}};
   j["compressed"] = r.compressed;
   j["modules"] = modules_json(r);
-  j["runtime"] =
-      r.runtime ? ordered_json{{"major", r.runtime->major}, {"from", r.runtime->from}} : ordered_json(nullptr);
+  j["runtime"] = r.runtime ? ordered_json{{"major", r.runtime->major}, {"from", util::utf8_escaped(r.runtime->from)}}
+                           : ordered_json(nullptr);
   if (r.runtime_code.any()) {
     const auto& rt = r.runtime_code;
     std::vector<std::string> sass, ptx;
     for (const auto& cc : rt.sass) sass.push_back(cc.sm());
     for (const auto& p : rt.ptx)
       if (std::ranges::find(ptx, p.arch.compute()) == ptx.end()) ptx.push_back(p.arch.compute());
-    j["runtime_code"] = {{"sections", rt.sections},  {"containers", rt.containers}, {"sass", sass}, {"ptx", ptx},
-                         {"lto_ir", rt.lto_entries}, {"builders", rt.builders}};
+    j["runtime_code"] = {{"sections", utf8_escaped(rt.sections)},
+                         {"containers", rt.containers},
+                         {"sass", sass},
+                         {"ptx", ptx},
+                         {"lto_ir", rt.lto_entries},
+                         {"builders", utf8_escaped(rt.builders)}};
   } else {
     j["runtime_code"] = nullptr;
   }
-  j["damage"] = r.damage ? ordered_json{{"offset", r.damage->offset}, {"what", r.damage->what}} : ordered_json(nullptr);
+  j["damage"] = r.damage ? ordered_json{{"offset", r.damage->offset}, {"what", util::utf8_escaped(r.damage->what)}}
+                         : ordered_json(nullptr);
   if (with_verdicts) {
     ordered_json list = ordered_json::array();
     if (const LeafVerdicts* leaf = verdicts_for(verdicts, r)) {
@@ -169,7 +189,7 @@ void add_rows(const FileReport& r, std::size_t depth, std::string_view parent, s
       name = name.substr(1);
   }
   const auto sass = sass_names(r), ptx = ptx_names(r);
-  Row row{.name = std::string(2 * depth, ' ') + name,
+  Row row{.name = std::string(2 * depth, ' ') + util::printable(name),
           .size = human_size(r.size),
           .digest = r.sha256.substr(0, k_short_digest),
           .entries = entry_counts(r),
@@ -179,7 +199,7 @@ void add_rows(const FileReport& r, std::size_t depth, std::string_view parent, s
           .note = {}};
   if (r.damage)
     row.note = std::string(2 * depth + 2, ' ') + "! damaged at offset " + std::to_string(r.damage->offset) + ": " +
-               r.damage->what;
+               util::printable(r.damage->what);
   rows.push_back(std::move(row));
   for (const auto& m : r.members) add_rows(m, depth + 1, r.path, rows);
 }
@@ -278,13 +298,18 @@ std::string render_inspect_json(const std::vector<FileReport>& reports, const st
   for (const auto& r : reports) files.push_back(file_json(r, verdicts, with_verdicts));
   ordered_json root;
   root["files"] = std::move(files);
-  root["warnings"] = warnings;
-  return root.dump(2) + "\n";
+  root["warnings"] = utf8_escaped(warnings);
+  // Every name went through utf8_escaped; replacing stays as the net, so a
+  // string missed there costs a U+FFFD, never the whole report.
+  return root.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string render_inspect_text(const std::vector<FileReport>& reports, const std::vector<LeafVerdicts>& verdicts) {
   std::vector<Row> rows{{"FILE", "SIZE", "SHA256", "ENTRIES", "COMPRESSED", "SASS", "PTX", ""}};
-  for (const auto& r : reports) add_rows(r, 0, "", rows);
+  for (const auto& r : reports)
+    if (!r.error) add_rows(r, 0, "", rows);
+  // Nothing could be read: the errors on stderr say it all.
+  if (rows.size() == 1) return {};
   std::size_t w_name = 0, w_size = 0, w_digest = 0, w_entries = 0, w_compressed = 0, w_sass = 0;
   for (const auto& row : rows) {
     w_name = std::max(w_name, row.name.size());
@@ -307,7 +332,7 @@ std::string render_inspect_text(const std::vector<FileReport>& reports, const st
 
   out += "\nwhere it runs:\n";
   for (const auto& leaf : verdicts) {
-    out += leaf.file->path + '\n';
+    out += util::printable(leaf.file->path) + '\n';
     std::size_t w_gpu = 0;
     for (const auto& v : leaf.verdicts) w_gpu = std::max(w_gpu, v.gpu.label.size());
     for (const auto& v : leaf.verdicts)
@@ -353,23 +378,25 @@ InspectOutput inspect(const InspectRequest& request) {
   // verdict section is not mistaken for "all fine".
   if (!targets.empty()) {
     for (const auto& r : reports)
-      if (!r.device_code() && !r.damage) warnings.push_back(r.path + ": holds no device code; no verdict");
+      if (!r.device_code() && !r.damage && !r.error) warnings.push_back(r.path + ": holds no device code; no verdict");
   }
 
-  std::vector<Diagnostic> damage;
-  for (const auto& r : reports) collect_damage(r, damage);
+  std::vector<Diagnostic> problems;
+  for (const auto& r : reports) collect_problems(r, problems);
 
   if (request.json) {
     output.out = render_inspect_json(reports, verdicts, warnings);
   } else {
     output.out = render_inspect_text(reports, verdicts);
-    for (const auto& w : warnings) output.err += Diagnostic{.severity = util::Severity::warning, .message = w}.render();
+    for (const auto& w : warnings)
+      output.err += Diagnostic{.severity = util::Severity::warning, .message = util::printable(w)}.render();
   }
-  for (const auto& d : damage) output.err += d.render();
-  // Damage outranks a verdict: a verdict on half a file proves nothing.
-  output.exit_code = !damage.empty() ? static_cast<int>(ExitCode::bad_input)
-                     : any_none      ? static_cast<int>(ExitCode::check_failed)
-                                     : 0;
+  for (const auto& d : problems) output.err += d.render();
+  // An unreadable file and damage outrank a verdict: a verdict on half the
+  // input proves nothing.
+  output.exit_code = !problems.empty() ? static_cast<int>(ExitCode::bad_input)
+                     : any_none        ? static_cast<int>(ExitCode::check_failed)
+                                       : 0;
   return output;
 }
 

@@ -58,8 +58,11 @@ struct InspectOutput {
 };
 
 // Throws util::Failure (bad_input) for an unknown GPU (with did-you-mean), a
-// malformed --cc, an unknown tier or invalid configuration, and unreadable
-// files.
+// malformed --cc, an unknown tier or invalid configuration. A file that
+// cannot be read (or changes while it is) is an error entry of its own,
+// `{"path", "error"}` in --json and a diagnostic on stderr, and exit code 2;
+// every other file is reported in full. Names are printed as util/escape.hpp
+// says: \xNN for bytes JSON or a terminal must not get.
 InspectOutput inspect(const InspectRequest& request);
 
 // The GPUs of --gpu, --cc and --tier, in that order; throws as inspect() does.

@@ -236,7 +236,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
 std::string render_smoke_output_json(const SmokeOutput& output) {
   auto j = nlohmann::ordered_json::parse(smoke::render_smoke_json(output.result));
   j["attestations"] = output.attestations;
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
 }
 
 std::string render_smoke_output_text(const SmokeOutput& output) {

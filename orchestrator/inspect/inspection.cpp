@@ -13,6 +13,7 @@
 #include "orchestrator/inspect/package.hpp"
 #include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
 
 namespace orc::inspect {
 
@@ -236,21 +237,33 @@ class Scanner {
 
   void scan_package(FileReport& report, Bytes data, Nesting depth) const {
     const PackageKind kind = *package_kind(data);
-    const PackageWalk walk = walk_package(data, kind, [&](std::string_view path, std::expected<Bytes, Damage> bytes) {
+    const Nesting inside{depth.packages + 1, depth.archives};
+    // A package too deep to open is still listed, with its size and digest.
+    const auto filter = [&](Bytes head) {
+      if (package_kind(head) && inside.packages > k_max_package_depth) return MemberUse::hash;
+      return read_binaries(head);
+    };
+    const auto visit = [&](std::string_view path, std::expected<PackageMember, Damage> read) {
       FileReport member;
       member.path = report.path + std::string(k_package_separator) + std::string(path);
-      if (!bytes) {
+      if (!read) {
         member.format = "other";
-        member.damage = std::move(bytes.error());
+        member.damage = std::move(read.error());
       } else {
-        scan_member(member, *bytes, {depth.packages + 1, depth.archives});
+        member.size = read->size;
+        member.sha256 = std::move(read->sha256);
+        if (read->bytes)
+          scan(member, *read->bytes, inside);
+        else
+          member.format = std::string(k_unopened);
       }
       // A wheel holds thousands of .py files: only members with device code,
       // damage that may hide some, or a package left unopened are worth a line.
       if (!member.device_code() && !member.damage && member.format != k_unopened && member.members.empty()) return;
       fold_member(report, member);
       report.members.push_back(std::move(member));
-    });
+    };
+    const PackageWalk walk = walk_package(data, kind, filter, visit);
     report.format = walk.format;
     report.damage = walk.damage;
   }
@@ -290,24 +303,19 @@ bool FileReport::device_code() const {
 }
 
 std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& paths, const InspectOptions& options) {
-  // Every file is opened before any work starts, so an unreadable one fails
-  // the command with all such errors at once and no partial report.
-  std::vector<MappedFile> files;
-  std::vector<util::Diagnostic> errors;
-  for (const auto& path : paths) {
-    auto file = MappedFile::open(path);
+  // Every file is mapped before any work starts; one that cannot be is a
+  // report with its error, and the others are inspected all the same.
+  std::vector<FileReport> reports(paths.size());
+  std::vector<MappedFile> files(paths.size());
+  std::vector<Task> tasks;
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    reports[i].path = paths[i].string();
+    auto file = MappedFile::open(paths[i]);
     if (!file) {
-      errors.push_back(util::Diagnostic{.where = {.file = path.string()}, .message = "cannot read: " + file.error()});
+      reports[i].error = "cannot read: " + file.error();
       continue;
     }
-    files.push_back(std::move(*file));
-  }
-  if (!errors.empty()) throw util::Failure(util::ExitCode::bad_input, std::move(errors));
-
-  std::vector<FileReport> reports(files.size());
-  std::vector<Task> tasks;
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    reports[i].path = paths[i].string();
+    files[i] = std::move(*file);
     reports[i].size = files[i].size();
     tasks.push_back({i, true});
     tasks.push_back({i, false});
@@ -325,6 +333,8 @@ std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& 
     for (std::size_t t; (t = next.fetch_add(1)) < tasks.size();) {
       const Task& task = tasks[t];
       try {
+        // A file truncated under the reads must not kill the process.
+        const ReadGuard guard(files[task.file]);
         // The two tasks of a file write disjoint fields of its report.
         if (task.hash)
           reports[task.file].sha256 = sha256_hex(files[task.file].bytes());
@@ -344,7 +354,21 @@ std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& 
     work();
   }
   if (first_error) std::rethrow_exception(first_error);
+  // What was read from a file that changed meanwhile describes no file.
+  for (std::size_t i = 0; i < paths.size(); ++i) {
+    if (reports[i].error) continue;
+    if (auto changed = files[i].changed()) reports[i] = FileReport{.path = paths[i].string(), .error = *changed};
+  }
   return reports;
+}
+
+void require_readable(const std::vector<FileReport>& reports) {
+  std::vector<util::Diagnostic> errors;
+  for (const auto& r : reports)
+    if (r.error)
+      errors.push_back(
+          util::Diagnostic{.where = {.file = util::printable(r.path)}, .message = util::printable(*r.error)});
+  if (!errors.empty()) throw util::Failure(util::ExitCode::bad_input, std::move(errors));
 }
 
 }  // namespace orc::inspect

@@ -62,7 +62,10 @@ struct FileReport {
   RuntimeCode runtime_code;
   std::vector<FileReport> members;
   std::optional<Damage> damage;  // offset into this file's (or member's) bytes
-  bool device_code() const;      // this file or a member holds any fatbin entry
+  // A file given that could not be read, or changed while it was ("cannot
+  // read: No such file or directory"): only `path` is filled besides.
+  std::optional<std::string> error;
+  bool device_code() const;  // this file or a member holds any fatbin entry
 };
 
 // The SASS and PTX of the modules the runtime loads (in a linked file,
@@ -84,8 +87,14 @@ struct InspectOptions {
 
 // Inspects every file, several in parallel; each file is hashed while its
 // headers are walked. Corrupt input never throws: it is reported as damage,
-// with everything found before it. Files that cannot be opened throw
-// util::Failure (bad_input), one diagnostic per file, before any work starts.
+// with everything found before it. A file that cannot be opened, or that
+// changes while it is read (truncated under the mapping: no SIGBUS, see
+// mapped_file.hpp), is a report with `error` set; the others are reported
+// in full all the same.
 std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& paths, const InspectOptions& options);
+
+// For callers that need every file: throws util::Failure (bad_input) with one
+// diagnostic per report that has an error, if any has.
+void require_readable(const std::vector<FileReport>& reports);
 
 }  // namespace orc::inspect

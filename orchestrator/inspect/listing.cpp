@@ -94,7 +94,23 @@ class Lister {
     if (std::filesystem::is_directory(path, error)) return fatal("Memory allocation failure");
     auto file = MappedFile::open(path);
     if (!file) return fatal("Could not open input file '" + m_message_path + "'");
-    const Bytes data = file->bytes();
+    ListResult listed;
+    {
+      const ReadGuard guard(*file);  // a file truncated under the listing must not kill the process
+      listed = list(file->bytes());
+    }
+    // cuobjdump has no message for it; what was listed describes no file.
+    if (auto changed = file->changed()) {
+      m_result = {};
+      return fatal("File '" + m_message_path + "' " + *changed);
+    }
+    return listed;
+  }
+
+ private:
+  enum class Status { listed, no_sections, fatal };
+
+  ListResult list(const Bytes data) {
     // Shorter than a fatbin header: cuobjdump reads it as a broken fatbin,
     // even when it starts like an ELF file or an archive.
     if (data.size() < k_fatbin_header_size) return fatal(invalid_header());
@@ -110,9 +126,6 @@ class Lister {
     if (!walk(data, 0, data.size())) return fatal(invalid_header());
     return finish();
   }
-
- private:
-  enum class Status { listed, no_sections, fatal };
 
   ListResult list_archive(Bytes data) {
     const auto archive = parse_ar(data);

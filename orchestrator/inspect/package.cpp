@@ -3,13 +3,27 @@
 #include <archive.h>
 #include <archive_entry.h>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <memory>
+#include <vector>
+
+#include "orchestrator/inspect/fatbin.hpp"
+#include "orchestrator/inspect/sha256.hpp"
 
 namespace orc::inspect {
 
 namespace {
+
+// libarchive's reads land in a buffer of this size, reused for every member.
+constexpr std::size_t k_read_chunk = 1 << 20;
 
 struct ReadDeleter {
   void operator()(struct archive* a) const { archive_read_free(a); }
@@ -55,33 +69,6 @@ std::string format_name(PackageKind kind, int archive_format) {
   }
 }
 
-// A growth-only buffer: members are read one after another into the same
-// memory, and none of it is zero-filled first (every byte handed out was
-// written by archive_read_data).
-class MemberBuffer {
- public:
-  std::byte* reserve(std::uint64_t size) {
-    if (size > m_capacity) {
-      m_data = std::make_unique_for_overwrite<std::byte[]>(size);
-      m_capacity = size;
-    }
-    return m_data.get();
-  }
-  // Grows to at least `size`, keeping the first `keep` bytes.
-  std::byte* grow(std::uint64_t size, std::uint64_t keep) {
-    if (size <= m_capacity) return m_data.get();
-    auto bigger = std::make_unique_for_overwrite<std::byte[]>(size);
-    if (keep) std::memcpy(bigger.get(), m_data.get(), keep);
-    m_data = std::move(bigger);
-    m_capacity = size;
-    return m_data.get();
-  }
-
- private:
-  std::unique_ptr<std::byte[]> m_data;
-  std::uint64_t m_capacity = 0;
-};
-
 Damage damage_at(struct archive* a, std::string what) {
   const char* message = archive_error_string(a);
   if (message && *message) what += std::string(": ") + message;
@@ -89,44 +76,236 @@ Damage damage_at(struct archive* a, std::string what) {
   return {static_cast<std::uint64_t>(consumed > 0 ? consumed : 0), std::move(what)};
 }
 
-// Reads the current member into `buffer`. The declared size (when the format
-// records one) is only a hint: the loop reads until libarchive says the
-// member ended, and refuses to pass `max_member`.
-// `stream_broken` is set when libarchive failed mid-member: its position in
-// the stream is then unknown, and the walk must stop.
-std::expected<Bytes, Damage> read_member(struct archive* a, struct archive_entry* entry, std::string_view path,
-                                         MemberBuffer& buffer, std::uint64_t max_member, bool& stream_broken) {
-  const std::string name(path);
-  std::uint64_t declared = 0;
-  if (archive_entry_size_is_set(entry)) {
-    const la_int64_t s = archive_entry_size(entry);
-    declared = s > 0 ? static_cast<std::uint64_t>(s) : 0;
-    if (declared > max_member)
-      return std::unexpected(Damage{static_cast<std::uint64_t>(archive_filter_bytes(a, -1)),
-                                    "member '" + name + "' is " + std::to_string(declared) + " bytes, over the " +
-                                        std::to_string(max_member) + "-byte limit for one member; not read"});
+std::uint64_t consumed(struct archive* a) {
+  const la_int64_t n = archive_filter_bytes(a, -1);
+  return static_cast<std::uint64_t>(n > 0 ? n : 0);
+}
+
+std::string errno_text(std::string_view what, const std::filesystem::path& where) {
+  return std::string(what) + " " + where.string() + ": " + std::strerror(errno);
+}
+
+// $TMPDIR, else /var/tmp: members can be gigabytes, and /tmp is often RAM.
+std::filesystem::path spill_dir() {
+  if (const char* dir = std::getenv("TMPDIR"); dir && *dir) return dir;
+  std::error_code ec;
+  if (std::filesystem::is_directory("/var/tmp", ec)) return "/var/tmp";
+  return "/tmp";
+}
+
+bool all_zero(Bytes b) {
+  return b.empty() || (b[0] == std::byte{0} && std::memcmp(b.data(), b.data() + 1, b.size() - 1) == 0);
+}
+
+// A member too large for memory, in an unnamed temporary file (O_TMPFILE:
+// it is gone when closed, even after a crash; an unlinked mkstemp file where
+// the file system lacks it), mapped read-only once complete. Zero chunks
+// are not written but left as holes: an ELF padded with gigabytes of zeros
+// costs no disk.
+class SpillFile {
+ public:
+  SpillFile() = default;
+  SpillFile(const SpillFile&) = delete;
+  SpillFile& operator=(const SpillFile&) = delete;
+  ~SpillFile() {
+    if (m_data) ::munmap(m_data, static_cast<std::size_t>(m_size));
+    if (m_fd >= 0) ::close(m_fd);
   }
-  std::uint64_t capacity = declared > 0 ? declared : 64 * 1024;
-  std::byte* data = buffer.reserve(capacity);
-  std::uint64_t used = 0;
-  for (;;) {
-    if (used == capacity) {
-      if (capacity >= max_member)
-        return std::unexpected(Damage{static_cast<std::uint64_t>(archive_filter_bytes(a, -1)),
-                                      "member '" + name + "' is over the " + std::to_string(max_member) +
-                                          "-byte limit for one member; not read"});
-      capacity = std::min(capacity * 2, max_member);
-      data = buffer.grow(capacity, used);
+
+  std::expected<void, std::string> open() {
+    m_dir = spill_dir();
+    m_fd = ::open(m_dir.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+    if (m_fd >= 0) return {};
+    std::string name = (m_dir / "orchestrate-member-XXXXXX").string();
+    m_fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (m_fd < 0) return std::unexpected(errno_text("cannot create a temporary file in", m_dir));
+    ::unlink(name.c_str());
+    return {};
+  }
+
+  std::expected<void, std::string> write(Bytes chunk) {
+    if (!all_zero(chunk)) {
+      for (std::size_t done = 0; done < chunk.size();) {
+        const ssize_t n = ::pwrite(m_fd, chunk.data() + done, chunk.size() - done, static_cast<off_t>(m_size + done));
+        if (n < 0 && errno == EINTR) continue;
+        if (n <= 0) return std::unexpected(errno_text("cannot write a temporary file in", m_dir));
+        done += static_cast<std::size_t>(n);
+      }
     }
-    const la_ssize_t n = archive_read_data(a, data + used, static_cast<std::size_t>(capacity - used));
-    if (n == 0) break;
+    m_size += chunk.size();
+    return {};
+  }
+
+  std::expected<Bytes, std::string> map() {
+    if (::ftruncate(m_fd, static_cast<off_t>(m_size)) != 0)
+      return std::unexpected(errno_text("cannot size a temporary file in", m_dir));
+    if (m_size == 0) return Bytes{};
+    void* data = ::mmap(nullptr, static_cast<std::size_t>(m_size), PROT_READ, MAP_PRIVATE, m_fd, 0);
+    if (data == MAP_FAILED) return std::unexpected(errno_text("cannot map a temporary file in", m_dir));
+    m_data = data;
+    return Bytes(static_cast<const std::byte*>(m_data), static_cast<std::size_t>(m_size));
+  }
+
+ private:
+  std::filesystem::path m_dir;
+  int m_fd = -1;
+  std::uint64_t m_size = 0;
+  void* m_data = nullptr;
+};
+
+// Where a member's bytes go: memory up to `in_memory` bytes (reserved at the
+// declared size, so a truthful header costs no regrowth), a SpillFile past
+// it, or from the start when the member declares more.
+class MemberStore {
+ public:
+  MemberStore(std::uint64_t declared, std::uint64_t in_memory) : m_in_memory(in_memory) {
+    if (declared <= in_memory)
+      m_memory.reserve(static_cast<std::size_t>(declared));
+    else
+      m_in_memory = 0;
+  }
+
+  std::expected<void, std::string> append(Bytes chunk) {
+    if (!m_spill && m_memory.size() + chunk.size() <= m_in_memory) {
+      m_memory.insert(m_memory.end(), chunk.begin(), chunk.end());
+      return {};
+    }
+    if (!m_spill) {
+      m_spill = std::make_unique<SpillFile>();
+      if (auto opened = m_spill->open(); !opened) return opened;
+      if (auto moved = m_spill->write(m_memory); !moved) return moved;
+      std::vector<std::byte>().swap(m_memory);
+    }
+    return m_spill->write(chunk);
+  }
+
+  // Valid while the store lives.
+  std::expected<Bytes, std::string> bytes() {
+    if (m_spill) return m_spill->map();
+    return Bytes(m_memory);
+  }
+
+ private:
+  std::uint64_t m_in_memory;
+  std::vector<std::byte> m_memory;
+  std::unique_ptr<SpillFile> m_spill;
+};
+
+// The current member's data, chunk by chunk, counted against the cap.
+class MemberStream {
+ public:
+  MemberStream(struct archive* a, std::string_view path, std::uint64_t max_member, std::vector<std::byte>& buffer)
+      : m_archive(a), m_path(path), m_max(max_member), m_buffer(buffer) {}
+
+  // The next chunk (valid until the next call); empty at the member's end.
+  std::expected<Bytes, Damage> next() {
+    const la_ssize_t n = archive_read_data(m_archive, m_buffer.data(), m_buffer.size());
     if (n < 0) {
-      stream_broken = true;
-      return std::unexpected(damage_at(a, "member '" + name + "' cannot be read"));
+      m_broken = true;
+      return std::unexpected(damage_at(m_archive, "member '" + m_path + "' cannot be read"));
     }
-    used += static_cast<std::uint64_t>(n);
+    m_total += static_cast<std::uint64_t>(n);
+    if (m_total > m_max)
+      return std::unexpected(Damage{
+          consumed(m_archive),
+          "member '" + m_path + "' is over the " + std::to_string(m_max) + "-byte limit for one member; not read"});
+    return Bytes(m_buffer.data(), static_cast<std::size_t>(n));
   }
-  return Bytes(data, static_cast<std::size_t>(used));
+
+  std::uint64_t total() const { return m_total; }
+  // libarchive failed mid-member: its place in the stream is unknown, and
+  // the walk must stop.
+  bool broken() const { return m_broken; }
+  const std::string& path() const { return m_path; }
+  std::uint64_t offset() const { return consumed(m_archive); }
+
+ private:
+  struct archive* m_archive;
+  std::string m_path;
+  std::uint64_t m_max;
+  std::vector<std::byte>& m_buffer;
+  std::uint64_t m_total = 0;
+  bool m_broken = false;
+};
+
+// The member's first k_member_head bytes (fewer when it is shorter), and
+// whether the member ended within them.
+struct Head {
+  std::vector<std::byte> bytes;
+  bool ended = false;
+};
+
+std::expected<Head, Damage> read_head(MemberStream& stream) {
+  Head head;
+  while (head.bytes.size() < k_member_head) {
+    auto chunk = stream.next();
+    if (!chunk) return std::unexpected(std::move(chunk.error()));
+    if (chunk->empty()) {
+      head.ended = true;
+      break;
+    }
+    head.bytes.insert(head.bytes.end(), chunk->begin(), chunk->end());
+  }
+  return head;
+}
+
+// Hashes (and, with a store, keeps) the rest of the member after its head.
+std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, Sha256& hash, MemberStore* store) {
+  const auto keep = [&](Bytes chunk) -> std::expected<void, Damage> {
+    hash.update(chunk);
+    if (!store) return {};
+    if (auto kept = store->append(chunk); !kept)
+      return std::unexpected(Damage{stream.offset(), "member '" + stream.path() + "' (" +
+                                                         std::to_string(stream.total()) + " bytes so far) " +
+                                                         kept.error() + "; set TMPDIR to a directory with room"});
+    return {};
+  };
+  if (auto kept = keep(head.bytes); !kept) return kept;
+  if (head.ended) return {};
+  for (;;) {
+    auto chunk = stream.next();
+    if (!chunk) return std::unexpected(std::move(chunk.error()));
+    if (chunk->empty()) return {};
+    if (auto kept = keep(*chunk); !kept) return kept;
+  }
+}
+
+std::expected<void, Damage> drain(MemberStream& stream, const Head& head) {
+  if (head.ended) return {};
+  for (;;) {
+    auto chunk = stream.next();
+    if (!chunk) return std::unexpected(std::move(chunk.error()));
+    if (chunk->empty()) return {};
+  }
+}
+
+// The member the walk is on, as the filter wants it: nullopt for one
+// skipped. The declared size (when the format records one) is only a hint:
+// the stream is read until libarchive says the member ended.
+std::expected<std::optional<PackageMember>, Damage> read_member(MemberStream& stream, std::uint64_t declared,
+                                                                const MemberFilter& filter, const PackageLimits& limits,
+                                                                std::optional<MemberStore>& store) {
+  auto head = read_head(stream);
+  if (!head) return std::unexpected(std::move(head.error()));
+  const MemberUse use = filter(Bytes(head->bytes).first(std::min(head->bytes.size(), k_member_head)));
+  if (use == MemberUse::skip) {
+    if (auto drained = drain(stream, *head); !drained) return std::unexpected(std::move(drained.error()));
+    return std::nullopt;
+  }
+  if (use == MemberUse::read) store.emplace(declared, limits.in_memory);
+  Sha256 hash;
+  if (auto read = read_rest(stream, *head, hash, store ? &*store : nullptr); !read)
+    return std::unexpected(std::move(read.error()));
+  PackageMember member{.size = stream.total(), .sha256 = hash.hex_digest(), .bytes = std::nullopt};
+  if (store) {
+    auto bytes = store->bytes();
+    if (!bytes)
+      return std::unexpected(Damage{stream.offset(), "member '" + stream.path() + "' (" + std::to_string(member.size) +
+                                                         " bytes) " + bytes.error() +
+                                                         "; set TMPDIR to a directory with room"});
+    member.bytes = *bytes;
+  }
+  return member;
 }
 
 }  // namespace
@@ -140,7 +319,15 @@ std::optional<PackageKind> package_kind(Bytes data) {
   return std::nullopt;
 }
 
-PackageWalk walk_package(Bytes data, PackageKind kind, const MemberVisitor& visit, std::uint64_t max_member) {
+MemberUse read_binaries(Bytes head) {
+  const bool binary = starts_with(head, 0, {0x7f, 'E', 'L', 'F'}) ||
+                      starts_with(head, 0, {'!', '<', 'a', 'r', 'c', 'h', '>', '\n'}) ||
+                      read_le<std::uint32_t>(head, 0) == k_fatbin_magic || package_kind(head).has_value();
+  return binary ? MemberUse::read : MemberUse::skip;
+}
+
+PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filter, const MemberVisitor& visit,
+                         const PackageLimits& limits) {
   PackageWalk walk;
   walk.format = std::string(compressor_name(kind));
   ArchivePtr archive(archive_read_new());
@@ -169,7 +356,7 @@ PackageWalk walk_package(Bytes data, PackageKind kind, const MemberVisitor& visi
     return walk;
   }
 
-  MemberBuffer buffer;
+  std::vector<std::byte> buffer(k_read_chunk);
   for (bool first = true;; first = false) {
     struct archive_entry* entry = nullptr;
     const int status = archive_read_next_header(a, &entry);
@@ -189,10 +376,23 @@ PackageWalk walk_package(Bytes data, PackageKind kind, const MemberVisitor& visi
     if (archive_entry_filetype(entry) != AE_IFREG) continue;
     const char* raw_path = archive_entry_pathname(entry);
     const std::string path = raw_path ? raw_path : "";
-    bool stream_broken = false;
-    auto bytes = read_member(a, entry, path, buffer, max_member, stream_broken);
-    visit(path, std::move(bytes));
-    if (stream_broken) {
+    const std::uint64_t declared = archive_entry_size_is_set(entry)
+                                       ? static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(entry), 0))
+                                       : 0;
+    if (declared > limits.max_member) {
+      visit(path, std::unexpected(Damage{consumed(a), "member '" + path + "' is " + std::to_string(declared) +
+                                                          " bytes, over the " + std::to_string(limits.max_member) +
+                                                          "-byte limit for one member; not read"}));
+      continue;
+    }
+    MemberStream stream(a, path, limits.max_member, buffer);
+    std::optional<MemberStore> store;  // holds the member's bytes through the visit
+    auto member = read_member(stream, declared, filter, limits, store);
+    if (!member)
+      visit(path, std::unexpected(std::move(member.error())));
+    else if (*member)
+      visit(path, std::move(**member));
+    if (stream.broken()) {
       walk.damage = damage_at(a, "archive stream is damaged after member '" + path + "'");
       return walk;
     }

@@ -1,8 +1,15 @@
 #pragma once
 // Packages (wheels and other zips, tar, tar.gz, tar.xz, tar.zst) read through
-// libarchive, streamed from bytes already in memory: a member is decompressed
-// into a buffer, handed to the caller, and dropped; nothing touches the disk.
-// Private to the inspect module: libarchive's types stay in package.cpp.
+// libarchive, streamed from bytes already in memory. Private to the inspect
+// module: libarchive's types stay in package.cpp.
+//
+// Memory per member is bounded whatever the member declares: its first bytes
+// decide (MemberFilter) whether it is read at all. One that cannot hold
+// device code (a .py, a data file of zeros) streams through a 1 MiB buffer
+// and is dropped; one that can is hashed as it streams, held in memory up to
+// PackageLimits::in_memory (64 MiB), and past that written to an unnamed
+// temporary file ($TMPDIR, else /var/tmp; runs of zeros left as holes) that
+// is mapped once complete, so only the pages a parser touches are resident.
 #include <cstdint>
 #include <expected>
 #include <functional>
@@ -15,10 +22,21 @@
 
 namespace orc::inspect {
 
-// Members above this are refused (reported as damage) rather than buffered:
-// no real shared object comes near it, and a lying header must not make us
-// allocate the machine's memory.
+// Members above this are refused (reported as damage) rather than read: no
+// real shared object comes near it, and a lying header must not make us
+// spend the machine's disk or time.
 inline constexpr std::uint64_t k_max_member_size = 4ull << 30;
+// A member this large or smaller is held in memory; a larger one in a
+// temporary file.
+inline constexpr std::uint64_t k_member_in_memory = 64ull << 20;
+// How many of a member's first bytes a MemberFilter sees (fewer only when
+// the member is shorter): enough for every magic, a tar's at offset 257 too.
+inline constexpr std::size_t k_member_head = 4096;
+
+struct PackageLimits {
+  std::uint64_t max_member = k_max_member_size;
+  std::uint64_t in_memory = k_member_in_memory;
+};
 
 enum class PackageKind { zip, tar, gzip, xz, zstd };
 
@@ -26,6 +44,18 @@ enum class PackageKind { zip, tar, gzip, xz, zstd };
 // ("PK\3\4"), gzip (1f 8b), xz (fd 37 7a 58 5a 00), zstd (28 b5 2f fd), or a
 // plain tar ("ustar" at offset 257).
 std::optional<PackageKind> package_kind(Bytes data);
+
+// What to do with a member, decided by its first bytes.
+enum class MemberUse {
+  skip,  // read through, not visited (unless reading it fails)
+  hash,  // visited with its size and SHA-256, without its bytes
+  read,  // visited with its size, SHA-256 and bytes
+};
+using MemberFilter = std::function<MemberUse(Bytes head)>;
+
+// The filter inspect and smoke share: read what may hold device code (an
+// ELF, an ar archive, a fatbin, a package), skip the rest.
+MemberUse read_binaries(Bytes head);
 
 struct PackageWalk {
   // "zip", "tar", "tar.gz", "tar.xz", "tar.zst"; for a compressed stream that
@@ -35,15 +65,22 @@ struct PackageWalk {
   std::optional<Damage> damage;  // the walk stopped here; members before it were visited
 };
 
-// Called once per regular-file member, in archive order, with its path inside
-// the package and its bytes (valid only during the call), or the damage that
-// kept them from being read (a member over k_max_member_size, a corrupt
-// stream inside the member). Directories, links and devices are not visited.
-using MemberVisitor = std::function<void(std::string_view path, std::expected<Bytes, Damage> bytes)>;
+struct PackageMember {
+  std::uint64_t size = 0;
+  std::string sha256;          // lower-case hex, of every byte of the member
+  std::optional<Bytes> bytes;  // with MemberUse::read; valid only during the visit
+};
+
+// Called once per regular-file member the filter did not skip, in archive
+// order, with its path inside the package, or the damage that kept it from
+// being read (a member over the cap, a corrupt stream inside it, a
+// temporary file that could not be written). Directories, links and devices
+// are not visited.
+using MemberVisitor = std::function<void(std::string_view path, std::expected<PackageMember, Damage> member)>;
 
 // Never throws on bad input; damage offsets are into `data` (how far
 // libarchive had read the package when it failed).
-PackageWalk walk_package(Bytes data, PackageKind kind, const MemberVisitor& visit,
-                         std::uint64_t max_member = k_max_member_size);
+PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filter, const MemberVisitor& visit,
+                         const PackageLimits& limits = {});
 
 }  // namespace orc::inspect

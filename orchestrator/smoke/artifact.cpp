@@ -43,9 +43,10 @@ class Finder {
     if (const auto magic = inspect::read_le<std::uint32_t>(data, 0); magic && *magic == inspect::k_fatbin_magic)
       return containers(data, 0, data.size(), where);
     if (const auto kind = inspect::package_kind(data); kind && depth <= k_max_package_depth) {
-      inspect::walk_package(data, *kind, [&](std::string_view path, std::expected<Bytes, inspect::Damage> bytes) {
-        if (bytes) scan(*bytes, where + "!/" + std::string(path), depth + 1);
-      });
+      const auto visit = [&](std::string_view path, std::expected<inspect::PackageMember, inspect::Damage> member) {
+        if (member && member->bytes) scan(*member->bytes, where + "!/" + std::string(path), depth + 1);
+      };
+      inspect::walk_package(data, *kind, inspect::read_binaries, visit);
     }
   }
 
@@ -157,7 +158,15 @@ std::size_t for_each_fatbin(const std::filesystem::path& path, const FatbinVisit
   if (!file)
     throw util::Failure(util::ExitCode::bad_input, {util::Diagnostic{.where = {.file = path.string()},
                                                                      .message = "cannot read: " + file.error()}});
-  return for_each_fatbin_in(file->bytes(), path.string(), visit);
+  std::size_t count = 0;
+  {
+    const inspect::ReadGuard guard(*file);
+    count = for_each_fatbin_in(file->bytes(), path.string(), visit);
+  }
+  if (auto changed = file->changed())
+    throw util::Failure(util::ExitCode::bad_input,
+                        {util::Diagnostic{.where = {.file = path.string()}, .message = *changed}});
+  return count;
 }
 
 }  // namespace orc::smoke

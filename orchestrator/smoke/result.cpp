@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/smoke/driver_api.hpp"
+#include "orchestrator/util/escape.hpp"
 
 namespace orc::smoke {
 
@@ -52,7 +53,7 @@ json gpu_json(const GpuResult& g) {
          {"notes", g.notes}};
   for (const auto& k : g.kernels) j["kernels"].push_back(kernel_json(k));
   for (const auto& a : g.artifacts)
-    j["artifacts"].push_back({{"where", a.where},
+    j["artifacts"].push_back({{"where", util::utf8_escaped(a.where)},
                               {"size", a.size},
                               {"predicted", a.predicted},
                               {"agrees", a.agrees()},
@@ -128,7 +129,7 @@ std::string cuda_version_text(int v) {
 
 std::string render_smoke_json(const SmokeResult& r) {
   json j{{"tier", r.tier.empty() ? json(nullptr) : json(r.tier)},
-         {"fatbin", r.fatbin.empty() ? json(nullptr) : json(r.fatbin)},
+         {"fatbin", r.fatbin.empty() ? json(nullptr) : json(util::utf8_escaped(r.fatbin))},
          {"fatbin_sha256", r.fatbin_sha256.empty() ? json(nullptr) : json(r.fatbin_sha256)},
          {"driver",
           {{"version", r.driver_version.empty() ? json(nullptr) : json(r.driver_version)},
@@ -138,7 +139,8 @@ std::string render_smoke_json(const SmokeResult& r) {
          {"passed", r.exit_code() == 0},
          {"gpus", json::array()}};
   for (const auto& g : r.gpus) j["gpus"].push_back(gpu_json(g));
-  return j.dump(2) + "\n";
+  // Names went through utf8_escaped; replacing is the net for what did not.
+  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 std::string render_smoke_text(const SmokeResult& r) {
@@ -146,7 +148,7 @@ std::string render_smoke_text(const SmokeResult& r) {
   if (r.driver_error) return "smoke: " + *r.driver_error + "\n";
   out += "driver " + (r.driver_version.empty() ? std::string("(version unknown)") : r.driver_version) + ", CUDA " +
          cuda_version_text(r.driver_cuda_version) + "\n";
-  if (!r.fatbin.empty()) out += "kernels: " + r.fatbin + "\n";
+  if (!r.fatbin.empty()) out += "kernels: " + util::printable(r.fatbin) + "\n";
   for (const auto& g : r.gpus) {
     out += "GPU " + std::to_string(g.ordinal) + ": " + g.name + " (CC " + g.cc.dotted() +
            (g.cc_known ? "" : ", unknown to the GPU tables") + ")\n";
@@ -160,7 +162,7 @@ std::string render_smoke_text(const SmokeResult& r) {
     }
     for (const auto& k : g.kernels) out += kernel_line(k);
     for (const auto& a : g.artifacts) {
-      out += "  " + a.where + ": " + std::string(load_outcome_name(a.load.outcome));
+      out += "  " + util::printable(a.where) + ": " + std::string(load_outcome_name(a.load.outcome));
       if (!a.load.error_name.empty()) out += " (" + a.load.error_name + ")";
       out += a.agrees() ? "" : "  [inspect predicted " + a.predicted + "]";
       if (!a.kernels) out += "  (no kernel entry point: does not decide)";

@@ -11,6 +11,7 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <nlohmann/json.hpp>
 #include <random>
 #include <regex>
 #include <sstream>
@@ -27,13 +28,13 @@ namespace fs = std::filesystem;
 
 constexpr const char* k_nvcc = "/usr/local/cuda/bin/nvcc";
 
-std::string recipe(const std::string& name, const std::string& artifact) {
-  return "  - name: " + name + "\n    framework: cmake\n    source: {path: " + ORC_SOURCE_DIR +
-         "/tests/integration/nested-project}\n    tiers: [tier-h]\n    build:\n"
+std::string recipe(const std::string& name, const std::string& artifact, const std::string& extra_step = {},
+                   const std::string& source = std::string(ORC_SOURCE_DIR) + "/tests/integration/nested-project") {
+  return "  - name: " + name + "\n    framework: cmake\n    source: {path: " + source +
+         "}\n    tiers: [tier-h]\n    build:\n"
          "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"
-         "      - cmake --build build --parallel\n"
-         "    artifacts: [\"" +
-         artifact + "\"]\n";
+         "      - cmake --build build --parallel\n" +
+         (extra_step.empty() ? "" : "      - " + extra_step + "\n") + "    artifacts: [\"" + artifact + "\"]\n";
 }
 
 std::string errors(const app::BuildResult& r) {
@@ -54,10 +55,14 @@ class BuildOnHost : public ::testing::Test {
     ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir.path() / "keys").c_str(), 1);
     std::ofstream(m_dir.path() / "orchestrate.yaml")
         << "toolkits: [\"13.0\"]\ntiers:\n  tier-h:\n    gpus: [\"H100\"]\nrecipes:\n"
-        << recipe("nested", "**/libx.so") << recipe("nested-typo", "lib/libx.so");
+        << recipe("nested", "**/libx.so")
+        << recipe("nested-typo", "lib/libx.so")
+        // A library whose name is the bytes libx<0xff>.so (steps take no shell syntax: sh does it).
+        << recipe("nested-bytes", "**/*.so", R"([sh, -c, 'cp build/lib/libx.so "build/lib/libx$(printf "\377").so"'])")
+        << recipe("nested-gone", "**/libx.so", {}, (m_dir.path() / "no-such-source").string());
   }
 
-  app::BuildResult build(const std::string& name) {
+  app::BuildReport build_report(const std::string& name) {
     std::ostringstream progress;
     const app::BuildReport report = app::build({.config = m_dir.path() / "orchestrate.yaml",
                                                 .tiers = {"tier-h"},
@@ -70,8 +75,13 @@ class BuildOnHost : public ::testing::Test {
                                                progress);
     std::cout << app::render_build_text(report, false);
     EXPECT_EQ(report.builds.size(), 1u) << progress.str();
+    if (!report.builds.empty() && report.builds.front().status == app::BuildStatus::failed) std::cout << progress.str();
+    return report;
+  }
+
+  app::BuildResult build(const std::string& name) {
+    const app::BuildReport report = build_report(name);
     if (report.builds.empty()) return {};
-    if (report.builds.front().status == app::BuildStatus::failed) std::cout << progress.str();
     return report.builds.front();
   }
 
@@ -162,6 +172,36 @@ TEST_F(BuildOnHost, ADamagedIndexIsNeverCollectedAndIsRebuiltFromTheManifests) {
     EXPECT_EQ(count_blobs(store), blobs);
   }
   EXPECT_EQ(build("nested").status, app::BuildStatus::cached);
+}
+
+// Issue 11: such a name made the store fail (exit 3, "an outside system
+// failed") and `build --json` die of json type_error 316. A manifest names
+// files in UTF-8, so the artifact is refused as bad input, before anything
+// is stored, and the report says which, escaped.
+TEST_F(BuildOnHost, AnArtifactNamedByBytesThatAreNotUtf8IsRefusedAsBadInput) {
+  const app::BuildReport report = build_report("nested-bytes");
+  ASSERT_EQ(report.builds.size(), 1u);
+  const app::BuildResult& refused = report.builds.front();
+  EXPECT_EQ(refused.status, app::BuildStatus::failed);
+  EXPECT_EQ(refused.exit_code, 2) << errors(refused);
+  ASSERT_EQ(refused.errors.size(), 1u) << errors(refused);
+  EXPECT_TRUE(refused.errors[0].starts_with("artifact 'build/lib/libx\\xff.so' has a name that is not UTF-8"))
+      << refused.errors[0];
+  EXPECT_TRUE(refused.manifest.empty());
+  EXPECT_EQ(report.exit_code(), 2);
+  const auto json = nlohmann::json::parse(app::render_build_json(report));
+  EXPECT_EQ(json["builds"][0]["errors"][0], refused.errors[0]);
+  EXPECT_EQ(app::render_build_text(report, false).find('\xff'), std::string::npos);
+}
+
+// A `source: {path: ...}` that is not there is the configuration's fault:
+// exit 2, not 3.
+TEST_F(BuildOnHost, ASourcePathThatIsNotThereIsBadInput) {
+  const app::BuildResult gone = build("nested-gone");
+  EXPECT_EQ(gone.status, app::BuildStatus::failed);
+  EXPECT_EQ(gone.exit_code, 2) << errors(gone);
+  ASSERT_EQ(gone.errors.size(), 1u);
+  EXPECT_NE(gone.errors[0].find("no-such-source is not a directory"), std::string::npos) << gone.errors[0];
 }
 
 }  // namespace

@@ -381,6 +381,26 @@ TEST_F(FetchSuite, ThePushedLayerHoldsTheFilesTheSignedManifestNames) {
   fs::rename(root() / "moved-away", blob);
   EXPECT_EQ(again["pushed"][0]["uploaded"], 0) << again;
   EXPECT_EQ(again["pushed"][0]["artifact"], pushed["pushed"][0]["artifact"]);
+}
+
+// Issue 11: -o naming a symlink was refused only at the end, by the rename
+// onto it, and as "an outside system failed" (exit 3). It is bad input,
+// said before anything is read, and the link and its target stay as they were.
+TEST_F(FetchSuite, AnOutputThatIsASymlinkIsRefusedAsBadInput) {
+  seed("linked", "tier-new", {root() / "bin/saxpy.fatbin"});
+  const fs::path target = root() / "link-target";
+  const fs::path link = root() / "out-link";
+  fs::create_directory(target);
+  fs::create_directory_symlink(target, link);
+  const auto refused = s_a.run({"fetch", "linked", "--tier", "tier-new", "-o", link.string()});
+  EXPECT_EQ(refused.exit_code, 2) << refused.output;
+  EXPECT_NE(refused.output.find("orchestrate: error: " + link.string() + " is a symlink; "), std::string::npos)
+      << refused.output;
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_TRUE(fs::is_empty(target));
+  const auto fetched = s_a.run({"fetch", "linked", "--tier", "tier-new", "-o", target.string()});
+  EXPECT_EQ(fetched.exit_code, 0) << fetched.output;
+  EXPECT_EQ(read(target / "saxpy.fatbin"), read(root() / "bin/saxpy.fatbin"));
   expect_store_intact(s_a);
 }
 

@@ -166,6 +166,20 @@ PlanEntry tier_plan() {
   return p;
 }
 
+// Issue 11: a manifest is UTF-8 JSON; an artifact named by other bytes is
+// refused before anything is stored, named with \xNN for the stray bytes.
+TEST(Verify, ArtifactNamesThatAreNotUtf8CannotBeStored) {
+  const std::vector<CollectedArtifact> files = {{.name = "lib/libok.so", .path = "/b/lib/libok.so"},
+                                                {.name = "lib/caf\xc3\xa9.so", .path = "/b/lib/x"},
+                                                {.name = "lib/bad\xff.so", .path = "/b/lib/y"}};
+  const auto refused = unstorable_names(files);
+  ASSERT_EQ(refused.size(), 1u);
+  EXPECT_EQ(refused[0],
+            "artifact 'lib/bad\\xff.so' has a name that is not UTF-8 (\\xNN marks each stray byte); a manifest names "
+            "its files in UTF-8: rename it in a build step, or narrow `artifacts:` to leave it out");
+  EXPECT_TRUE(unstorable_names({files[0], files[1]}).empty());
+}
+
 TEST(Verify, ExactlyThePlannedArchsPass) {
   const auto v = verify_artifacts(tier_plan(), {report_with({{8, 0}, {9, 0}}, {{9, 0}})});
   EXPECT_TRUE(v.ok());

@@ -326,9 +326,13 @@ TEST_F(CliTest, InspectMissingFileIsExitTwo) {
   const auto missing = (m_dir / "nope.so").string();
   const auto r = run_cli({"inspect", missing, "--json"});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.out, "");
+  // The file is an error entry of the report (issue 11: no more all-or-nothing).
+  EXPECT_EQ(
+      nlohmann::json::parse(r.out)["files"],
+      nlohmann::json::parse(R"([{"path": ")" + missing + R"(", "error": "cannot read: No such file or directory"}])"));
   EXPECT_EQ(r.err, "orchestrate: error: " + missing + ": cannot read: No such file or directory\n");
-  EXPECT_EQ(run_cli({"inspect"}).code, 2);  // no file at all is bad usage
+  EXPECT_EQ(run_cli({"inspect", missing}).out, "");  // no table of nothing
+  EXPECT_EQ(run_cli({"inspect"}).code, 2);           // no file at all is bad usage
 }
 
 // What an H200 (9.0) really did (cuda-compat.md 6.1), as exit codes.

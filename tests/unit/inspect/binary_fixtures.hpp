@@ -5,8 +5,10 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -313,6 +315,30 @@ inline Buffer lz4_literal_block(Bytes content) {
     w.u8(rest);
   }
   w.bytes(content);
+  return w.data();
+}
+
+// One ustar member (POSIX.1-1988): a 512-byte header holding the name's
+// bytes as they are (none of pax's UTF-8), then the data padded to 512.
+inline Buffer ustar_member(std::string_view name, Bytes data) {
+  std::string h(512, '\0');
+  name.substr(0, 100).copy(h.data(), 100);
+  const auto octal = [&h](std::size_t at, std::size_t width, std::uint64_t v) {
+    std::snprintf(h.data() + at, width, "%0*llo", static_cast<int>(width - 1), static_cast<unsigned long long>(v));
+  };
+  octal(100, 8, 0644), octal(108, 8, 0), octal(116, 8, 0), octal(124, 12, data.size()), octal(136, 12, 0);
+  h[156] = '0';  // a regular file
+  std::string_view(
+      "ustar\0"
+      "00")
+      .copy(h.data() + 257, 8);
+  std::fill(h.begin() + 148, h.begin() + 156, ' ');  // the checksum counts its own field as spaces
+  unsigned sum = 0;
+  for (const char c : h) sum += static_cast<unsigned char>(c);
+  std::snprintf(h.data() + 148, 8, "%06o", sum);
+  h[155] = ' ';
+  ByteWriter w;
+  w.text(h).bytes(data).zeros((512 - data.size() % 512) % 512);
   return w.data();
 }
 

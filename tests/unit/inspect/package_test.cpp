@@ -5,10 +5,15 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
+#include <cstdlib>
+#include <filesystem>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "orchestrator/inspect/sha256.hpp"
 
 namespace orc::inspect {
 namespace {
@@ -17,7 +22,7 @@ using Members = std::vector<std::pair<std::string, std::string>>;
 
 // Builds an archive in memory with libarchive's writer (the test's side of
 // the format; the reader under test never sees how it was made).
-std::string make_archive(int format, int filter, const Members& members) {
+std::string make_archive(int format, int filter, const Members& members, bool declare_sizes = true) {
   std::string out;
   struct archive* a = archive_write_new();
   archive_write_set_format(a, format);
@@ -35,7 +40,7 @@ std::string make_archive(int format, int filter, const Members& members) {
     archive_entry_set_pathname(e, path.c_str());
     archive_entry_set_filetype(e, path.ends_with("/") ? AE_IFDIR : AE_IFREG);
     archive_entry_set_perm(e, 0644);
-    archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
+    if (declare_sizes) archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
     archive_write_header(a, e);
     archive_write_data(a, data.data(), data.size());
     archive_entry_free(e);
@@ -48,23 +53,30 @@ std::string make_archive(int format, int filter, const Members& members) {
 struct Seen {
   std::vector<std::string> paths;
   std::vector<std::string> data;
+  std::vector<PackageMember> members;  // bytes dropped: valid only during the visit
   std::vector<Damage> damage;
 };
 
-PackageWalk walk(const std::string& bytes, Seen& seen, std::uint64_t cap = k_max_member_size) {
+MemberUse read_all(Bytes) { return MemberUse::read; }
+
+PackageWalk walk(const std::string& bytes, Seen& seen, PackageLimits limits = {},
+                 const MemberFilter& filter = read_all) {
   const auto kind = package_kind(as_bytes(bytes));
   EXPECT_TRUE(kind.has_value());
   if (!kind) return {};
   return walk_package(
-      as_bytes(bytes), *kind,
-      [&](std::string_view path, std::expected<Bytes, Damage> data) {
+      as_bytes(bytes), *kind, filter,
+      [&](std::string_view path, std::expected<PackageMember, Damage> member) {
         seen.paths.emplace_back(path);
-        if (data)
-          seen.data.emplace_back(as_text(*data));
-        else
-          seen.damage.push_back(data.error());
+        if (!member) {
+          seen.damage.push_back(member.error());
+          return;
+        }
+        if (member->bytes) seen.data.emplace_back(as_text(*member->bytes));
+        member->bytes.reset();
+        seen.members.push_back(std::move(*member));
       },
-      cap);
+      limits);
 }
 
 const Members k_members = {{"torch/", ""},
@@ -114,7 +126,8 @@ TEST(Package, DetectsContainersByMagicOnly) {
 
 TEST(Package, MemberOverTheCapIsDamageAndTheWalkGoesOn) {
   Seen seen;
-  const PackageWalk w = walk(make_archive(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, k_members), seen, 1000);
+  const PackageWalk w =
+      walk(make_archive(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, k_members), seen, {.max_member = 1000});
   EXPECT_FALSE(w.damage.has_value());
   ASSERT_EQ(seen.damage.size(), 1u);
   EXPECT_NE(seen.damage[0].what.find("'torch/lib/libk.so' is 5004 bytes, over the 1000-byte limit"), std::string::npos)
@@ -171,6 +184,91 @@ TEST(Package, CompressedStreamWithoutAnArchiveIsNotAPackage) {
   EXPECT_FALSE(w.is_archive);
   EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
   EXPECT_TRUE(seen.paths.empty());
+}
+
+// The filter sees each member's first bytes and decides: a .py is read
+// through and never visited, an ELF is read, a package too deep is hashed.
+TEST(Package, TheFilterDecidesFromTheFirstBytesWhatIsRead) {
+  const std::string elf = k_members[1].second;
+  const std::string zip = make_archive(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, {{"inner.so", elf}});
+  const std::string outer = make_archive(ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, ARCHIVE_FILTER_ZSTD,
+                                         {{"a.py", "import os\n"}, {"lib.so", elf}, {"x.whl", zip}});
+  std::vector<std::size_t> head_sizes;
+  Seen seen;
+  const PackageWalk w = walk(outer, seen, {}, [&](Bytes head) {
+    head_sizes.push_back(head.size());
+    if (package_kind(head)) return MemberUse::hash;
+    return read_binaries(head);
+  });
+  EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
+  // Each head is the member's first bytes: all of a short one, at most k_member_head.
+  EXPECT_EQ(head_sizes, (std::vector<std::size_t>{10, elf.size() < k_member_head ? elf.size() : k_member_head,
+                                                  zip.size() < k_member_head ? zip.size() : k_member_head}));
+  EXPECT_EQ(seen.paths, (std::vector<std::string>{"lib.so", "x.whl"}));
+  EXPECT_EQ(seen.data, (std::vector<std::string>{elf}));  // x.whl: hashed, no bytes
+  ASSERT_EQ(seen.members.size(), 2u);
+  EXPECT_EQ(seen.members[0].size, elf.size());
+  EXPECT_EQ(seen.members[0].sha256, sha256_hex(as_bytes(elf)));
+  EXPECT_EQ(seen.members[1].size, zip.size());
+  EXPECT_EQ(seen.members[1].sha256, sha256_hex(as_bytes(zip)));
+}
+
+TEST(Package, ReadBinariesKnowsTheFormatsThatHoldDeviceCode) {
+  EXPECT_EQ(read_binaries(as_bytes("\x7f"
+                                   "ELF\x02\x01")),
+            MemberUse::read);
+  EXPECT_EQ(read_binaries(as_bytes("!<arch>\nx")), MemberUse::read);
+  EXPECT_EQ(read_binaries(as_bytes(std::string("\x50\xed\x55\xba", 4))), MemberUse::read);  // fatbin
+  EXPECT_EQ(read_binaries(as_bytes("PK\x03\x04")), MemberUse::read);
+  EXPECT_EQ(read_binaries(as_bytes("import os\n")), MemberUse::skip);
+  EXPECT_EQ(read_binaries(as_bytes(std::string(4096, '\0'))), MemberUse::skip);
+  EXPECT_EQ(read_binaries({}), MemberUse::skip);
+}
+
+// Past PackageLimits::in_memory a member goes to a temporary file and comes
+// back mapped: the same bytes, zero runs (left as holes) included.
+TEST(Package, AMemberPastTheMemoryLimitComesBackFromATemporaryFile) {
+  std::string zeros_inside = k_members[1].second + std::string(3 << 20, '\0') + "tail";
+  zeros_inside += std::string(1 << 20, '\0');  // ending in zeros: the file's size must still be right
+  const Members members = {{"big.so", zeros_inside}, {"small.so", k_members[1].second}};
+  for (const int format : {ARCHIVE_FORMAT_ZIP, ARCHIVE_FORMAT_TAR_PAX_RESTRICTED}) {
+    Seen seen;
+    const PackageWalk w = walk(make_archive(format, ARCHIVE_FILTER_NONE, members), seen, {.in_memory = 4096});
+    EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
+    ASSERT_EQ(seen.data.size(), 2u);
+    EXPECT_TRUE(seen.data[0] == zeros_inside);
+    EXPECT_EQ(seen.members[0].sha256, sha256_hex(as_bytes(zeros_inside)));
+    EXPECT_EQ(seen.data[1], k_members[1].second);
+  }
+  // A zip written as a stream declares no sizes: the member fills memory
+  // first, then moves to the file when it passes the limit.
+  const std::string streamed = make_archive(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, members, false);
+  Seen seen;
+  const PackageWalk w = walk(streamed, seen, {.in_memory = 1 << 20});
+  EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
+  ASSERT_EQ(seen.data.size(), 2u);
+  EXPECT_TRUE(seen.data[0] == zeros_inside);
+  EXPECT_EQ(seen.members[0].size, zeros_inside.size());
+  EXPECT_EQ(seen.data[1], k_members[1].second);
+}
+
+TEST(Package, ATemporaryFileThatCannotBeWrittenIsTheMembersDamage) {
+  const char* saved = std::getenv("TMPDIR");
+  const std::string old = saved ? saved : "";
+  ::setenv("TMPDIR", "/nonexistent-orchestrate-tmp", 1);
+  Seen seen;
+  const PackageWalk w =
+      walk(make_archive(ARCHIVE_FORMAT_ZIP, ARCHIVE_FILTER_NONE, k_members), seen, {.in_memory = 1000});
+  if (saved)
+    ::setenv("TMPDIR", old.c_str(), 1);
+  else
+    ::unsetenv("TMPDIR");
+  EXPECT_FALSE(w.damage.has_value());
+  ASSERT_EQ(seen.damage.size(), 1u);
+  EXPECT_NE(seen.damage[0].what.find("member 'torch/lib/libk.so'"), std::string::npos) << seen.damage[0].what;
+  EXPECT_NE(seen.damage[0].what.find("/nonexistent-orchestrate-tmp"), std::string::npos) << seen.damage[0].what;
+  EXPECT_NE(seen.damage[0].what.find("set TMPDIR to a directory with room"), std::string::npos) << seen.damage[0].what;
+  EXPECT_EQ(seen.data, (std::vector<std::string>{"import os\n"}));  // the walk went on
 }
 
 }  // namespace
