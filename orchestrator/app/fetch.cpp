@@ -64,7 +64,7 @@ Pulled pull_remote(cache::Store& store, const recipe::Config& config, const reci
                            (request.digest.empty() ? "" : " (" + request.digest + ")") +
                            (request.require_smoke ? " with a passing smoke attestation" : "");
   const RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
-  auto client = make_client(remote.url);
+  auto client = make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   auto set = request.require_smoke && request.digest.empty()
                  ? find_smoked_remote_set(*client, request.recipe, tier, trusted,

@@ -31,6 +31,8 @@
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/strings.hpp"
+#include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
 
 extern char** environ;
@@ -85,6 +87,7 @@ class Registry {
     if (m_port) run_process({script("stop-registry.sh"), m_dir.string()});
   }
   const std::string& error() const { return m_error; }
+  int port() const { return m_port; }
   std::string url(std::string_view credentials = {}) const {
     return "http://" + std::string(credentials) + (credentials.empty() ? "" : "@") +
            "127.0.0.1:" + std::to_string(m_port) + "/team/artifacts";
@@ -708,6 +711,86 @@ TEST_F(FetchSuite, RequireSmokeServesOnlyAnAttestedSet) {
   EXPECT_EQ(json::parse(newest.output)["digest"], "sha256:" + partial);
   EXPECT_EQ(json::parse(newest.output)["verified"], (json{{"digest", true}, {"signature", true}, {"archs", true}}));
   expect_store_intact(s_b);
+}
+
+// A registry that sends a byte every 0.4 s passes curl's stall check (1 B/s)
+// forever; each operation's deadline ends it, saying which operation timed
+// out: the layer of a fetch, the manifest of a pull, the upload of a push.
+// Exit 3 each time, and nothing is left. The same commands with the same
+// deadlines, straight to the registry, succeed.
+TEST_F(FetchSuite, ATricklingRegistryTimesOutNamingTheOperation) {
+  seed("trickle", "tier-new", {root() / "bin/saxpy.fatbin", data_file("trickle", 256 << 10, 7)});
+  const std::string artifact = s_a.push("trickle")["pushed"][0]["artifact"];
+  const auto layer = registry::parse_manifest(read(s_registry->blob_data(artifact))).value().layers.at(0);
+  const std::vector<std::string> deadline = {"--timeout", "2", "--min-rate", "1MiB"};
+  const auto with_deadline = [&](std::vector<std::string> args) {
+    args.insert(args.end(), deadline.begin(), deadline.end());
+    return args;
+  };
+  Machine m = s_b;
+  m.store = root() / "store-trickle";
+  const auto through = [&](const std::string& needle) {
+    return std::make_unique<integration::FaultProxy>(s_registry->port(),
+                                                     integration::ProxyFault{.trickle_after = needle});
+  };
+  const auto proxied = [&](const integration::FaultProxy& proxy, const Machine& base) {
+    Machine slow = base;
+    slow.remote = "http://127.0.0.1:" + std::to_string(proxy.port()) + "/team/artifacts";
+    return slow;
+  };
+  const fs::path out = root() / "out-trickle";
+  {
+    const auto proxy = through("/blobs/" + layer.digest);
+    const auto fetched =
+        proxied(*proxy, m).run(with_deadline({"fetch", "trickle", "--tier", "tier-new", "-o", out.string()}));
+    EXPECT_TRUE(proxy->did_trickle());
+    EXPECT_EQ(fetched.exit_code, 3) << fetched.output;
+    EXPECT_NE(
+        fetched.output.find("GET blob " + layer.digest + " (" + util::human_size(layer.size) +
+                            ") from http://127.0.0.1:" + std::to_string(proxy->port()) + "/team/artifacts timed out: "),
+        std::string::npos)
+        << fetched.output;
+    EXPECT_NE(fetched.output.find(" of " + util::human_size(layer.size) + " came within its deadline of "),
+              std::string::npos)
+        << fetched.output;
+    EXPECT_NE(
+        fetched.output.find("(2 s + " + util::human_size(layer.size) + " at 1.0 MiB/s); --timeout and --min-rate"),
+        std::string::npos)
+        << fetched.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(has_set(m, "trickle"));
+    expect_store_intact(m);
+  }
+  {
+    const auto proxy = through("/manifests/trickle--tier-new ");
+    const auto pulled = proxied(*proxy, m).run(with_deadline({"pull", "trickle", "--tier", "tier-new"}));
+    EXPECT_EQ(pulled.exit_code, 3) << pulled.output;
+    EXPECT_NE(pulled.output.find("GET manifest trickle--tier-new from http://127.0.0.1:" +
+                                 std::to_string(proxy->port()) + "/team/artifacts timed out: "),
+              std::string::npos)
+        << pulled.output;
+    EXPECT_NE(pulled.output.find("within its deadline of 2 s (the budget of a small exchange)"), std::string::npos)
+        << pulled.output;
+    EXPECT_FALSE(has_set(m, "trickle"));
+  }
+  seed("trickle-push", "tier-new", {root() / "bin/saxpy.fatbin", data_file("trickle-push", 64 << 10, 8)});
+  {
+    const auto proxy = through("/blobs/uploads/");
+    const auto pushed = proxied(*proxy, s_a).run(with_deadline({"push", "trickle-push", "--tier", "tier-new"}));
+    EXPECT_EQ(pushed.exit_code, 3) << pushed.output;
+    EXPECT_NE(pushed.output.find("PUT blob sha256:"), std::string::npos) << pushed.output;
+    EXPECT_NE(pushed.output.find("/team/artifacts timed out: "), std::string::npos) << pushed.output;
+  }
+  // At the registry's own pace the same deadlines are plenty.
+  const auto pushed = s_a.run(with_deadline({"push", "trickle-push", "--tier", "tier-new"}));
+  EXPECT_EQ(pushed.exit_code, 0) << pushed.output;
+  const auto fetched = m.run(with_deadline({"fetch", "trickle", "--tier", "tier-new", "-o", out.string()}));
+  ASSERT_EQ(fetched.exit_code, 0) << fetched.output;
+  EXPECT_EQ(read(out / "data.bin"), read(root() / "data/trickle/data.bin"));
+  // A deadline that is not a number of seconds is bad input.
+  const auto bad = m.run({"fetch", "trickle", "--tier", "tier-new", "--timeout", "soon"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  expect_store_intact(m);
 }
 
 // Last: it stops the suite's registry.
