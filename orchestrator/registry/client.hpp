@@ -165,8 +165,8 @@ class Client {
  private:
   // The GET loop of fetch_blob and stream_blob: resumes with Range from
   // `have`, retries per the policy.
-  std::expected<void, Error> download(const std::string& digest, std::optional<std::uint64_t> size, std::uint64_t& have,
-                                      BlobWriter& writer);
+  std::expected<void, Error> download(const std::string& digest, std::optional<std::uint64_t> size,
+                                      std::uint64_t& have, BlobWriter& writer);
 
   std::string api_url(std::string_view tail) const;
   // One exchange with the authentication dance (401 -> credentials -> once

@@ -293,8 +293,8 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
     // The partial file stays for the next fetch to continue, unless its
     // bytes are wrong (too many) or the blob is gone.
     const auto kind = got.error().kind;
-    return give_up(got.error(),
-                   kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found && kind != ErrorKind::protocol);
+    return give_up(got.error(), kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found &&
+                                    kind != ErrorKind::protocol);
   }
   if ((durability == Durability::fsync && ::fsync(fd.get()) != 0) || fd.close() != 0)
     return give_up(Error{ErrorKind::io, "cannot write " + partial.string()}, false);

@@ -191,10 +191,9 @@ TEST(DockerClient, WaitReadsStatusCodeInEitherKeyOrder) {
 }
 
 TEST(DockerClient, ContainerStatusReadsStateStatus) {
-  auto c = connect_with(
-      {answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":{"Status":"exited","Running":false}})"),
-       answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":"exited"})"),
-       answer("GET", "/v1.41/containers/a/json", 404, R"({"message":"No such container: a"})")});
+  auto c = connect_with({answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":{"Status":"exited","Running":false}})"),
+                         answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":"exited"})"),
+                         answer("GET", "/v1.41/containers/a/json", 404, R"({"message":"No such container: a"})")});
   EXPECT_EQ(c.client.container_status("a"), "exited");
   EXPECT_EQ(c.client.container_status("a").error().message, "inspecting container a: no State.Status in the answer");
   EXPECT_EQ(c.client.container_status("a").error().kind, ErrorKind::not_found);
