@@ -22,12 +22,19 @@ std::vector<std::string> sorted_union(const std::vector<ManifestFile>& files,
   return out;
 }
 
+// A file's permission bits: the caller's, else its source's (0644 when it
+// cannot be read); never setuid, setgid or sticky.
+unsigned file_mode(const NewArtifactSet& set, std::size_t i) {
+  if (i < set.modes.size()) return set.modes[i] & 0777u;
+  std::error_code ec;
+  const auto perms = fs::status(set.sources[i], ec).permissions();
+  return ec ? 0644u : static_cast<unsigned>(perms) & 0777u;
+}
+
 std::expected<std::string, Error> pack_into(Store& store, const NewArtifactSet& set) {
   std::vector<PackEntry> entries;
-  for (std::size_t i = 0; i < set.sources.size(); ++i) {
-    entries.push_back({set.manifest.files[i].path, set.sources[i]});
-    if (i < set.modes.size()) entries.back().mode = set.modes[i];
-  }
+  for (std::size_t i = 0; i < set.sources.size(); ++i)
+    entries.push_back({set.manifest.files[i].path, set.sources[i], set.manifest.files[i].mode});
   const fs::path temp = temp_name(store.tmp_dir(), "pack");
   if (auto ok = pack(std::move(entries), temp); !ok) return std::unexpected(ok.error());
   auto put = store.put_file(temp);
@@ -56,6 +63,7 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
     auto chunks = hash_chunks(store.blob_path(put->hex), put->size);
     if (!chunks) return std::unexpected(chunks.error());
     m.files[i].chunks = std::move(*chunks);
+    m.files[i].mode = file_mode(set, i);  // signed with the bytes
   }
   if (!set.build_log.empty()) {
     auto put = store.put_file(set.build_log);
@@ -80,16 +88,8 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
                    .source_revision = m.source_revision,
                    .verified = set.verified,
                    .created = now.time_since_epoch().count()};
-  for (std::size_t i = 0; i < m.files.size(); ++i) {
-    std::error_code ec;
-    const auto perms = fs::status(set.sources[i], ec).permissions();
-    entry.files.push_back({.path = m.files[i].path,
-                           .sha256 = m.files[i].sha256,
-                           .size = m.files[i].size,
-                           .mode = i < set.modes.size() ? set.modes[i] & 0777u
-                                   : ec                   ? 0644u
-                                                          : static_cast<unsigned>(perms) & 0777u});
-  }
+  for (const auto& f : m.files)
+    entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size, .mode = f.mode.value_or(0644u)});
   if (set.key) {
     auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
     if (!signature) return std::unexpected(signature.error());

@@ -518,7 +518,8 @@ TEST_F(FetchSuite, WrongOrMissingSignatureIsRefusedUnlessInsecure) {
 
 // A layer no honest pack makes, signed with the trusted key so that only the
 // unpacker stands between it and the disk.
-std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& entries) {
+std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& entries,
+                         unsigned perm = 0644) {
   archive* a = archive_write_new();
   archive_write_set_format_pax_restricted(a);
   archive_write_add_filter_zstd(a);
@@ -526,7 +527,7 @@ std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::s
   for (const auto& [name, link] : entries) {
     archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, name.c_str());
-    archive_entry_set_perm(e, 0644);
+    archive_entry_set_perm(e, perm);
     if (!link.empty()) {
       archive_entry_set_filetype(e, AE_IFLNK);
       archive_entry_set_symlink(e, link.c_str());
@@ -544,12 +545,41 @@ std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::s
   return read(out);
 }
 
+// The signed manifest of a crafted layer: one file, "evil" ("evil\n"), with
+// SASS for the tier, and `mode` (none: a manifest of before modes were signed).
+cache::Manifest crafted_manifest(const std::string& recipe, std::optional<unsigned> mode = std::nullopt) {
+  cache::Manifest manifest{.recipe = recipe,
+                           .framework = "nvcc",
+                           .tier = "tier-new",
+                           .key = "crafted",
+                           .source_kind = "path",
+                           .source_revision = "tree:x",
+                           .engine = "host",
+                           .image = "host",
+                           .toolkit = "13.0",
+                           .created = "2026-01-01T00:00:00Z"};
+  manifest.files.push_back({.path = "evil",
+                            .sha256 = std::string(registry::digest_hex(registry::sha256_digest("evil\n"))),
+                            .size = 5,
+                            .embedded_sass = {"sm_100", "sm_90"},
+                            .mode = mode});
+  return manifest;
+}
+
+// Pushes `pack` as the layer of `manifest`, signed with the trusted key.
+void push_crafted(const cache::Manifest& manifest, const fs::path& pack, const fs::path& keys,
+                  const std::string& remote) {
+  const auto key = cache::load_signing_key(keys).value();
+  auto client = make_client(remote);
+  const std::string bytes = cache::canonical_json(manifest);
+  const SetBlobs set{
+      .manifest = bytes, .signature = cache::signature_json(cache::sign_manifest(key, bytes)), .pack = pack};
+  ASSERT_TRUE(push_blobs(*client, set, TransferProgress(nullptr, Terminal::no)).has_value());
+}
+
 TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
   const fs::path outside = root() / "outside";
   fs::create_directories(outside);
-  const auto key = cache::load_signing_key(root() / "keys-a").value();
-  auto client = make_client(s_registry->url());
-  const TransferProgress quiet(nullptr, Terminal::no);
   const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> cases = {
       {"evil-dotdot", {{"../../outside/dotdot", ""}}},
       {"evil-absolute", {{(outside / "absolute").string(), ""}}},
@@ -560,24 +590,7 @@ TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
     SCOPED_TRACE(recipe);
     const fs::path pack = root() / (recipe + ".tar.zst");
     crafted_pack(pack, entries);
-    cache::Manifest manifest{.recipe = recipe,
-                             .framework = "nvcc",
-                             .tier = "tier-new",
-                             .key = "crafted",
-                             .source_kind = "path",
-                             .source_revision = "tree:x",
-                             .engine = "host",
-                             .image = "host",
-                             .toolkit = "13.0",
-                             .created = "2026-01-01T00:00:00Z"};
-    manifest.files.push_back({.path = "evil",
-                              .sha256 = std::string(registry::digest_hex(registry::sha256_digest("evil\n"))),
-                              .size = 5,
-                              .embedded_sass = {"sm_100", "sm_90"}});
-    const std::string bytes = cache::canonical_json(manifest);
-    const SetBlobs set{
-        .manifest = bytes, .signature = cache::signature_json(cache::sign_manifest(key, bytes)), .pack = pack};
-    ASSERT_TRUE(push_blobs(*client, set, quiet).has_value());
+    push_crafted(crafted_manifest(recipe), pack, root() / "keys-a", s_registry->url());
     const fs::path out = root() / ("out-" + recipe);
     const auto fetched = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", out.string()});
     EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
@@ -585,6 +598,45 @@ TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
     EXPECT_TRUE(fs::is_empty(outside)) << "something was written outside DIR";
     EXPECT_FALSE(fs::exists(out));
     EXPECT_FALSE(has_set(s_b, recipe));
+  }
+  expect_store_intact(s_b);
+}
+
+// A layer swapped under a valid signature: its tar header gives a file a
+// mode the signed manifest does not (0777, or setuid). Refused as a digest
+// mismatch is (exit 1, "refusing the layer"), and nothing lands in DIR or
+// the store. A manifest of before modes were signed still fetches: its file
+// lands 0755 (the owner could execute it), never 0777.
+TEST_F(FetchSuite, ALayersModesOutsideTheSignatureAreRefused) {
+  struct Case {
+    std::string recipe;
+    std::optional<unsigned> signed_mode;
+    unsigned layer_mode;
+    std::string refusal;  // empty: fetched
+  };
+  const std::vector<Case> cases = {
+      {"mode-swapped", 0644u, 0777, "'evil' has mode 0777 in the layer; the signed manifest says 0644"},
+      {"mode-setuid", 0755u, 04755, "'evil' has mode 4755 in the layer; the signed manifest says 0755"},
+      {"mode-unsigned", std::nullopt, 0777, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.recipe);
+    const fs::path pack = root() / (c.recipe + ".tar.zst");
+    crafted_pack(pack, {{"evil", ""}}, c.layer_mode);
+    push_crafted(crafted_manifest(c.recipe, c.signed_mode), pack, root() / "keys-a", s_registry->url());
+    const fs::path out = root() / ("out-" + c.recipe);
+    const auto fetched = s_b.run({"fetch", c.recipe, "--tier", "tier-new", "-o", out.string()});
+    if (c.refusal.empty()) {
+      ASSERT_EQ(fetched.exit_code, 0) << fetched.output;
+      EXPECT_EQ(fs::status(out / "evil").permissions(), static_cast<fs::perms>(0755));
+      continue;
+    }
+    EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
+    EXPECT_NE(fetched.output.find("refusing the layer of sha256:"), std::string::npos) << fetched.output;
+    EXPECT_NE(fetched.output.find(c.refusal), std::string::npos) << fetched.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_TRUE(names_in(root(), ".out-" + c.recipe).empty());
+    EXPECT_FALSE(has_set(s_b, c.recipe));
   }
   expect_store_intact(s_b);
 }
