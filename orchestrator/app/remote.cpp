@@ -64,11 +64,12 @@ util::ExitCode exit_code_for(const registry::Error& error) {
   }
 }
 
-std::unique_ptr<registry::Client> make_client(const std::string& url) {
+std::unique_ptr<registry::Client> make_client(const std::string& url, const registry::DeadlinePolicy& deadlines) {
   registry::ClientOptions options{.url = url,
                                   .retry = {.max_attempts = 4,
                                             .base_delay = std::chrono::milliseconds(200),
-                                            .max_delay = std::chrono::milliseconds(2'000)}};
+                                            .max_delay = std::chrono::milliseconds(2'000)},
+                                  .deadlines = deadlines};
   if (const char* log = std::getenv("ORCHESTRATE_REGISTRY_LOG"); log && *log)
     options.log = [](std::string_view line) { std::clog << "registry: " << line << '\n'; };
   return std::make_unique<registry::Client>(std::move(options), registry::make_curl_transport());

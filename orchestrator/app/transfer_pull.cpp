@@ -17,6 +17,7 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/registry/digest.hpp"
 #include "orchestrator/util/file_lock.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -279,38 +280,24 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   const auto& layer = set.manifest.layers.front();
   const fs::path staging = cache::temp_name(tmp, base + "-files");  // a .tmp tree: gc's if we die
   temps.paths.push_back(staging);
-  std::uint64_t expected_bytes = 0;
-  std::map<std::string, const cache::ManifestFile*, std::less<>> signed_files;
-  for (const auto& f : manifest->files) {
-    expected_bytes += f.size;
-    signed_files[f.path] = &f;
-  }
+  const cache::SignedFiles signed_files(*manifest);
   const cache::UnpackOptions unpack_options{
       .sync = true,
       .hash = true,
       .mirror = options.dir,
-      .max_bytes = std::max<std::uint64_t>(expected_bytes, 1),
-      // Only the files the signed manifest names, at their sizes: nothing
-      // else (links, devices, extra names) is ever created.
-      .admit = [&](std::string_view name, std::uint64_t size) -> std::expected<void, cache::Error> {
-        const auto it = signed_files.find(name);
-        if (it == signed_files.end())
-          return std::unexpected(
-              cache::invalid_error("'" + std::string(name) + "' is not a file of the signed manifest"));
-        if (it->second->size != size)
-          return std::unexpected(cache::invalid_error("'" + std::string(name) + "' holds " + std::to_string(size) +
-                                                      " bytes; the signed manifest says " +
-                                                      std::to_string(it->second->size)));
-        return {};
-      },
+      .max_bytes = std::max<std::uint64_t>(signed_files.total_size(), 1),
+      // Only the files the signed manifest names, at their sizes and modes:
+      // nothing else (links, devices, extra names, a mode the signature does
+      // not cover) is ever created.
+      .admit = [&](std::string_view name, std::uint64_t size,
+                   unsigned mode) { return signed_files.admit(name, size, mode); },
       // A large file's signed chunks are checked on several threads; its
       // blob is then named by the signed whole-file digest, unhashed. Only
       // for a manifest a trusted key signed: with --insecure the name of a
       // blob must come from its bytes (else such a manifest could name its
       // bytes after another set's file and poison that blob).
       .signed_file = [&](std::string_view name) -> const cache::ManifestFile* {
-        const auto it = signed_files.find(name);
-        return !signed_ok || it == signed_files.end() ? nullptr : it->second;
+        return signed_ok ? signed_files.find(name) : nullptr;
       },
       .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
   cache::ArchivePipe pipe;

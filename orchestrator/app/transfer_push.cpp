@@ -61,6 +61,9 @@ std::expected<bool, registry::Error> move_latest(registry::Client& client, const
 TransferError from_registry(const registry::Error& error) {
   if (error.kind == registry::ErrorKind::digest_mismatch)
     return {exit_code_for(error), "digest mismatch: " + error.message};
+  if (error.kind == registry::ErrorKind::timeout)
+    return {exit_code_for(error), error.message + "; --timeout and --min-rate (ORCHESTRATE_TIMEOUT, " +
+                                      "ORCHESTRATE_MIN_RATE) set the deadlines"};
   return {exit_code_for(error), error.message};
 }
 

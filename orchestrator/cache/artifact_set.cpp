@@ -23,6 +23,15 @@ std::vector<std::string> sorted_union(const std::vector<ManifestFile>& files,
   return out;
 }
 
+// A file's permission bits: the caller's, else its source's (0644 when it
+// cannot be read); never setuid, setgid or sticky.
+unsigned file_mode(const NewArtifactSet& set, std::size_t i) {
+  if (i < set.modes.size()) return set.modes[i] & 0777u;
+  std::error_code ec;
+  const auto perms = fs::status(set.sources[i], ec).permissions();
+  return ec ? 0644u : static_cast<unsigned>(perms) & 0777u;
+}
+
 }  // namespace
 
 std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet set) {
@@ -42,6 +51,7 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
     auto chunks = hash_chunks(store.blob_path(put->hex), put->size);
     if (!chunks) return std::unexpected(chunks.error());
     m.files[i].chunks = std::move(*chunks);
+    m.files[i].mode = file_mode(set, i);  // signed with the bytes
   }
   if (!set.build_log.empty()) {
     auto put = store.put_file(set.build_log);
@@ -56,13 +66,6 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
 
   IndexEntry entry = index_entry(m, manifest->hex);
   entry.verified = set.verified;
-  for (std::size_t i = 0; i < m.files.size(); ++i) {
-    std::error_code ec;
-    const auto perms = fs::status(set.sources[i], ec).permissions();
-    entry.files[i].mode = i < set.modes.size() ? set.modes[i] & 0777u
-                          : ec                 ? 0644u
-                                               : static_cast<unsigned>(perms) & 0777u;
-  }
   if (set.key) {
     auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
     if (!signature) return std::unexpected(signature.error());
@@ -87,7 +90,9 @@ IndexEntry index_entry(const Manifest& m, std::string manifest_hex) {
                    .build_log = m.build_log,
                    .source_revision = m.source_revision,
                    .created = unix_seconds(m.created)};
-  for (const auto& f : m.files) entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size});
+  // The signed mode; a manifest from before modes were signed says none.
+  for (const auto& f : m.files)
+    entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size, .mode = f.mode.value_or(0644u)});
   return entry;
 }
 

@@ -75,11 +75,14 @@ struct UnpackOptions {
   // no limit): a pull knows the total from the signed manifest, so a
   // decompression bomb stops there instead of filling the disk.
   std::uint64_t max_bytes = 0;
-  // Called for each entry before anything is made for it, with its name and
-  // size: an error refuses the archive. When set, only regular files are
-  // admitted (a link or device is refused, a directory entry is not made:
-  // the files' directories are), so nothing but what it admits is created.
-  std::function<std::expected<void, Error>(std::string_view name, std::uint64_t size)> admit;
+  // Called for each entry before anything is made for it, with its name,
+  // size and mode (setuid, setgid and sticky bits included); it returns the
+  // permission bits the file gets, and an error refuses the archive. When
+  // set, only regular files are admitted (a link or device is refused, a
+  // directory entry is not made: the files' directories are), so nothing
+  // but what it admits is created (SignedFiles::admit is the one a set's
+  // layer gets).
+  std::function<std::expected<unsigned, Error>(std::string_view name, std::uint64_t size, unsigned mode)> admit;
   // With `hash`: the signed manifest's entry for a file, or null. A file it
   // gives chunks for is checked chunk by chunk on several threads (chunks.hpp)
   // instead of hashed whole on one; once every chunk matched, its sha256 is

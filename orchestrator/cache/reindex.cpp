@@ -155,8 +155,10 @@ std::expected<RebuildReport, Error> rebuild_index(const fs::path& root, const Tr
 
   std::vector<IndexEntry> entries;
   std::map<std::string, fs::file_time_type> stored;  // by manifest
+  std::map<std::string, std::size_t> unsigned_modes;  // by manifest: files signed before modes were
   for (const auto& [hex, blob] : found.manifests) {
     stored[hex] = blob.stored;
+    unsigned_modes[hex] = std::ranges::count_if(blob.manifest.files, [](const auto& f) { return !f.mode; });
     IndexEntry entry = index_entry(blob.manifest, hex);
     const auto signatures = found.signatures.find(hex);
     attach_signature(entry, blob, signatures == found.signatures.end() ? nullptr : &signatures->second, trusted);
@@ -174,7 +176,7 @@ std::expected<RebuildReport, Error> rebuild_index(const fs::path& root, const Tr
   std::ranges::sort(entries, {},
                     [&](const IndexEntry& e) { return std::tuple(e.created, stored[e.manifest], e.manifest); });
   for (auto& entry : entries) {
-    if (entry.pack.empty()) report.unknown_modes += entry.files.size();
+    if (entry.pack.empty()) report.unknown_modes += unsigned_modes[entry.manifest];
     auto id = store.index().add(entry);
     if (!id) return std::unexpected(id.error());
     entry.id = *id;

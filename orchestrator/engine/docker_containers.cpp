@@ -9,6 +9,11 @@ namespace orc::engine {
 
 namespace {
 
+// copy_out's bounds: no byte for two minutes is a stuck engine; an hour
+// bounds the whole copy of a build's artifacts.
+constexpr std::chrono::milliseconds k_copy_stall{120'000};
+constexpr std::chrono::milliseconds k_copy_timeout{3'600'000};
+
 using nlohmann::json;
 
 std::string short_id(std::string_view id) { return std::string(id.substr(0, 12)); }
@@ -212,7 +217,9 @@ std::expected<ExtractStats, Error> DockerClient::copy_out(std::string_view id, s
     return std::unexpected(
         Error{.kind = ErrorKind::io, .message = doing + ": cannot write " + download->path().string()});
   Request request{.method = "GET",
-                  .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path))};
+                  .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path)),
+                  .timeout = k_copy_timeout,
+                  .stall_timeout = k_copy_stall};
   auto response = call(std::move(request), doing, &file);
   const bool closed = file.close();
   if (!response) {

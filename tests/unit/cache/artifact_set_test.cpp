@@ -11,6 +11,8 @@
 namespace orc::cache {
 namespace {
 
+namespace fs = std::filesystem;
+
 class ArtifactSet : public testing::TempDirTest {
  protected:
   NewArtifactSet new_set(const SigningKey* key) {
@@ -54,6 +56,31 @@ TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
   ASSERT_TRUE(files) << files.error().message;
   EXPECT_EQ(slurp(m_dir / "fetched/lib/libvision.so"), "so bytes");
   EXPECT_EQ(slurp(m_dir / "fetched/vision.whl"), "wheel bytes");
+}
+
+// Each file's mode goes into the signed manifest (the caller's, else the
+// source's, never setuid), the index row and the pack alike.
+TEST_F(ArtifactSet, ModesAreSignedWithTheFiles) {
+  Store store = Store::open(m_dir / "store").value();
+  NewArtifactSet set = new_set(nullptr);
+  fs::permissions(set.sources[0], static_cast<fs::perms>(0750));
+  set.modes = {};
+  auto stored = store_artifact_set(store, set);
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto manifest = parse_manifest(store.read_blob(stored->manifest).value()).value();
+  EXPECT_EQ(manifest.files[0].mode, 0750u);
+  EXPECT_EQ(stored->files[0].mode, 0750u);
+  const auto files = unpack(store.blob_path(stored->pack), m_dir / "fetched");
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_EQ((*files)[0].mode, 0750u);
+
+  set.manifest.recipe = "given";
+  set.modes = {04755, 0644};
+  stored = store_artifact_set(store, set);
+  ASSERT_TRUE(stored) << stored.error().message;
+  manifest = parse_manifest(store.read_blob(stored->manifest).value()).value();
+  EXPECT_EQ(manifest.files[0].mode, 0755u);
+  EXPECT_EQ(manifest.files[1].mode, 0644u);
 }
 
 // A file larger than one chunk gets its chunk digests in the signed

@@ -423,6 +423,29 @@ TEST_F(CliTest, InspectListPassesCuobjdumpThrough) {
   EXPECT_NE(help.out.find("--json"), std::string::npos) << help.out;
 }
 
+// push, pull and fetch spell the registry deadlines the same way, say their
+// defaults and variables, and refuse a deadline that is not one (exit 2).
+TEST_F(CliTest, TransfersTakeTheRegistryDeadlines) {
+  for (const char* cmd : {"push", "pull", "fetch"}) {
+    SCOPED_TRACE(cmd);
+    const auto help = run_cli({cmd, "--help"});
+    EXPECT_EQ(help.code, 0);
+    for (const char* said :
+         {"--timeout", "(default 60)", "ORCHESTRATE_TIMEOUT", "--min-rate", "512KiB (default)", "ORCHESTRATE_MIN_RATE"})
+      EXPECT_NE(help.out.find(said), std::string::npos) << said << " not in\n" << help.out;
+  }
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--timeout", "0"},
+                                              {"--timeout", "soon"},
+                                              {"--min-rate", "fast"},
+                                              {"--min-rate", "0"}}) {
+    std::vector<std::string> args = {"fetch", "saxpy", "--tier", "t"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << bad[0] << " " << bad[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.err;
+  }
+}
+
 // With no host toolkit and no registry, the plan has no image and says
 // which official tag a site with a registry would use.
 TEST_F(CliTest, PlanWithoutAnOfflineImageNamesTheOfficialTag) {
