@@ -1,7 +1,7 @@
 // Stores files as one artifact set in a local store, as a build would: each
 // file inspected for the SASS and PTX it embeds (orc::inspect), the set
-// stored with a pack, signed with the keys dir's key when one is given
-// (orc::cache::store_artifact_set). bench/fetch.sh and the integration_fetch
+// stored as its files (no pack: push makes the layer from them), signed
+// with the keys dir's key when one is given (orc::cache::store_artifact_set). bench/fetch.sh and the integration_fetch
 // suite use it to make what they push.
 //   bench_fetch_seed STORE KEYS_DIR|- RECIPE TIER FILE...   -> prints the manifest hex
 #include <cstdio>
@@ -33,7 +33,7 @@ int main(int argc, char** argv) {
     }
     key = std::move(*loaded);
   }
-  cache::NewArtifactSet set{.key = key ? &*key : nullptr, .verified = true, .pack = true};
+  cache::NewArtifactSet set{.key = key ? &*key : nullptr, .verified = true};
   set.manifest = {.recipe = argv[3],
                   .framework = "nvcc",
                   .tier = argv[4],

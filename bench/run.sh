@@ -193,7 +193,30 @@ bench_build_cache() {
   rm -rf "$tmp"
 }
 
-k_benches=(inspect_listing inspect_sha256 inspect_rss build_cache)
+# (e) plan on configurations far larger than any cluster's (issue 11: 125,000
+# tiers took 33 s, quadratic): 12,500, 50,000 and 125,000 tiers of one recipe
+# that uses them all (bench/tiers_config.sh). Time grows with the tiers, so
+# the comparison is the smallest run scaled by size: linear is ratio ~1.
+bench_plan_tiers() {
+  local tmp n base="" t
+  tmp=$(mktemp -d)
+  for n in 12500 50000 125000; do
+    "$k_root/bench/tiers_config.sh" "$n" >"$tmp/orchestrate.yaml"
+    t=$(best_wall "$k_orc" plan --json -f "$tmp/orchestrate.yaml")
+    if [[ -z $base ]]; then
+      base=$t
+      row "plan --json, $n tiers ($(du -k "$tmp/orchestrate.yaml" | cut -f1) KiB)" "$(secs "$t")" "-" "-" "-"
+      continue
+    fi
+    local linear
+    linear=$(awk -v b="$base" -v n="$n" 'BEGIN { print b * n / 12500 }')
+    row "plan --json, $n tiers ($(du -k "$tmp/orchestrate.yaml" | cut -f1) KiB)" "$(secs "$t")" \
+      "$(secs "$linear"): 12,500 tiers' time x $((n / 12500))" "$(ratio "$t" "$linear")" "<= 1.5x (linear)"
+  done
+  rm -rf "$tmp"
+}
+
+k_benches=(inspect_listing inspect_sha256 inspect_rss build_cache plan_tiers)
 
 main() {
   [[ -x $k_orc ]] || die "$k_orc not found: build first (cmake -S . -B build -G Ninja && ninja -C build orchestrate)"

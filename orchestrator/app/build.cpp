@@ -11,6 +11,7 @@
 
 #include "orchestrator/app/build_job.hpp"
 #include "orchestrator/app/build_key.hpp"
+#include "orchestrator/app/cache_cmd.hpp"
 #include "orchestrator/app/host_toolkits.hpp"
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/app/machine_key.hpp"
@@ -280,8 +281,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   const fs::path store_root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
   auto opened = cache::Store::open(store_root);
   if (!opened)
-    throw util::Failure(ExitCode::outside_failure,
-                        "cannot open the local store at " + store_root.string() + ": " + opened.error().message);
+    fail_with(
+        {opened.error().kind, "cannot open the local store at " + store_root.string() + ": " + opened.error().message});
   cache::Store& store = *opened;
   const auto host = detect_host_cuda();
   NullSink quiet;

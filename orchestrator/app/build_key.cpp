@@ -5,6 +5,7 @@
 
 #include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/recipe/config.hpp"
+#include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -66,7 +67,8 @@ std::string canonical_recipe(const recipe::Recipe& r) {
   out += "name=" + r.name + "\n";
   out += "framework=" + std::string(recipe::framework_name(r.framework)) + "\n";
   if (r.source.kind == recipe::Source::Kind::git)
-    out += "source=git " + r.source.url + " " + r.source.ref + "\n";
+    // Credentials are no input of the build, and --explain prints this text.
+    out += "source=git " + util::redact_credentials(r.source.url) + " " + r.source.ref + "\n";
   else
     out += "source=path\n";
   const auto range = [&out](std::string_view key, const std::optional<recipe::Requirement>& req) {

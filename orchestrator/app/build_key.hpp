@@ -55,8 +55,9 @@ struct KeyInputs {
   std::vector<std::string> steps;  // each step's argv joined with spaces, in order
 };
 
-// The recipe's own fields as stable text: name, framework, source (git URL and
-// ref; a local path's location is left out: its content is the tree hash),
+// The recipe's own fields as stable text: name, framework, source (git URL
+// without credentials, and ref; a local path's location is left out: its
+// content is the tree hash),
 // requirement ranges, steps (a script step by file name and content digest),
 // artifact globs.
 std::string canonical_recipe(const recipe::Recipe& recipe);

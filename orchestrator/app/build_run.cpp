@@ -199,9 +199,6 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   set.build_log = job.result.log_file;
   set.key = context.signing_key;
   set.verified = true;
-  // The files also as one tar+zstd: what push sends as the layer, and the
-  // only place their modes (an executable's x bit) are kept.
-  set.pack = true;
   auto entry = cache::store_artifact_set(store, std::move(set));
   if (!entry) return fail(job, 3, "storing the artifacts in " + store.root().string() + ": " + entry.error().message);
   // The manifest lists its files sorted by path; the report keeps the

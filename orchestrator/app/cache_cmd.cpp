@@ -1,9 +1,12 @@
 #include "orchestrator/app/cache_cmd.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "orchestrator/app/inspect.hpp"
+#include "orchestrator/app/transfer_cmd.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/maintenance.hpp"
 #include "orchestrator/cache/store.hpp"
@@ -21,10 +24,41 @@ using util::ExitCode;
 // accepts any unique prefix, so the column can be pasted.
 constexpr std::size_t k_short_digest = 16;
 
+std::filesystem::path store_root(const CacheRequest& request) {
+  return request.store_root.empty() ? cache::default_store_root() : request.store_root;
+}
+
 cache::Store open_store(const CacheRequest& request) {
-  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  auto store = cache::Store::open(store_root(request));
   if (!store) fail_with(store.error());
   return std::move(*store);
+}
+
+std::size_t verified_count(const std::vector<cache::IndexEntry>& sets) {
+  return static_cast<std::size_t>(std::ranges::count(sets, true, &cache::IndexEntry::verified));
+}
+
+ordered_json rebuild_json(const cache::RebuildReport& r) {
+  ordered_json sets = ordered_json::array();
+  for (const auto& e : r.sets) sets.push_back("sha256:" + e.manifest);
+  return {{"blobs", r.blobs},
+          {"sets", std::move(sets)},
+          {"verified", verified_count(r.sets)},
+          {"skipped", r.skipped},
+          {"unknown_modes", r.unknown_modes},
+          {"old_index", r.old_index.empty() ? ordered_json(nullptr) : ordered_json(r.old_index.string())}};
+}
+
+std::string rebuild_text(const cache::RebuildReport& r, const std::filesystem::path& root) {
+  std::ostringstream out;
+  out << "rebuilt the index of " << root.string() << " from " << r.blobs << " blobs: " << r.sets.size()
+      << " artifact set(s), " << verified_count(r.sets) << " verified, " << r.skipped.size() << " left out\n";
+  for (const auto& why : r.skipped) out << "left out: " << why << "\n";
+  if (r.unknown_modes > 0)
+    out << "note: no record of the mode of " << r.unknown_modes
+        << " file(s) was found; they are recorded as 0644 (fetch writes them without an x bit)\n";
+  if (!r.old_index.empty()) out << "the index it replaces is kept as " << r.old_index.string() << "\n";
+  return out.str();
 }
 
 ordered_json or_null(const std::string& hex, bool prefixed = true) {
@@ -108,12 +142,19 @@ CacheOutput cache_ls(const CacheRequest& request) {
 }
 
 CacheOutput cache_verify(const CacheRequest& request) {
-  cache::Store store = open_store(request);
   std::ostringstream progress;
+  std::optional<cache::RebuildReport> rebuilt;
+  if (request.rebuild_index) {
+    const auto config = load_transfer_config(request.config, false);
+    auto made = cache::rebuild_index(store_root(request), trusted_keys(config ? &*config : nullptr), progress);
+    if (!made) fail_with(made.error());
+    rebuilt = std::move(*made);
+  }
+  cache::Store store = open_store(request);
   auto report = cache::verify_store(store, progress);
   if (!report) fail_with(report.error());
   CacheOutput output{.out = "", .err = progress.str(), .exit_code = 0};
-  const bool damaged = !report->corrupt.empty() || !report->missing.empty();
+  const bool damaged = !report->corrupt.empty() || !report->missing.empty() || (rebuilt && !rebuilt->skipped.empty());
   if (damaged) output.exit_code = static_cast<int>(ExitCode::check_failed);
   if (request.json) {
     ordered_json corrupt = ordered_json::array();
@@ -122,15 +163,16 @@ CacheOutput cache_verify(const CacheRequest& request) {
                          {"actual", c.actual},
                          {"moved_to", c.moved_to.string()},
                          {"dropped", c.dropped}});
-    output.out = ordered_json{{"blobs", report->blobs},
-                              {"bytes", report->bytes},
-                              {"corrupt", std::move(corrupt)},
-                              {"missing", report->missing}}
-                     .dump(2) +
-                 "\n";
+    ordered_json json{{"blobs", report->blobs},
+                      {"bytes", report->bytes},
+                      {"corrupt", std::move(corrupt)},
+                      {"missing", report->missing}};
+    if (rebuilt) json["rebuilt_index"] = rebuild_json(*rebuilt);
+    output.out = json.dump(2) + "\n";
     return output;
   }
   std::ostringstream out;
+  if (rebuilt) out << rebuild_text(*rebuilt, store.root());
   out << "verified " << report->blobs << " blobs (" << human_size(report->bytes) << ") in " << store.root().string()
       << ": " << report->corrupt.size() << " corrupt, " << report->missing.size() << " missing\n";
   for (const auto& c : report->corrupt)
@@ -149,6 +191,7 @@ CacheOutput cache_gc(const CacheRequest& request) {
   CacheOutput output{.out = "", .err = progress.str(), .exit_code = 0};
   if (request.json) {
     output.out = ordered_json{{"removed_sets", report->removed_sets},
+                              {"dropped_packs", report->dropped_packs},
                               {"removed_blobs", report->removed_blobs},
                               {"removed_bytes", report->removed_bytes},
                               {"removed_temporaries", report->removed_temps}}
@@ -158,6 +201,9 @@ CacheOutput cache_gc(const CacheRequest& request) {
     output.out = "removed " + std::to_string(report->removed_sets.size()) + " artifact set(s), " +
                  std::to_string(report->removed_blobs) + " blob(s) (" + human_size(report->removed_bytes) + "), " +
                  std::to_string(report->removed_temps) + " temporary file(s)\n";
+    if (!report->dropped_packs.empty())
+      output.out += "dropped the pack kept beside the files of " + std::to_string(report->dropped_packs.size()) +
+                    " artifact set(s): push packs the same bytes from the files\n";
   }
   return output;
 }

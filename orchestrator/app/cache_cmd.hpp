@@ -15,6 +15,8 @@ struct CacheRequest {
   std::string recipe;               // ls: only this recipe
   std::string tier;                 // ls: only this tier
   std::optional<std::size_t> keep;  // gc: newest sets kept per recipe x tier
+  bool rebuild_index = false;       // verify: first make a new index from the manifests
+  std::filesystem::path config;     // verify --rebuild-index: its trusted_keys, when it exists
 };
 
 // What a command prints and how it exits.
@@ -24,9 +26,14 @@ struct CacheOutput {
   int exit_code = 0;
 };
 
-// Throw util::Failure for a store that cannot be opened (exit 3) or read.
+// Throw util::Failure for a store that cannot be opened (exit 3 when the
+// file system fails, 2 when its index is missing, damaged or of another
+// version, saying how to rebuild it) or read.
 CacheOutput cache_ls(const CacheRequest& request);
-// Exit 1 when a blob was corrupt or missing (after quarantining it).
+// Exit 1 when a blob was corrupt or missing (after quarantining it), or a
+// manifest could not be indexed again for want of its files. With
+// rebuild_index the index is made again first (cache::rebuild_index), the
+// one it replaces kept in quarantine.v1/.
 CacheOutput cache_verify(const CacheRequest& request);
 CacheOutput cache_gc(const CacheRequest& request);
 

@@ -10,6 +10,7 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -65,7 +66,7 @@ Pulled pull_remote(cache::Store& store, const recipe::Config& config, const reci
                            (request.digest.empty() ? "" : " (" + request.digest + ")") +
                            (request.require_smoke ? " with a passing smoke attestation" : "");
   const RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
-  auto client = make_client(remote.url);
+  auto client = make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   auto set = request.require_smoke && request.digest.empty()
                  ? find_smoked_remote_set(*client, request.recipe, tier, trusted,
@@ -119,18 +120,27 @@ std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
 void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest,
                const fs::path& dir) {
   const auto check = [&](const std::vector<cache::UnpackedFile>& written) { return check_files(manifest, written); };
+  const cache::SignedFiles signed_files(manifest);
   if (!entry.pack.empty() && store.has_blob(entry.pack)) {
-    std::uint64_t total = 0;
-    for (const auto& f : manifest.files) total += f.size;
-    auto unpacked =
-        cache::unpack(store.blob_path(entry.pack), dir,
-                      {.sync = false, .hash = true, .max_bytes = std::max<std::uint64_t>(total, 1), .check = check});
+    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir,
+                                  {.sync = false,
+                                   .hash = true,
+                                   .max_bytes = std::max<std::uint64_t>(signed_files.total_size(), 1),
+                                   .admit = [&](std::string_view name, std::uint64_t size,
+                                                unsigned mode) { return signed_files.admit(name, size, mode); },
+                                   .check = check});
     if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
     return;
   }
+  // The signed mode wins over the index's (they agree unless the index was
+  // changed); a manifest without modes gets 0755 or 0644 (landing_mode).
   std::vector<cache::PlacedFile> files;
-  for (const auto& f : entry.files)
-    files.push_back({.name = f.path, .source = store.blob_path(f.sha256), .mode = f.mode});
+  for (const auto& f : entry.files) {
+    const cache::ManifestFile* signed_file = signed_files.find(f.path);
+    files.push_back({.name = f.path,
+                     .source = store.blob_path(f.sha256),
+                     .mode = signed_file ? cache::landing_mode(*signed_file, f.mode) : f.mode & 0644u});
+  }
   auto placed = cache::place_files(files, dir, {.check = check});
   if (!placed) fail_writing(placed.error(), entry.manifest, dir);
 }

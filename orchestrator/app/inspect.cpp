@@ -228,20 +228,6 @@ void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& tar
 
 }  // namespace
 
-std::string human_size(std::uint64_t bytes) {
-  static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
-  if (bytes < 1024) return std::to_string(bytes) + " B";
-  double value = static_cast<double>(bytes);
-  std::size_t unit = 0;
-  while (value >= 1024.0 && unit + 1 < std::size(k_units)) {
-    value /= 1024.0;
-    ++unit;
-  }
-  char text[32];
-  std::snprintf(text, sizeof text, "%.1f %s", value, k_units[unit]);
-  return text;
-}
-
 std::vector<TargetGpu> resolve_targets(const InspectRequest& request) {
   std::vector<TargetGpu> targets;
   std::vector<Diagnostic> errors;

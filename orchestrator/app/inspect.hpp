@@ -17,6 +17,7 @@
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/listing.hpp"
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
 
@@ -82,7 +83,7 @@ std::string render_inspect_json(const std::vector<inspect::FileReport>& reports,
 std::string render_inspect_text(const std::vector<inspect::FileReport>& reports,
                                 const std::vector<LeafVerdicts>& verdicts);
 
-// "541.6 MB"-style sizes for the table (binary units, one decimal).
-std::string human_size(std::uint64_t bytes);
+// The table's sizes ("541.6 MiB"), shared with the registry's messages.
+using util::human_size;
 
 }  // namespace orc::app

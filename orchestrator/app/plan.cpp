@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cstdlib>
 #include <nlohmann/json.hpp>
+#include <string_view>
+#include <unordered_map>
 
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
@@ -138,6 +140,20 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   return e;
 }
 
+// Tier name -> the recipes (of `wanted`, or all when it is empty) that list
+// it, in declaration order. Built once, so a plan is linear in the tiers
+// recipes name rather than tiers x recipes x their tiers (125,000 tiers of
+// one recipe took 33 s).
+std::unordered_map<std::string_view, std::vector<const recipe::Recipe*>> recipes_by_tier(
+    const recipe::Config& config, const std::vector<std::string>& wanted) {
+  std::unordered_map<std::string_view, std::vector<const recipe::Recipe*>> out;
+  for (const auto& r : config.recipes) {
+    if (!wanted.empty() && std::ranges::find(wanted, r.name) == wanted.end()) continue;
+    for (const auto& t : r.tiers) out[t].push_back(&r);
+  }
+  return out;
+}
+
 }  // namespace
 
 bool PlanReport::all_ok() const {
@@ -155,13 +171,13 @@ PlanReport plan(const PlanRequest& request) {
   report.config_warnings = config.warnings;
   const ImageContext images = image_context();
   // Tier order as declared, recipes in declaration order within each tier.
+  const auto by_tier = recipes_by_tier(config, request.recipes);
   for (const auto& tier : config.tiers) {
     if (!request.tiers.empty() && std::ranges::find(request.tiers, tier.name) == request.tiers.end()) continue;
-    for (const auto& r : config.recipes) {
-      if (!request.recipes.empty() && std::ranges::find(request.recipes, r.name) == request.recipes.end()) continue;
-      if (std::ranges::find(r.tiers, tier.name) == r.tiers.end()) continue;
-      report.plans.push_back(plan_one(config, r, tier, images, request.toolkits));
-    }
+    const auto recipes = by_tier.find(tier.name);
+    if (recipes == by_tier.end()) continue;
+    for (const recipe::Recipe* r : recipes->second)
+      report.plans.push_back(plan_one(config, *r, tier, images, request.toolkits));
   }
   return report;
 }

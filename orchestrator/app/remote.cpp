@@ -15,7 +15,13 @@ constexpr std::string_view k_separator = "--";
 }  // namespace
 
 std::optional<RemoteChoice> choose_remote(const char* env_value, const recipe::Config* config) {
-  if (env_value && *env_value) return RemoteChoice{.url = env_value, .origin = "ORCHESTRATE_REMOTE"};
+  if (env_value && *env_value) {
+    // Checked here, as `remote:` is when the file is read, so a malformed
+    // value (which may hold a password) is never quoted by what uses it.
+    if (const std::string problem = recipe::remote_url_problem(env_value); !problem.empty())
+      util::fail_input("invalid ORCHESTRATE_REMOTE: " + problem);
+    return RemoteChoice{.url = env_value, .origin = "ORCHESTRATE_REMOTE"};
+  }
   if (config && !config->remote.empty())
     return RemoteChoice{.url = config->remote,
                         .origin = config->remote_where.file + ":" + std::to_string(config->remote_where.line)};
@@ -58,11 +64,12 @@ util::ExitCode exit_code_for(const registry::Error& error) {
   }
 }
 
-std::unique_ptr<registry::Client> make_client(const std::string& url) {
+std::unique_ptr<registry::Client> make_client(const std::string& url, const registry::DeadlinePolicy& deadlines) {
   registry::ClientOptions options{.url = url,
                                   .retry = {.max_attempts = 4,
                                             .base_delay = std::chrono::milliseconds(200),
-                                            .max_delay = std::chrono::milliseconds(2'000)}};
+                                            .max_delay = std::chrono::milliseconds(2'000)},
+                                  .deadlines = deadlines};
   if (const char* log = std::getenv("ORCHESTRATE_REGISTRY_LOG"); log && *log)
     options.log = [](std::string_view line) { std::clog << "registry: " << line << '\n'; };
   return std::make_unique<registry::Client>(std::move(options), registry::make_curl_transport());

@@ -33,7 +33,9 @@ struct RemoteChoice {
 };
 
 // `env_value` is ORCHESTRATE_REMOTE's value (null or empty: unset); it wins
-// over the configuration's `remote:`. nullopt when neither names one.
+// over the configuration's `remote:`. nullopt when neither names one; a
+// malformed ORCHESTRATE_REMOTE throws util::Failure (bad input) that says what
+// is wrong without quoting it.
 std::optional<RemoteChoice> choose_remote(const char* env_value, const recipe::Config* config);
 
 // The URL without credentials, for messages.
@@ -48,9 +50,10 @@ bool is_set_tag_of(std::string_view tag, std::string_view recipe, std::string_vi
 // failed), invalid 2 (our input), everything else 3 (the outside failed).
 util::ExitCode exit_code_for(const registry::Error& error);
 
-// A client over libcurl with the retry policy the commands use; `log` hears
-// nothing unless ORCHESTRATE_REGISTRY_LOG is set (then every request,
-// credentials redacted). Throws util::Failure (bad input) for a malformed URL.
-std::unique_ptr<registry::Client> make_client(const std::string& url);
+// A client over libcurl with the retry policy the commands use and the
+// deadlines given (--timeout, --min-rate); `log` hears nothing unless
+// ORCHESTRATE_REGISTRY_LOG is set (then every request, credentials
+// redacted). Throws util::Failure (bad input) for a malformed URL.
+std::unique_ptr<registry::Client> make_client(const std::string& url, const registry::DeadlinePolicy& deadlines = {});
 
 }  // namespace orc::app

@@ -13,6 +13,7 @@
 
 #include "orchestrator/app/arch_coverage.hpp"
 #include "orchestrator/app/build.hpp"
+#include "orchestrator/app/cache_cmd.hpp"
 #include "orchestrator/app/driver_facts.hpp"
 #include "orchestrator/app/machine_key.hpp"
 #include "orchestrator/app/smoke_attest.hpp"
@@ -182,8 +183,8 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
     const fs::path root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
     auto opened = cache::Store::open(root);
     if (!opened)
-      throw util::Failure(ExitCode::outside_failure,
-                          "cannot open the local store at " + root.string() + ": " + opened.error().message);
+      fail_with(
+          {opened.error().kind, "cannot open the local store at " + root.string() + ": " + opened.error().message});
     store.emplace(std::move(*opened));
     for (const auto& prefix : request.artifact_sets) {
       targets.push_back(resolve_artifact_set(*store, prefix));

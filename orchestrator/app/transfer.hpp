@@ -53,11 +53,13 @@ TransferError from_registry(const registry::Error& error);
 TransferError from_cache(const cache::Error& error);
 
 // What push uploads for one set: the canonical manifest bytes, the signature
-// document (empty: unsigned) and the pack file.
+// document (empty: unsigned) and the pack file, or instead of the file the
+// layer the registry was just seen to hold (digest and size).
 struct SetBlobs {
   std::string manifest;
   std::string signature;
   std::filesystem::path pack;
+  std::optional<cache::PackedLayer> held_layer;
 };
 
 struct PushReport {
@@ -66,6 +68,7 @@ struct PushReport {
   std::size_t uploaded = 0;  // blobs sent
   std::size_t skipped = 0;   // blobs the registry had
   bool moved_latest = false;
+  cache::PackedLayer layer;  // the layer the artifact manifest names
 };
 
 // Pushes the blobs of `set` and its manifests (the layout above). Exposed on
@@ -126,8 +129,5 @@ struct PullReport {
 // (and the next unpack beside DIR) removes, and the next pull starts over.
 std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
                                                   const PullOptions& options, const TransferProgress& progress);
-
-// The index row a manifest describes (blobs named, archs united).
-cache::IndexEntry entry_for(const cache::Manifest& manifest, std::string manifest_hex);
 
 }  // namespace orc::app

@@ -102,7 +102,7 @@ CacheOutput push(const TransferRequest& request) {
   cache::Store store = open_store(request);
   const auto sets = sets_to_push(store, request);
   const RemoteChoice remote = require_remote(config ? &*config : nullptr, "push needs a remote");
-  auto client = make_client(remote.url);
+  auto client = make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   ordered_json pushed = ordered_json::array();
   std::string text;
@@ -139,7 +139,7 @@ CacheOutput pull(const TransferRequest& request) {
   const cache::TrustedKeys trusted = trusted_keys(&*config);
   cache::Store store = open_store(request);
   const RemoteChoice remote = require_remote(&*config, "pull needs a remote");
-  auto client = make_client(remote.url);
+  auto client = make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   auto set = request.require_smoke && request.digest.empty()
                  ? find_smoked_remote_set(*client, request.recipe, tier, trusted,

@@ -26,7 +26,8 @@ struct TransferRequest {
   bool insecure = false;
   bool require_smoke = false;  // fetch, pull: only a set attesting a passing smoke run for the tier
   bool json = false;
-  std::ostream* progress = nullptr;  // live transfer lines (stderr); null: none
+  registry::DeadlinePolicy deadlines;  // of each registry operation (--timeout, --min-rate)
+  std::ostream* progress = nullptr;    // live transfer lines (stderr); null: none
   Terminal terminal = Terminal::no;
 };
 

@@ -7,9 +7,7 @@
 
 #include <algorithm>
 #include <atomic>
-#include <ctime>
 #include <map>
-#include <set>
 #include <span>
 #include <thread>
 
@@ -19,6 +17,7 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/registry/digest.hpp"
 #include "orchestrator/util/file_lock.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -47,19 +46,6 @@ struct TempPaths {
     for (const auto& p : paths) fs::remove_all(p, ec);
   }
 };
-
-std::vector<std::string> united(const std::vector<cache::ManifestFile>& files,
-                                std::vector<std::string> cache::ManifestFile::*member) {
-  std::set<std::string> out;
-  for (const auto& f : files) out.insert((f.*member).begin(), (f.*member).end());
-  return {out.begin(), out.end()};
-}
-
-std::int64_t unix_seconds(const std::string& rfc3339) {
-  std::tm tm{};
-  if (::strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return std::time(nullptr);
-  return ::timegm(&tm);
-}
 
 // The set an artifact manifest describes, or why it is not one of ours for
 // recipe x tier.
@@ -146,21 +132,6 @@ std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& fi
 }
 
 }  // namespace
-
-cache::IndexEntry entry_for(const cache::Manifest& manifest, std::string manifest_hex) {
-  cache::IndexEntry entry{.manifest = std::move(manifest_hex),
-                          .recipe = manifest.recipe,
-                          .tier = manifest.tier,
-                          .key = manifest.key,
-                          .toolkit = manifest.toolkit,
-                          .cudnn = manifest.cudnn,
-                          .sass = united(manifest.files, &cache::ManifestFile::embedded_sass),
-                          .ptx = united(manifest.files, &cache::ManifestFile::embedded_ptx),
-                          .source_revision = manifest.source_revision,
-                          .created = unix_seconds(manifest.created)};
-  for (const auto& f : manifest.files) entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size});
-  return entry;
-}
 
 std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
                                                         const std::string& tier, const std::string& digest) {
@@ -309,38 +280,24 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   const auto& layer = set.manifest.layers.front();
   const fs::path staging = cache::temp_name(tmp, base + "-files");  // a .tmp tree: gc's if we die
   temps.paths.push_back(staging);
-  std::uint64_t expected_bytes = 0;
-  std::map<std::string, const cache::ManifestFile*, std::less<>> signed_files;
-  for (const auto& f : manifest->files) {
-    expected_bytes += f.size;
-    signed_files[f.path] = &f;
-  }
+  const cache::SignedFiles signed_files(*manifest);
   const cache::UnpackOptions unpack_options{
       .sync = true,
       .hash = true,
       .mirror = options.dir,
-      .max_bytes = std::max<std::uint64_t>(expected_bytes, 1),
-      // Only the files the signed manifest names, at their sizes: nothing
-      // else (links, devices, extra names) is ever created.
-      .admit = [&](std::string_view name, std::uint64_t size) -> std::expected<void, cache::Error> {
-        const auto it = signed_files.find(name);
-        if (it == signed_files.end())
-          return std::unexpected(
-              cache::invalid_error("'" + std::string(name) + "' is not a file of the signed manifest"));
-        if (it->second->size != size)
-          return std::unexpected(cache::invalid_error("'" + std::string(name) + "' holds " + std::to_string(size) +
-                                                      " bytes; the signed manifest says " +
-                                                      std::to_string(it->second->size)));
-        return {};
-      },
+      .max_bytes = std::max<std::uint64_t>(signed_files.total_size(), 1),
+      // Only the files the signed manifest names, at their sizes and modes:
+      // nothing else (links, devices, extra names, a mode the signature does
+      // not cover) is ever created.
+      .admit = [&](std::string_view name, std::uint64_t size,
+                   unsigned mode) { return signed_files.admit(name, size, mode); },
       // A large file's signed chunks are checked on several threads; its
       // blob is then named by the signed whole-file digest, unhashed. Only
       // for a manifest a trusted key signed: with --insecure the name of a
       // blob must come from its bytes (else such a manifest could name its
       // bytes after another set's file and poison that blob).
       .signed_file = [&](std::string_view name) -> const cache::ManifestFile* {
-        const auto it = signed_files.find(name);
-        return !signed_ok || it == signed_files.end() ? nullptr : it->second;
+        return signed_ok ? signed_files.find(name) : nullptr;
       },
       .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
   cache::ArchivePipe pipe;
@@ -406,7 +363,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   for (const auto& f : *files)
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
-  cache::IndexEntry entry = entry_for(*manifest, hex);
+  cache::IndexEntry entry = cache::index_entry(*manifest, hex);
   for (auto& f : entry.files)
     if (auto from = std::ranges::find(*files, f.path, &cache::UnpackedFile::name); from != files->end())
       f.mode = from->mode;

@@ -5,8 +5,8 @@
 #include "orchestrator/app/remote.hpp"
 #include "orchestrator/app/transfer.hpp"
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
-#include "orchestrator/cache/pack.hpp"
 #include "orchestrator/registry/digest.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -27,7 +27,7 @@ std::string digits_list(const std::vector<std::string>& names) {
 }
 
 registry::ArtifactInfo info_for(const cache::Manifest& manifest) {
-  const cache::IndexEntry entry = entry_for(manifest, {});
+  const cache::IndexEntry entry = cache::index_entry(manifest, {});
   return {.created = manifest.created,
           .revision = manifest.source_revision,
           .title = manifest.recipe,
@@ -61,6 +61,9 @@ std::expected<bool, registry::Error> move_latest(registry::Client& client, const
 TransferError from_registry(const registry::Error& error) {
   if (error.kind == registry::ErrorKind::digest_mismatch)
     return {exit_code_for(error), "digest mismatch: " + error.message};
+  if (error.kind == registry::ErrorKind::timeout)
+    return {exit_code_for(error), error.message + "; --timeout and --min-rate (ORCHESTRATE_TIMEOUT, " +
+                                      "ORCHESTRATE_MIN_RATE) set the deadlines"};
   return {exit_code_for(error), error.message};
 }
 
@@ -85,22 +88,30 @@ std::expected<PushReport, TransferError> push_blobs(registry::Client& client, co
     return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
                                                                   manifest->tier +
                                                                   "' make no valid OCI tag (128 characters at most)"});
-  registry::Sha256 hasher;
-  const auto pack_size = registry::hash_file(set.pack, hasher);
-  if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error().message});
-  const registry::Descriptor layer{
-      .media_type = std::string(registry::k_layer_tar_zstd), .digest = hasher.digest(), .size = *pack_size};
+  registry::Descriptor layer{.media_type = std::string(registry::k_layer_tar_zstd)};
+  if (set.held_layer) {
+    layer.digest = "sha256:" + set.held_layer->digest;
+    layer.size = set.held_layer->size;
+  } else {
+    registry::Sha256 hasher;
+    const auto pack_size = registry::hash_file(set.pack, hasher);
+    if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error().message});
+    layer.digest = hasher.digest();
+    layer.size = *pack_size;
+  }
+  report.layer = {.digest = std::string(registry::digest_hex(layer.digest)), .size = layer.size};
   const registry::Descriptor config = registry::describe(registry::k_artifact_config, set.manifest);
 
   // Blobs first, each after a HEAD (push_blob skips what the registry has).
   auto count = [&](const std::expected<registry::PushedBlob, registry::Error>& pushed) {
     if (pushed) ++(pushed->uploaded ? report.uploaded : report.skipped);
   };
-  std::expected<registry::PushedBlob, registry::Error> pushed;
-  progress.upload("layer " + layer.digest.substr(7, 12), layer.size, [&] {
-    pushed = client.push_blob(layer.digest, set.pack);
-    return pushed.has_value();
-  });
+  std::expected<registry::PushedBlob, registry::Error> pushed = registry::PushedBlob{.uploaded = false};
+  if (!set.held_layer)
+    progress.upload("layer " + layer.digest.substr(7, 12), layer.size, [&] {
+      pushed = client.push_blob(layer.digest, set.pack);
+      return pushed.has_value();
+    });
   if (!pushed) return std::unexpected(from_registry(pushed.error()));
   count(pushed);
   pushed = client.push_blob(config.digest, set.manifest);
@@ -151,28 +162,43 @@ std::expected<PushReport, TransferError> push_set(cache::Store& store, registry:
     if (!signature) return std::unexpected(from_cache(signature.error()));
     blobs.signature = std::move(*signature);
   }
+  // A set an older orchestrate stored with its pack beside its files: that
+  // pack is the layer (gc drops it once the files make the same bytes).
   if (!entry.pack.empty() && store.has_blob(entry.pack)) {
     blobs.pack = store.blob_path(entry.pack);
     return push_blobs(client, blobs, progress);
   }
-  // A set stored without a pack (a pulled one): pack its file blobs with the
-  // modes the index keeps (deterministic, so this makes the layer it was
-  // pulled as) and record the pack for next time.
-  std::vector<cache::PackEntry> entries;
-  for (const auto& f : entry.files) entries.push_back({f.path, store.blob_path(f.sha256), f.mode});
+  // A set pushed before whose layer the registry still holds needs no
+  // packing: the index remembers what its files and modes packed to.
+  const std::string key = cache::pack_key(entry);
+  if (auto known = store.index().packed_layer(key); known && *known) {
+    auto size = client.blob_size("sha256:" + (*known)->digest);
+    if (!size) return std::unexpected(from_registry(size.error()));
+    if (*size == (*known)->size) {
+      blobs.held_layer = **known;
+      return push_blobs(client, blobs, progress);
+    }
+  }
+  // Else the layer is packed from the file blobs with the modes the index
+  // keeps (deterministic: every push of the set, from any store that holds
+  // it, sends the same layer) into tmp/, and dropped once pushed: the store
+  // keeps each byte once.
   const fs::path temp = cache::temp_name(store.tmp_dir(), "push-pack");
-  auto packed = cache::pack(std::move(entries), temp);
-  std::optional<std::expected<cache::PutResult, cache::Error>> put;
-  if (packed) put = store.put_file(temp);
-  std::error_code ec;
-  fs::remove(temp, ec);
-  if (!packed) return std::unexpected(from_cache(packed.error()));
-  if (!*put) return std::unexpected(from_cache(put->error()));
-  cache::IndexEntry updated = entry;
-  updated.pack = (*put)->hex;
-  if (auto added = store.index().add(updated); !added) return std::unexpected(from_cache(added.error()));
-  blobs.pack = store.blob_path(updated.pack);
-  return push_blobs(client, blobs, progress);
+  struct Remove {
+    fs::path path;
+    ~Remove() {
+      std::error_code ec;
+      fs::remove(path, ec);
+    }
+  } remove{temp};
+  if (auto packed = cache::pack_stored_set(store, entry, temp); !packed)
+    return std::unexpected(from_cache(packed.error()));
+  blobs.pack = temp;
+  auto report = push_blobs(client, blobs, progress);
+  if (report)
+    if (auto remembered = store.index().remember_packed_layer(key, report->layer); !remembered)
+      return std::unexpected(from_cache(remembered.error()));
+  return report;
 }
 
 }  // namespace orc::app

@@ -6,6 +6,7 @@
 #include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/inspect/sha256.hpp"
 
 namespace orc::cache {
 
@@ -22,19 +23,13 @@ std::vector<std::string> sorted_union(const std::vector<ManifestFile>& files,
   return out;
 }
 
-std::expected<std::string, Error> pack_into(Store& store, const NewArtifactSet& set) {
-  std::vector<PackEntry> entries;
-  for (std::size_t i = 0; i < set.sources.size(); ++i) {
-    entries.push_back({set.manifest.files[i].path, set.sources[i]});
-    if (i < set.modes.size()) entries.back().mode = set.modes[i];
-  }
-  const fs::path temp = temp_name(store.tmp_dir(), "pack");
-  if (auto ok = pack(std::move(entries), temp); !ok) return std::unexpected(ok.error());
-  auto put = store.put_file(temp);
+// A file's permission bits: the caller's, else its source's (0644 when it
+// cannot be read); never setuid, setgid or sticky.
+unsigned file_mode(const NewArtifactSet& set, std::size_t i) {
+  if (i < set.modes.size()) return set.modes[i] & 0777u;
   std::error_code ec;
-  fs::remove(temp, ec);
-  if (!put) return std::unexpected(put.error());
-  return put->hex;
+  const auto perms = fs::status(set.sources[i], ec).permissions();
+  return ec ? 0644u : static_cast<unsigned>(perms) & 0777u;
 }
 
 }  // namespace
@@ -56,6 +51,7 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
     auto chunks = hash_chunks(store.blob_path(put->hex), put->size);
     if (!chunks) return std::unexpected(chunks.error());
     m.files[i].chunks = std::move(*chunks);
+    m.files[i].mode = file_mode(set, i);  // signed with the bytes
   }
   if (!set.build_log.empty()) {
     auto put = store.put_file(set.build_log);
@@ -68,7 +64,22 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
   auto manifest = store.put_bytes(bytes);
   if (!manifest) return std::unexpected(manifest.error());
 
-  IndexEntry entry{.manifest = manifest->hex,
+  IndexEntry entry = index_entry(m, manifest->hex);
+  entry.verified = set.verified;
+  if (set.key) {
+    auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
+    if (!signature) return std::unexpected(signature.error());
+    entry.signature = signature->hex;
+    entry.signer = set.key->public_key().key_id();
+  }
+  auto id = store.record(entry);
+  if (!id) return std::unexpected(id.error());
+  entry.id = *id;
+  return entry;
+}
+
+IndexEntry index_entry(const Manifest& m, std::string manifest_hex) {
+  IndexEntry entry{.manifest = std::move(manifest_hex),
                    .recipe = m.recipe,
                    .tier = m.tier,
                    .key = m.key,
@@ -78,33 +89,29 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
                    .ptx = sorted_union(m.files, &ManifestFile::embedded_ptx),
                    .build_log = m.build_log,
                    .source_revision = m.source_revision,
-                   .verified = set.verified,
-                   .created = now.time_since_epoch().count()};
-  for (std::size_t i = 0; i < m.files.size(); ++i) {
-    std::error_code ec;
-    const auto perms = fs::status(set.sources[i], ec).permissions();
-    entry.files.push_back({.path = m.files[i].path,
-                           .sha256 = m.files[i].sha256,
-                           .size = m.files[i].size,
-                           .mode = i < set.modes.size() ? set.modes[i] & 0777u
-                                   : ec                   ? 0644u
-                                                          : static_cast<unsigned>(perms) & 0777u});
-  }
-  if (set.key) {
-    auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
-    if (!signature) return std::unexpected(signature.error());
-    entry.signature = signature->hex;
-    entry.signer = set.key->public_key().key_id();
-  }
-  if (set.pack) {
-    auto packed = pack_into(store, set);
-    if (!packed) return std::unexpected(packed.error());
-    entry.pack = *packed;
-  }
-  auto id = store.record(entry);
-  if (!id) return std::unexpected(id.error());
-  entry.id = *id;
+                   .created = unix_seconds(m.created)};
+  // The signed mode; a manifest from before modes were signed says none.
+  for (const auto& f : m.files)
+    entry.files.push_back({.path = f.path, .sha256 = f.sha256, .size = f.size, .mode = f.mode.value_or(0644u)});
   return entry;
+}
+
+std::expected<void, Error> pack_stored_set(const Store& store, const IndexEntry& entry, const fs::path& out) {
+  std::vector<PackEntry> entries;
+  for (const auto& f : entry.files) entries.push_back({f.path, store.blob_path(f.sha256), f.mode});
+  return pack(std::move(entries), out);
+}
+
+std::string pack_key(const IndexEntry& entry) {
+  std::vector<const IndexedFile*> files;
+  for (const auto& f : entry.files) files.push_back(&f);
+  std::ranges::sort(files, {}, &IndexedFile::path);
+  inspect::Sha256 hasher;
+  for (const IndexedFile* f : files) {
+    const std::string line = f->path + '\0' + f->sha256 + '\0' + std::to_string(f->mode & 0777u) + '\n';
+    hasher.update(std::as_bytes(std::span(line.data(), line.size())));
+  }
+  return hasher.hex_digest();
 }
 
 std::expected<LoadedSet, Error> load_artifact_set(const Store& store, const IndexEntry& entry,

@@ -31,6 +31,12 @@ std::string utc_rfc3339(std::int64_t seconds) {
   return text;
 }
 
+std::int64_t unix_seconds(const std::string& rfc3339) {
+  std::tm tm{};
+  if (::strptime(rfc3339.c_str(), "%Y-%m-%dT%H:%M:%SZ", &tm) == nullptr) return std::time(nullptr);
+  return ::timegm(&tm);
+}
+
 fs::path default_store_root() {
   if (const char* dir = std::getenv("ORCHESTRATE_CACHE_DIR"); dir && *dir) return dir;
   if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "orchestrate";

@@ -54,6 +54,8 @@ std::expected<std::string, Error> read_small_file(const std::filesystem::path& p
 
 // "2025-01-02T03:04:05Z" for Unix seconds.
 std::string utc_rfc3339(std::int64_t seconds);
+// And back; now for a text that is not of that form.
+std::int64_t unix_seconds(const std::string& rfc3339);
 
 std::string errno_message(std::string_view what, const std::filesystem::path& path);
 

@@ -34,8 +34,25 @@ CREATE INDEX IF NOT EXISTS blobs_by_set ON set_blobs(set_id);
 CREATE INDEX IF NOT EXISTS blobs_by_digest ON set_blobs(digest);
 )";
 
+constexpr const char* k_packed_layers =
+    "CREATE TABLE IF NOT EXISTS packed_layers(key TEXT PRIMARY KEY, digest TEXT NOT NULL, size INTEGER NOT NULL)";
+
+// A file that is not a database, is damaged, or cannot be opened as one is
+// the store's own state, not an outside failure: invalid, with what to do.
+bool unusable(int code) {
+  const int primary = code & 0xff;
+  return primary == SQLITE_NOTADB || primary == SQLITE_CORRUPT || primary == SQLITE_CANTOPEN;
+}
+
+Error unusable_error(const std::filesystem::path& file, std::string_view why) {
+  return invalid_error("the store's index " + file.string() + " " + std::string(why) + "; " + k_rebuild_hint);
+}
+
 Error db_error(sqlite3* db, std::string_view what) {
-  return io_error("index: " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
+  const std::string message = "index: " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
+  if (db && unusable(sqlite3_extended_errcode(db)))
+    return invalid_error(message + " (the index is damaged or not a database; " + k_rebuild_hint + ")");
+  return io_error(message);
 }
 
 // One prepared statement; binds by position, 1-based.
@@ -163,30 +180,50 @@ std::expected<std::vector<IndexEntry>, Error> select_sets(sqlite3* db, const std
   return out;
 }
 
-std::expected<void, Error> check_schema(sqlite3* db, const std::filesystem::path& file) {
-  Transaction t(db);
-  if (auto ok = t.begin(); !ok) return ok;
-  if (auto ok = exec(db, k_schema, "creating the schema"); !ok) return ok;
+// The schema_version in meta; nullopt when the database has no meta table
+// (a file SQLite made just now, or an empty one).
+std::expected<std::optional<std::string>, Error> schema_version(sqlite3* db) {
+  Statement has_meta(db, "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'");
+  if (!has_meta.ok()) return std::unexpected(db_error(db, "reading the schema"));
+  const int rc = has_meta.step();
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) return std::unexpected(db_error(db, "reading the schema"));
   Statement get(db, "SELECT value FROM meta WHERE key = 'schema_version'");
   if (!get.ok()) return std::unexpected(db_error(db, "reading the schema version"));
-  if (get.step() == SQLITE_ROW) {
-    const std::string version = get.text(0);
-    if (version == "1") {
-      // Schema 1 had no modes: its rows read as 0644, as they were served.
-      if (auto ok = exec(db,
-                         "ALTER TABLE set_blobs ADD COLUMN mode INTEGER NOT NULL DEFAULT 420; "
-                         "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
-                         "upgrading the schema to version 2");
-          !ok)
-        return ok;
-    } else if (version != std::to_string(Index::k_schema_version))
-      return std::unexpected(invalid_error(file.string() + " has schema version " + version +
-                                           "; this orchestrate reads " + std::to_string(Index::k_schema_version)));
-  } else {
-    Statement put(db, "INSERT INTO meta(key, value) VALUES('schema_version', ?)");
-    put.bind(1, std::to_string(Index::k_schema_version));
-    if (put.step() != SQLITE_DONE) return std::unexpected(db_error(db, "writing the schema version"));
+  if (get.step() != SQLITE_ROW) return std::string("(none)");
+  return get.text(0);
+}
+
+std::expected<void, Error> create_schema(sqlite3* db) {
+  if (auto ok = exec(db, k_schema, "creating the schema"); !ok) return ok;
+  Statement put(db, "INSERT INTO meta(key, value) VALUES('schema_version', ?)");
+  put.bind(1, std::to_string(Index::k_schema_version));
+  if (put.step() != SQLITE_DONE) return std::unexpected(db_error(db, "writing the schema version"));
+  return {};
+}
+
+std::expected<void, Error> check_schema(sqlite3* db, const std::filesystem::path& file, IfNoIndex if_none) {
+  Transaction t(db);
+  if (auto ok = t.begin(); !ok) return ok;
+  auto version = schema_version(db);
+  if (!version) return std::unexpected(version.error());
+  if (!*version && if_none == IfNoIndex::refuse) return std::unexpected(unusable_error(file, "holds no index"));
+  if (!*version) {
+    if (auto ok = create_schema(db); !ok) return ok;
+  } else if (**version == "1") {
+    // Schema 1 had no modes: its rows read as 0644, as they were served.
+    if (auto ok = exec(db,
+                       "ALTER TABLE set_blobs ADD COLUMN mode INTEGER NOT NULL DEFAULT 420; "
+                       "UPDATE meta SET value = '2' WHERE key = 'schema_version'",
+                       "upgrading the schema to version 2");
+        !ok)
+      return ok;
+  } else if (**version != std::to_string(Index::k_schema_version)) {
+    return std::unexpected(unusable_error(file, "has schema version " + **version + " (this orchestrate reads " +
+                                                    std::to_string(Index::k_schema_version) +
+                                                    "; the one that wrote it still can)"));
   }
+  if (auto ok = exec(db, k_packed_layers, "creating packed_layers"); !ok) return ok;
   return t.commit();
 }
 
@@ -199,10 +236,18 @@ Index::Index(Index&&) noexcept = default;
 Index& Index::operator=(Index&&) noexcept = default;
 Index::~Index() = default;
 
-std::expected<Index, Error> Index::open(const std::filesystem::path& file) {
+std::expected<Index, Error> Index::open(const std::filesystem::path& file, IfNoIndex if_none) {
+  std::error_code ec;
+  const auto status = std::filesystem::symlink_status(file, ec);
+  if (if_none == IfNoIndex::refuse && !std::filesystem::exists(status))
+    return std::unexpected(unusable_error(file, "is missing"));
+  // SQLite would open a directory and fail later with a vaguer message.
+  if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
+    return std::unexpected(unusable_error(file, "is not a regular file"));
+  const int flags =
+      SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (if_none == IfNoIndex::create ? SQLITE_OPEN_CREATE : 0);
   sqlite3* raw = nullptr;
-  const int rc =
-      sqlite3_open_v2(file.c_str(), &raw, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, nullptr);
+  const int rc = sqlite3_open_v2(file.c_str(), &raw, flags, nullptr);
   Index index(raw);
   if (rc != SQLITE_OK) return std::unexpected(db_error(raw, "opening " + file.string()));
   sqlite3_busy_timeout(raw, k_busy_timeout_ms);
@@ -211,7 +256,7 @@ std::expected<Index, Error> Index::open(const std::filesystem::path& file) {
                      "configuring " + file.string());
       !ok)
     return std::unexpected(ok.error());
-  if (auto ok = check_schema(raw, file); !ok) return std::unexpected(ok.error());
+  if (auto ok = check_schema(raw, file, if_none); !ok) return std::unexpected(ok.error());
   return index;
 }
 
@@ -230,8 +275,8 @@ std::expected<std::int64_t, Error> Index::add(const IndexEntry& e) {
   insert.bind(11, std::int64_t{e.verified}).bind(12, e.created);
   if (insert.step() != SQLITE_DONE) return std::unexpected(db_error(db, "adding " + e.manifest));
   const std::int64_t id = sqlite3_last_insert_rowid(db);
-  const auto put_blob = [&](std::string_view role, std::string_view path, std::string_view digest,
-                            std::uint64_t size, unsigned mode = 0644) -> bool {
+  const auto put_blob = [&](std::string_view role, std::string_view path, std::string_view digest, std::uint64_t size,
+                            unsigned mode = 0644) -> bool {
     if (digest.empty()) return true;
     Statement b(db, "INSERT INTO set_blobs(set_id, role, path, digest, size, mode) VALUES(?,?,?,?,?,?)");
     b.bind(1, id).bind(2, role).bind(3, path).bind(4, digest).bind(5, static_cast<std::int64_t>(size));
@@ -318,6 +363,37 @@ std::expected<std::set<std::string>, Error> Index::referenced_blobs() const {
   while ((rc = s.step()) == SQLITE_ROW) out.insert(s.text(0));
   if (rc != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "listing referenced blobs"));
   return out;
+}
+
+std::expected<std::optional<PackedLayer>, Error> Index::packed_layer(std::string_view key) const {
+  Statement s(m_db.get(), "SELECT digest, size FROM packed_layers WHERE key = ?");
+  s.bind(1, key);
+  const int rc = s.step();
+  if (rc == SQLITE_DONE) return std::nullopt;
+  if (rc != SQLITE_ROW) return std::unexpected(db_error(m_db.get(), "reading packed_layers"));
+  return PackedLayer{.digest = s.text(0), .size = static_cast<std::uint64_t>(s.integer(1))};
+}
+
+std::expected<void, Error> Index::remember_packed_layer(std::string_view key, const PackedLayer& layer) {
+  Statement s(m_db.get(), "INSERT OR REPLACE INTO packed_layers(key, digest, size) VALUES(?,?,?)");
+  s.bind(1, key).bind(2, layer.digest).bind(3, static_cast<std::int64_t>(layer.size));
+  if (s.step() != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "writing packed_layers"));
+  return {};
+}
+
+std::expected<void, Error> Index::check() const {
+  Statement s(m_db.get(), "PRAGMA quick_check");
+  if (!s.ok()) return std::unexpected(db_error(m_db.get(), "checking"));
+  std::vector<std::string> problems;
+  int rc;
+  while ((rc = s.step()) == SQLITE_ROW)
+    if (const std::string line = s.text(0); line != "ok") problems.push_back(line);
+  if (rc != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "checking"));
+  if (problems.empty()) return {};
+  // The first line may only name the database ("*** in database main ***").
+  const std::string& first = problems.size() > 1 && problems.front().starts_with("***") ? problems[1] : problems[0];
+  return std::unexpected(invalid_error("index: damaged: " + first + " (" + std::to_string(problems.size()) +
+                                       " line(s) from SQLite's check); " + k_rebuild_hint));
 }
 
 }  // namespace orc::cache

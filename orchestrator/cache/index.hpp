@@ -10,7 +10,16 @@
 //                 sass, ptx, source_revision, signer, verified, created)
 //   set_blobs(set_id, role, path, digest, size)
 //                                            role: file | manifest | signature | log | pack
-// A blob named in set_blobs is referenced; gc removes the rest.
+//   packed_layers(key, digest, size)         what push packed a set's files to, by
+//                                            pack_key(): a cache, not a blob (it came
+//                                            after the first schema 2 indexes, without a
+//                                            bump: an orchestrate that does not know it
+//                                            ignores it, and it is made on open)
+// A blob named in set_blobs is referenced; gc removes the rest, so an index
+// that lost rows would lose their blobs: an index that is missing, is not a
+// database, is damaged or of another schema version is an error of kind
+// invalid whose message says how to rebuild it (k_rebuild_hint), never
+// replaced by an empty one behind the caller's back.
 #include <cstdint>
 #include <expected>
 #include <filesystem>
@@ -34,6 +43,7 @@ struct IndexedFile {
   // Permission bits the file had where it was made (a pulled set keeps no
   // pack, so its modes live here).
   unsigned mode = 0644;
+  bool operator==(const IndexedFile&) const = default;
 };
 
 struct IndexEntry {
@@ -54,6 +64,14 @@ struct IndexEntry {
   std::string signer;        // key id; empty when unsigned
   bool verified = false;     // digest, signature and archs checked when it was recorded
   std::int64_t created = 0;  // Unix seconds
+  bool operator==(const IndexEntry&) const = default;
+};
+
+// The tar+zstd push made of a set's files: its digest (hex) and size.
+struct PackedLayer {
+  std::string digest;
+  std::uint64_t size = 0;
+  bool operator==(const PackedLayer&) const = default;
 };
 
 // Every filter that is set must match; results are newest first.
@@ -64,15 +82,26 @@ struct IndexQuery {
   bool verified_only = false;
 };
 
+// What rebuilds a damaged or lost index: said in every error about one.
+inline constexpr const char* k_rebuild_hint =
+    "rebuild it from the manifests in the store with 'orchestrate cache verify --rebuild-index'";
+
+// Whether Index::open may make a new, empty index.
+enum class IfNoIndex {
+  create,  // a file that is missing (or an empty database) gets the schema
+  refuse,  // an error of kind invalid: the store holds blobs this index must name
+};
+
 class Index {
  public:
   static constexpr int k_schema_version = 2;  // 2: set_blobs.mode
 
-  // Opens or creates the database. Schema 1 (no file modes) is upgraded in
-  // place on open, for good: an older orchestrate then refuses the store.
-  // Any other version is an error of kind invalid (this version cannot read
-  // it, and never rewrites it).
-  static std::expected<Index, Error> open(const std::filesystem::path& file);
+  // Opens the database, or creates it (IfNoIndex::create). Schema 1 (no file
+  // modes) is upgraded in place on open, for good: an older orchestrate then
+  // refuses the store. Any other version, a file that is not a database or
+  // is damaged, and (with refuse) a missing one are errors of kind invalid
+  // (this version cannot read it, and never rewrites it).
+  static std::expected<Index, Error> open(const std::filesystem::path& file, IfNoIndex if_none = IfNoIndex::create);
   Index(Index&&) noexcept;
   Index& operator=(Index&&) noexcept;
   ~Index();
@@ -91,6 +120,12 @@ class Index {
   std::expected<std::vector<std::string>, Error> remove_referencing(std::string_view hex);
   // Every blob digest any set names.
   std::expected<std::set<std::string>, Error> referenced_blobs() const;
+  // What packing files of this pack_key() made before; nullopt when unknown.
+  std::expected<std::optional<PackedLayer>, Error> packed_layer(std::string_view key) const;
+  std::expected<void, Error> remember_packed_layer(std::string_view key, const PackedLayer& layer);
+  // SQLite's own check of every page (PRAGMA quick_check): an error of kind
+  // invalid when the file is damaged, before gc trusts what it says.
+  std::expected<void, Error> check() const;
 
  private:
   struct Closer {

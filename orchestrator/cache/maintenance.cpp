@@ -7,6 +7,7 @@
 #include <optional>
 #include <set>
 
+#include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/inspect/sha256.hpp"
@@ -17,24 +18,6 @@ namespace orc::cache {
 namespace fs = std::filesystem;
 
 namespace {
-
-struct BlobFile {
-  fs::path path;
-  std::string name;
-  std::uint64_t size = 0;
-};
-
-std::expected<std::vector<BlobFile>, Error> list_blobs(const Store& store) {
-  std::vector<BlobFile> out;
-  std::error_code ec;
-  for (auto it = fs::recursive_directory_iterator(store.blobs_dir(), ec);
-       !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (!it->is_regular_file(ec)) continue;
-    out.push_back({it->path(), it->path().filename().string(), it->file_size(ec)});
-  }
-  if (ec) return std::unexpected(io_error("listing " + store.blobs_dir().string() + ": " + ec.message()));
-  return out;
-}
 
 std::optional<std::string> hash_file(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
@@ -50,15 +33,38 @@ std::optional<std::string> hash_file(const fs::path& path) {
 }
 
 // A blob's place in the layout: blobs.v1/sha256/<first two>/<64 hex>.
-bool well_placed(const BlobFile& blob) {
+bool well_placed(const StoredBlob& blob) {
   return is_sha256_hex(blob.name) && blob.path.parent_path().filename() == blob.name.substr(0, 2);
+}
+
+// The pack a set was stored with beside its files is dropped from its row
+// when packing the file blobs again (as push does) makes the same bytes.
+// Returns the manifests of the rows changed.
+std::expected<std::vector<std::string>, Error> drop_redundant_packs(Store& store) {
+  auto sets = store.index().list();
+  if (!sets) return std::unexpected(sets.error());
+  std::vector<std::string> dropped;
+  for (auto& set : *sets) {
+    if (set.pack.empty() || !store.has_blob(set.pack)) continue;
+    const fs::path temp = temp_name(store.tmp_dir(), "gc-pack");
+    const auto packed = pack_stored_set(store, set, temp);
+    const auto rebuilt = packed ? hash_file(temp) : std::nullopt;
+    std::error_code ec;
+    fs::remove(temp, ec);
+    // Not made again, or not byte for byte: the pack is what push sends.
+    if (!packed || rebuilt != set.pack) continue;
+    set.pack.clear();
+    if (auto added = store.index().add(set); !added) return std::unexpected(added.error());
+    dropped.push_back(set.manifest);
+  }
+  return dropped;
 }
 
 }  // namespace
 
 std::expected<VerifyReport, Error> verify_store(Store& store, std::ostream& progress) {
   const util::FileLock lock(store.lock_file(), progress);
-  auto blobs = list_blobs(store);
+  auto blobs = store.list_blobs();
   if (!blobs) return std::unexpected(blobs.error());
   VerifyReport report;
   std::error_code ec;
@@ -94,6 +100,7 @@ std::expected<VerifyReport, Error> verify_store(Store& store, std::ostream& prog
 
 std::expected<GcReport, Error> collect_garbage(Store& store, const GcOptions& options, std::ostream& progress) {
   const util::FileLock lock(store.lock_file(), progress);
+  if (auto sound = store.index().check(); !sound) return std::unexpected(sound.error());
   GcReport report;
   if (options.keep) {
     auto sets = store.index().list();
@@ -105,9 +112,12 @@ std::expected<GcReport, Error> collect_garbage(Store& store, const GcOptions& op
       report.removed_sets.push_back(set.manifest);
     }
   }
+  auto dropped = drop_redundant_packs(store);
+  if (!dropped) return std::unexpected(dropped.error());
+  report.dropped_packs = std::move(*dropped);
   auto referenced = store.index().referenced_blobs();
   if (!referenced) return std::unexpected(referenced.error());
-  auto blobs = list_blobs(store);
+  auto blobs = store.list_blobs();
   if (!blobs) return std::unexpected(blobs.error());
   std::error_code ec;
   for (const auto& blob : *blobs) {

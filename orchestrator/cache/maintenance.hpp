@@ -1,8 +1,9 @@
 #pragma once
-// Keeping the store healthy: `orchestrate cache verify` and `cache gc` as
-// library functions. Both hold the store lock exclusively (util::FileLock on
-// Store::lock_file()), so they wait for writers holding a Pin and writers
-// wait for them; never call them while this process holds a Pin.
+// Keeping the store healthy: `orchestrate cache verify` (and its
+// --rebuild-index) and `cache gc` as library functions. They hold the store
+// lock exclusively (util::FileLock on Store::lock_file()), so they wait for
+// writers holding a Pin and writers wait for them; never call them while
+// this process holds a Pin.
 #include <cstdint>
 #include <expected>
 #include <filesystem>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "orchestrator/cache/error.hpp"
+#include "orchestrator/cache/signing.hpp"
 #include "orchestrator/cache/store.hpp"
 
 namespace orc::cache {
@@ -41,15 +43,42 @@ struct GcOptions {
 };
 
 struct GcReport {
-  std::vector<std::string> removed_sets;  // manifest digests
+  std::vector<std::string> removed_sets;   // manifest digests
+  std::vector<std::string> dropped_packs;  // manifests whose pack beside their files was dropped
   std::uint64_t removed_blobs = 0;
   std::uint64_t removed_bytes = 0;
   std::uint64_t removed_temps = 0;
 };
 
-// Prunes old sets (with `keep`), then removes every blob no set names and
+// Refuses (invalid, saying how to rebuild it) an index SQLite finds damaged;
+// Store::open has refused a missing or unreadable one already. Then prunes
+// old sets (with `keep`); drops the pack of each set stored with one beside
+// its files (before packs were made at push time) when packing its file
+// blobs again makes the same bytes (so push sends the same layer; else the
+// pack stays and push sends it); then removes every blob no set names and
 // every temporary in tmp/ (with the lock held exclusively no writer is
 // mid-write, so each one is left over from a crash).
 std::expected<GcReport, Error> collect_garbage(Store& store, const GcOptions& options, std::ostream& progress);
+
+struct RebuildReport {
+  std::uint64_t blobs = 0;           // looked at
+  std::vector<IndexEntry> sets;      // the rows written, newest first
+  std::vector<std::string> skipped;  // one sentence per manifest left out: which, and why
+  std::uint64_t unknown_modes = 0;   // files recorded as 0644 for want of a record of their mode
+  std::filesystem::path old_index;   // where the index it replaced went; empty when there was none
+};
+
+// Makes a new index for the store at `root` from what its blobs hold, in
+// place of the one there (missing, damaged, of another version, or sound:
+// it is moved to quarantine.v1/ either way). Every blob that parses as a
+// manifest (and hashes to its name) becomes a row when every file and log it
+// names is stored; its signature is the stored signature document that signs
+// it (one a trusted key verifies, if any), and the row is verified when that
+// signature verifies: what fetch and push look for. A file's mode comes from
+// a stored pack that holds exactly the set's files (older stores kept one),
+// else it is 0644 and counted in unknown_modes. Holds the store lock
+// exclusively; never call it while this process holds a Pin.
+std::expected<RebuildReport, Error> rebuild_index(const std::filesystem::path& root, const TrustedKeys& trusted,
+                                                  std::ostream& progress);
 
 }  // namespace orc::cache

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <initializer_list>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -114,6 +115,15 @@ class Reader {
   }
 };
 
+// "0644": four octal digits, the first 0, so at most 0777.
+void read_mode(Reader& r, const json& j, const std::string& path, ManifestFile& file) {
+  const std::string text = r.string(j, path);
+  if (r.error) return;
+  if (text.size() != 4 || text[0] != '0' || text.find_first_not_of("01234567") != std::string::npos)
+    return r.fail(path, "expected four octal digits from 0000 to 0777");
+  file.mode = static_cast<unsigned>(std::stoul(text, nullptr, 8));
+}
+
 // Present only on a file larger than one chunk, laid out exactly as
 // chunk_size_for says: a pull relies on the chunks covering every byte.
 void read_chunks(Reader& r, const json& j, const std::string& path, ManifestFile& file) {
@@ -135,13 +145,14 @@ void read_files(Reader& r, const json& j, Manifest& m) {
   for (std::size_t i = 0; i < j.size() && !r.error; ++i) {
     const std::string path = "files[" + std::to_string(i) + "]";
     const json& f = j[i];
-    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"}, {"chunks"})) return;
+    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"}, {"chunks", "mode"})) return;
     ManifestFile file{.path = r.string(f["path"], path + ".path"),
                       .sha256 = r.digest(f["sha256"], path + ".sha256", false, false),
                       .size = r.size(f["size"], path + ".size")};
     r.archs(f["requested"], path + ".requested", file.requested_sass, file.requested_ptx);
     r.archs(f["embedded"], path + ".embedded", file.embedded_sass, file.embedded_ptx);
     if (f.contains("chunks")) read_chunks(r, f["chunks"], path + ".chunks", file);
+    if (f.contains("mode")) read_mode(r, f["mode"], path + ".mode", file);
     if (file.path.empty()) r.fail(path + ".path", "empty");
     if (!m.files.empty() && !(m.files.back().path < file.path))
       r.fail(path + ".path", "files are not sorted by path, or '" + file.path + "' appears twice");
@@ -201,6 +212,23 @@ void read_smoke(Reader& r, const json& j, Manifest& m) {
 
 }  // namespace
 
+std::string mode_text(unsigned mode) {
+  char text[8];
+  std::snprintf(text, sizeof text, "%04o", mode & 07777u);
+  return text;
+}
+
+unsigned landing_mode(const ManifestFile& file, unsigned found) {
+  if (file.mode) return *file.mode & 0777u;
+  return (found & 0100u) != 0 ? 0755u : 0644u;
+}
+
+std::string mode_problem(const ManifestFile& file, unsigned found) {
+  if (!file.mode || (found & 07777u) == *file.mode) return {};
+  return "'" + file.path + "' has mode " + mode_text(found) + " in the layer; the signed manifest says " +
+         mode_text(*file.mode);
+}
+
 std::string canonical_json(const Manifest& m) {
   // nlohmann::json keeps object keys in a std::map: sorted, which is the point.
   json j;
@@ -226,6 +254,7 @@ std::string canonical_json(const Manifest& m) {
               {"requested", archs(f->requested_sass, f->requested_ptx)},
               {"embedded", archs(f->embedded_sass, f->embedded_ptx)}};
     if (f->chunks.size != 0) file["chunks"] = {{"sha256", f->chunks.sha256}, {"size", f->chunks.size}};
+    if (f->mode) file["mode"] = mode_text(*f->mode);
     j["files"].push_back(std::move(file));
   }
   j["build_log"] = m.build_log.empty() ? json(nullptr) : json("sha256:" + m.build_log);

@@ -10,6 +10,7 @@
 //    "cudnn": str | null, "engine": str,
 //    "files": [{"embedded": {"ptx": [..], "sass": [..]}, "path": str,
 //               "requested": {"ptx": [..], "sass": [..]}, "sha256": "<hex>", "size": N,
+//               "mode": "0755",                     (permission bits, 4 octal digits, 0777 at most)
 //               "chunks": {"sha256": ["<hex>", ..], "size": N}}],   (chunks only on a
 //                                          file larger than one chunk: chunks.hpp)
 //    "framework": str, "host_compiler": str | null,
@@ -20,6 +21,11 @@
 //                          "signature": "<base64 of 64 bytes>"}]},   (the last five
 //                                          all or none: smoke_run.hpp)
 //    "source": {"kind": str, "revision": str}, "tier": str, "toolkit": str, "warnings": [str]}
+// "mode" came after them the same way: a file's mode is signed with its bytes,
+// so a layer swapped under a valid signature cannot make a file writable by
+// group or others, or setuid. A manifest without modes (written before) still
+// parses and verifies with the bytes it had; its files land 0755 when their
+// packed mode lets the owner execute them, else 0644 (landing_mode).
 // "chunks" came after the first schema 2 manifests without a version bump:
 // a manifest without it has the bytes it always had, and this project had
 // no release whose strict parser would refuse one with it. The five signed
@@ -32,6 +38,7 @@
 #include <cstdint>
 #include <expected>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -70,8 +77,22 @@ struct ManifestFile {
   std::vector<std::string> embedded_sass;   // what the inspector found in the file
   std::vector<std::string> embedded_ptx;
   FileChunks chunks;  // a large file's chunk digests: a pull checks these, on several threads
+  // Permission bits, 0777 at most (never setuid, setgid or sticky); unset in
+  // a manifest written before modes were signed.
+  std::optional<unsigned> mode;
   bool operator==(const ManifestFile&) const = default;
 };
+
+// The permission bits a file of a set is written with, given `found`, the
+// mode its pack entry (or the index row) gives it: the manifest's own; for a
+// manifest without modes, 0755 when `found` lets the owner execute, else
+// 0644, so no group- or world-writable, setuid or setgid file ever lands.
+unsigned landing_mode(const ManifestFile& file, unsigned found);
+// Empty when `found`, a pack entry's mode with its setuid, setgid and sticky
+// bits, is the manifest's (or the manifest has none); else what differs.
+std::string mode_problem(const ManifestFile& file, unsigned found);
+// "0755".
+std::string mode_text(unsigned mode);
 
 struct Manifest {
   static constexpr int k_schema_version = 2;

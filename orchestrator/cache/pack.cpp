@@ -22,6 +22,9 @@ namespace {
 struct WriteFree {
   void operator()(archive* a) const { archive_write_free(a); }
 };
+struct ReadFree {
+  void operator()(archive* a) const { archive_read_free(a); }
+};
 struct EntryFree {
   void operator()(archive_entry* e) const { archive_entry_free(e); }
 };
@@ -114,6 +117,33 @@ std::expected<void, Error> pack(std::vector<PackEntry> entries, const fs::path& 
   }
   fsync_dir(dir);
   return {};
+}
+
+std::expected<std::vector<PackMember>, Error> list_pack(const fs::path& archive_path, std::size_t max_members) {
+  std::unique_ptr<archive, ReadFree> in(archive_read_new());
+  archive_read_support_filter_zstd(in.get());
+  archive_read_support_format_tar(in.get());
+  const auto damaged = [&](const std::string& why) {
+    return std::unexpected(invalid_error(archive_path.string() + ": not a readable tar+zstd: " + why));
+  };
+  const auto why = [&] {
+    const char* text = archive_error_string(in.get());
+    return std::string(text ? text : "unknown error");
+  };
+  if (archive_read_open_filename(in.get(), archive_path.c_str(), 1 << 20) != ARCHIVE_OK) return damaged(why());
+  std::vector<PackMember> members;
+  archive_entry* e = nullptr;
+  int rc;
+  while ((rc = archive_read_next_header(in.get(), &e)) == ARCHIVE_OK) {
+    if (members.size() == max_members) return damaged("more than " + std::to_string(max_members) + " members");
+    members.push_back({.name = archive_entry_pathname(e) ? archive_entry_pathname(e) : "",
+                       .size = static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(e), 0)),
+                       .mode = static_cast<unsigned>(archive_entry_perm(e)) & 0777u,
+                       .regular = archive_entry_filetype(e) == AE_IFREG});
+    if (archive_read_data_skip(in.get()) != ARCHIVE_OK) return damaged(why());
+  }
+  if (rc != ARCHIVE_EOF) return damaged(why());
+  return members;
 }
 
 }  // namespace orc::cache

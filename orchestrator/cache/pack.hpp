@@ -39,6 +39,18 @@ struct PackEntry {
 // Writes `out` atomically (temp in its directory, fsync, rename).
 std::expected<void, Error> pack(std::vector<PackEntry> entries, const std::filesystem::path& out);
 
+struct PackMember {
+  std::string name;
+  std::uint64_t size = 0;
+  unsigned mode = 0;     // permission bits
+  bool regular = false;  // a regular file (else a link, directory, ...)
+};
+
+// The members of a tar+zstd, read through without writing anything (for
+// finding which set a stored pack holds); at most `max_members` of them.
+// invalid when it is not a tar+zstd, or is damaged, or holds more.
+std::expected<std::vector<PackMember>, Error> list_pack(const std::filesystem::path& archive, std::size_t max_members);
+
 struct UnpackedFile {
   std::string name;
   std::uint64_t size = 0;
@@ -63,11 +75,14 @@ struct UnpackOptions {
   // no limit): a pull knows the total from the signed manifest, so a
   // decompression bomb stops there instead of filling the disk.
   std::uint64_t max_bytes = 0;
-  // Called for each entry before anything is made for it, with its name and
-  // size: an error refuses the archive. When set, only regular files are
-  // admitted (a link or device is refused, a directory entry is not made:
-  // the files' directories are), so nothing but what it admits is created.
-  std::function<std::expected<void, Error>(std::string_view name, std::uint64_t size)> admit;
+  // Called for each entry before anything is made for it, with its name,
+  // size and mode (setuid, setgid and sticky bits included); it returns the
+  // permission bits the file gets, and an error refuses the archive. When
+  // set, only regular files are admitted (a link or device is refused, a
+  // directory entry is not made: the files' directories are), so nothing
+  // but what it admits is created (SignedFiles::admit is the one a set's
+  // layer gets).
+  std::function<std::expected<unsigned, Error>(std::string_view name, std::uint64_t size, unsigned mode)> admit;
   // With `hash`: the signed manifest's entry for a file, or null. A file it
   // gives chunks for is checked chunk by chunk on several threads (chunks.hpp)
   // instead of hashed whole on one; once every chunk matched, its sha256 is
@@ -126,8 +141,7 @@ std::expected<std::vector<UnpackedFile>, Error> unpack(const std::filesystem::pa
                                                        const std::filesystem::path& dir, const UnpackOptions& options);
 // The same from a stream: an error of the stream itself is returned as it
 // came, not as a damaged archive.
-std::expected<std::vector<UnpackedFile>, Error> unpack_stream(ArchiveStream& archive,
-                                                              const std::filesystem::path& dir,
+std::expected<std::vector<UnpackedFile>, Error> unpack_stream(ArchiveStream& archive, const std::filesystem::path& dir,
                                                               const UnpackOptions& options);
 
 // Removes, in `dir`, the temporary trees of unpacks whose process is gone

@@ -21,6 +21,7 @@ std::string smoke_subject(const Manifest& manifest) {
   Manifest build = manifest;
   build.smoke.clear();
   build.created.clear();
+  for (auto& f : build.files) f.mode.reset();
   const std::string bytes = canonical_json(build);
   return inspect::sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));
 }

@@ -22,8 +22,11 @@
 
 namespace orc::cache {
 
-// Hex SHA-256 of the manifest's canonical bytes with its smoke object empty
-// and its created time blank: what an attestation adds or restamps.
+// Hex SHA-256 of the manifest's canonical bytes with its smoke object empty,
+// its created time blank and its files' modes left out: what an attestation
+// adds or restamps, and what a set stored again adds to a manifest written
+// before modes were signed (the modes the index kept), so runs signed before
+// still speak for it. The manifest's own signature covers the modes.
 std::string smoke_subject(const Manifest& manifest);
 
 // The bytes the node signs for `run` under `tier` of the set `subject` names.

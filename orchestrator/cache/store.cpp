@@ -2,6 +2,7 @@
 
 #include <fcntl.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -33,10 +34,13 @@ bool is_sha256_hex(std::string_view hex) {
   return hex.size() == 64 && hex.find_first_not_of("0123456789abcdef") == std::string_view::npos;
 }
 
-Store::Store(fs::path root, Index index, std::shared_ptr<Pin::State> lock)
-    : m_root(std::move(root)), m_index(std::move(index)), m_lock(std::move(lock)) {}
+Store::Store(fs::path root, fs::path index_path, Index index, std::shared_ptr<Pin::State> lock)
+    : m_root(std::move(root)), m_index_path(std::move(index_path)), m_index(std::move(index)), m_lock(std::move(lock)) {
+  struct stat st {};
+  if (::stat(m_index_path.c_str(), &st) == 0) m_index_inode = st.st_ino;
+}
 
-std::expected<Store, Error> Store::open(fs::path root) {
+std::expected<std::shared_ptr<Store::Pin::State>, Error> Store::make_layout(const fs::path& root) {
   std::error_code ec;
   for (const fs::path& dir : {root / "blobs.v1" / "sha256", root / "tmp", root / "locks.v1"}) {
     fs::create_directories(dir, ec);
@@ -46,9 +50,89 @@ std::expected<Store, Error> Store::open(fs::path root) {
   const fs::path lock_path = root / "locks.v1" / "store.lock";
   lock->fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (lock->fd < 0) return std::unexpected(io_error(errno_message("opening", lock_path)));
-  auto index = Index::open(root / "index.v1.sqlite");
+  return lock;
+}
+
+namespace {
+
+// Whether any file sits in the blob fan-out directories; stops at the first.
+bool holds_blobs(const fs::path& blobs_dir) {
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(blobs_dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec))
+    if (!it->is_directory(ec)) return true;
+  return false;
+}
+
+}  // namespace
+
+std::expected<Store, Error> Store::open(fs::path root) {
+  auto lock = make_layout(root);
+  if (!lock) return std::unexpected(lock.error());
+  const fs::path file = root / "index.v1.sqlite";
+  const IfNoIndex if_none = holds_blobs(root / "blobs.v1" / "sha256") ? IfNoIndex::refuse : IfNoIndex::create;
+  auto index = Index::open(file, if_none);
   if (!index) return std::unexpected(index.error());
-  return Store(std::move(root), std::move(*index), std::move(lock));
+  return Store(std::move(root), file, std::move(*index), std::move(*lock));
+}
+
+std::expected<Store, Error> Store::open_for_rebuild(fs::path root) {
+  auto lock = make_layout(root);
+  if (!lock) return std::unexpected(lock.error());
+  // A directory named like every temporary (gc removes it after a crash),
+  // for the new index and the -wal and -shm files SQLite keeps beside it.
+  const fs::path dir = temp_name(root / "tmp", "index-rebuild");
+  std::error_code ec;
+  if (!fs::create_directory(dir, ec))
+    return std::unexpected(io_error("creating " + dir.string() + ": " + ec.message()));
+  const fs::path file = dir / "index.v1.sqlite";
+  auto index = Index::open(file, IfNoIndex::create);
+  if (!index) return std::unexpected(index.error());
+  return Store(std::move(root), file, std::move(*index), std::move(*lock));
+}
+
+std::expected<fs::path, Error> Store::install_index() {
+  const fs::path built = m_index_path;
+  if (built == index_file())
+    return std::unexpected(invalid_error("install_index: this store was not opened to rebuild"));
+  { const Index closing = std::move(m_index); }  // the last connection: SQLite folds the -wal into the file
+  // The old -wal must never meet the new file, even without its own (it was
+  // deleted): SQLite would replay its pages there.
+  std::error_code ec;
+  fs::path kept;
+  for (const char* suffix : {"", "-wal", "-shm"}) {
+    const fs::path from = index_file().string() + suffix;
+    if (!fs::exists(fs::symlink_status(from, ec))) continue;
+    if (kept.empty()) {
+      fs::create_directories(quarantine_dir(), ec);
+      kept = temp_name(quarantine_dir(), "index.v1.sqlite").replace_extension(".old");
+    }
+    if (::rename(from.c_str(), (kept.string() + suffix).c_str()) != 0)
+      return std::unexpected(io_error(errno_message("moving to quarantine", from)));
+  }
+  if (::rename(built.c_str(), index_file().c_str()) != 0)
+    return std::unexpected(io_error(errno_message("installing the new index", built)));
+  fsync_dir(m_root);
+  fs::remove_all(built.parent_path(), ec);
+  auto reopened = Index::open(index_file(), IfNoIndex::refuse);
+  if (!reopened) return std::unexpected(reopened.error());
+  m_index = std::move(*reopened);
+  m_index_path = index_file();
+  struct stat st {};
+  if (::stat(m_index_path.c_str(), &st) == 0) m_index_inode = st.st_ino;
+  return kept;
+}
+
+// A rebuild (holding the lock exclusively) may have installed a new index
+// since this store opened its own; rows written to the old one would be lost.
+std::expected<void, Error> Store::follow_installed_index() {
+  struct stat st {};
+  if (::stat(m_index_path.c_str(), &st) == 0 && st.st_ino == m_index_inode) return {};
+  auto reopened = Index::open(m_index_path, IfNoIndex::refuse);
+  if (!reopened) return std::unexpected(reopened.error());
+  m_index = std::move(*reopened);
+  m_index_inode = st.st_ino;
+  return {};
 }
 
 std::expected<Store::Pin, Error> Store::pin() {
@@ -57,6 +141,10 @@ std::expected<Store::Pin, Error> Store::pin() {
     while ((rc = ::flock(m_lock->fd, LOCK_SH)) != 0 && errno == EINTR) {
     }
     if (rc != 0) return std::unexpected(io_error(errno_message("locking", lock_file())));
+    if (auto followed = follow_installed_index(); !followed) {
+      ::flock(m_lock->fd, LOCK_UN);
+      return std::unexpected(followed.error());
+    }
   }
   ++m_lock->pins;
   return Pin(m_lock);
@@ -154,9 +242,19 @@ std::expected<std::string, Error> Store::read_blob(std::string_view hex) const {
   return bytes;
 }
 
-std::expected<std::int64_t, Error> Store::record(const IndexEntry& entry) {
-  auto held = pin();
-  if (!held) return std::unexpected(held.error());
+std::expected<std::vector<StoredBlob>, Error> Store::list_blobs() const {
+  std::vector<StoredBlob> out;
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(blobs_dir(), ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
+    if (!it->is_regular_file(ec)) continue;
+    out.push_back({it->path(), it->path().filename().string(), it->file_size(ec)});
+  }
+  if (ec) return std::unexpected(io_error("listing " + blobs_dir().string() + ": " + ec.message()));
+  return out;
+}
+
+std::expected<void, Error> Store::check_blobs(const IndexEntry& entry) const {
   std::vector<std::string> named{entry.manifest};
   for (const std::string* hex : {&entry.build_log, &entry.signature, &entry.pack})
     if (!hex->empty()) named.push_back(*hex);
@@ -165,6 +263,13 @@ std::expected<std::int64_t, Error> Store::record(const IndexEntry& entry) {
     if (!has_blob(hex))
       return std::unexpected(Error{ErrorKind::not_found, "recording " + entry.recipe + " for " + entry.tier +
                                                              ": blob sha256:" + hex + " is not stored"});
+  return {};
+}
+
+std::expected<std::int64_t, Error> Store::record(const IndexEntry& entry) {
+  auto held = pin();
+  if (!held) return std::unexpected(held.error());
+  if (auto stored = check_blobs(entry); !stored) return std::unexpected(stored.error());
   return m_index.add(entry);
 }
 

@@ -6,7 +6,8 @@
 //   blobs.v1/sha256/ab/abcdef...   artifact files, packs, build logs, manifests,
 //                                  signature documents (same layout as app/store)
 //   index.v1.sqlite                the index (index.hpp)
-//   quarantine.v1/                 blobs `verify` found corrupt, kept for a look
+//   quarantine.v1/                 blobs `verify` found corrupt, and indexes a
+//                                  rebuild replaced (*.old), kept for a look
 //   locks.v1/store.lock            shared by writers, exclusive for gc and verify
 //   tmp/                           files on their way in; *.tmp left by a crash
 //
@@ -16,12 +17,20 @@
 // shared (Pin) from their first blob to the index row that names them; gc
 // holds it exclusively, so it never collects a blob whose row is on its way
 // and every *.tmp it sees is garbage.
+//
+// The index is the only thing that says which blobs are wanted, so a store
+// that holds blobs is never given a new, empty index: open() refuses it
+// while the index is missing, damaged or of another version, and
+// open_for_rebuild() + install_index() (rebuild_index, maintenance.hpp) make
+// a new one from the manifests among the blobs. A process that opened the
+// store before an index was installed finds the new one at its next pin().
 #include <cstdint>
 #include <expected>
 #include <filesystem>
 #include <memory>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "orchestrator/cache/error.hpp"
 #include "orchestrator/cache/index.hpp"
@@ -29,6 +38,12 @@
 namespace orc::cache {
 
 bool is_sha256_hex(std::string_view hex);
+
+struct StoredBlob {
+  std::filesystem::path path;
+  std::string name;  // the file's name: the digest it was stored under
+  std::uint64_t size = 0;
+};
 
 struct PutResult {
   std::string hex;
@@ -38,14 +53,19 @@ struct PutResult {
 
 class Store {
  public:
-  // Creates the layout when missing and opens the index.
+  // Creates the layout when missing and opens the index; an index is created
+  // only while the store holds no blob (Index::open's refusals, else).
   static std::expected<Store, Error> open(std::filesystem::path root);
+  // The store with a new, empty index of its own in tmp/, whatever state the
+  // one in place is in: for rebuilding it, then install_index().
+  static std::expected<Store, Error> open_for_rebuild(std::filesystem::path root);
 
   const std::filesystem::path& root() const { return m_root; }
   std::filesystem::path tmp_dir() const { return m_root / "tmp"; }
   std::filesystem::path blobs_dir() const { return m_root / "blobs.v1" / "sha256"; }
   std::filesystem::path quarantine_dir() const { return m_root / "quarantine.v1"; }
   std::filesystem::path lock_file() const { return m_root / "locks.v1" / "store.lock"; }
+  std::filesystem::path index_file() const { return m_root / "index.v1.sqlite"; }
 
   // Holds the store lock shared while it lives; nests. Blobs put while a Pin
   // lives survive gc until the index row naming them is added. Never take
@@ -74,17 +94,33 @@ class Store {
   // not_found when it is not stored. For manifests and signatures, not GBs.
   std::expected<std::string, Error> read_blob(std::string_view hex) const;
 
-  // Adds the set to the index after checking that every blob it names
-  // (manifest, files, log, signature, pack) is stored.
+  // Every file under blobs.v1/ (well named or not), in no particular order.
+  std::expected<std::vector<StoredBlob>, Error> list_blobs() const;
+
+  // not_found naming the first blob the set names (manifest, files, log,
+  // signature, pack) that is not stored.
+  std::expected<void, Error> check_blobs(const IndexEntry& entry) const;
+  // Adds the set to the index after check_blobs().
   std::expected<std::int64_t, Error> record(const IndexEntry& entry);
+
+  // For a store from open_for_rebuild(): closes its index and puts it in
+  // place of index.v1.sqlite, after moving that one (with its -wal and -shm)
+  // to quarantine.v1/; returns where it went, empty when there was none.
+  // Hold the store lock exclusively. On an error the store is unusable.
+  std::expected<std::filesystem::path, Error> install_index();
 
   Index& index() { return m_index; }
   const Index& index() const { return m_index; }
 
  private:
-  Store(std::filesystem::path root, Index index, std::shared_ptr<Pin::State> lock);
+  Store(std::filesystem::path root, std::filesystem::path index_path, Index index, std::shared_ptr<Pin::State> lock);
+  // Creates the layout when missing and opens the lock file.
+  static std::expected<std::shared_ptr<Pin::State>, Error> make_layout(const std::filesystem::path& root);
+  std::expected<void, Error> follow_installed_index();
   std::filesystem::path m_root;
+  std::filesystem::path m_index_path;  // index_file(), or the new one of open_for_rebuild()
   Index m_index;
+  std::uint64_t m_index_inode = 0;  // of m_index_path when it was opened
   std::shared_ptr<Pin::State> m_lock;
 };
 

@@ -110,6 +110,7 @@ class Unpacker {
     };
     const auto parts = split_safe_name(name);
     if (!parts) return refuse(name.starts_with("/") ? "absolute path" : "'..' component or empty name");
+    mode_t perm = archive_entry_perm(e) & 0777;
     if (m_options.admit) {
       const mode_t kind = archive_entry_filetype(e);
       if (archive_entry_hardlink(e) || (kind != AE_IFREG && kind != AE_IFDIR))
@@ -117,8 +118,10 @@ class Unpacker {
       if (kind == AE_IFDIR) return {};  // the files' directories are made for them
       const la_int64_t size = archive_entry_size_is_set(e) ? archive_entry_size(e) : -1;
       if (size < 0) return refuse("it has no size");
-      if (auto ok = m_options.admit(util::join(*parts, "/"), static_cast<std::uint64_t>(size)); !ok)
-        return refuse(ok.error().message);
+      auto admitted = m_options.admit(util::join(*parts, "/"), static_cast<std::uint64_t>(size),
+                                      static_cast<unsigned>(archive_entry_perm(e) & 07777));
+      if (!admitted) return refuse(admitted.error().message);
+      perm = static_cast<mode_t>(*admitted & 0777);
     }
     fs::path rel;
     for (std::size_t i = 0; i + 1 < parts->size(); ++i) {
@@ -139,7 +142,6 @@ class Unpacker {
     struct stat existing {};
     const bool exists = ::lstat(at.c_str(), &existing) == 0;
     if (exists && !(type == AE_IFDIR && S_ISDIR(existing.st_mode))) return refuse("it appears twice");
-    const mode_t perm = archive_entry_perm(e) & 0777;
     if (const char* hard = archive_entry_hardlink(e)) return hardlink(rel, hard, refuse);
     switch (type) {
       case AE_IFDIR:

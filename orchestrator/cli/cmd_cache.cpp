@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "orchestrator/app/cache_cmd.hpp"
+#include "orchestrator/app/config_path.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {
@@ -12,9 +13,14 @@ namespace {
 constexpr const char* k_footer = R"(The store is $ORCHESTRATE_CACHE_DIR, else $XDG_CACHE_HOME/orchestrate, else
 ~/.cache/orchestrate.
 
+A store whose index is missing, damaged or of another version is refused by
+every command (gc above all: the index says which blobs are wanted) until
+'orchestrate cache verify --rebuild-index' makes a new one from the manifests
+in the store (the old one is kept in quarantine.v1/).
+
 Exit codes: 0 ok; 1 verify found corrupt or missing blobs (moved to
-quarantine.v1/, their artifact sets dropped); 2 bad usage; 3 the store could
-not be read or written.)";
+quarantine.v1/, their artifact sets dropped); 2 bad usage, or the store's
+index is missing, damaged or of another version; 3 the file system failed.)";
 
 }  // namespace
 
@@ -32,7 +38,17 @@ void attach_cache(CLI::App& sub, Io& io) {
   CLI::App* verify =
       sub.add_subcommand("verify", "Re-hash every blob; quarantine corrupt ones and drop the sets that name them");
   verify->add_flag("--json", request->json, "Print the report as JSON on stdout, nothing else");
-  verify->callback([request, &io] { emit(io, app::cache_verify(*request)); });
+  verify->add_flag("--rebuild-index", request->rebuild_index,
+                   "First make a new index from the manifests, signatures and packs among the blobs (the old one "
+                   "is kept in quarantine.v1/); a set is verified when a trusted key signed it");
+  auto file = std::make_shared<std::string>();
+  verify->add_option("-f,--file", *file,
+                     "Configuration whose trusted_keys count for --rebuild-index (default: ./orchestrate.yaml, "
+                     "else ./recipes/orchestrate.yaml)");
+  verify->callback([request, file, &io] {
+    if (request->rebuild_index) request->config = app::locate_config(*file);
+    emit(io, app::cache_verify(*request));
+  });
 
   CLI::App* gc = sub.add_subcommand("gc", "Remove blobs no artifact set names and temporaries left by crashes");
   auto keep_value = std::make_shared<std::size_t>(0);

@@ -1,6 +1,7 @@
 #pragma once
 // The options push, pull and fetch share, so the three commands spell them
 // the same way.
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -11,12 +12,14 @@ namespace orc::cli {
 
 struct TransferOptions {
   app::TransferRequest request;
-  std::string file;  // -f
+  std::string file;                     // -f
+  double timeout_seconds = 60;          // --timeout: DeadlinePolicy::base
+  std::uint64_t min_rate = 512u << 10;  // --min-rate: DeadlinePolicy::min_rate
 };
 
 enum class RecipeArg { optional, required };
 
-// Adds RECIPE, --tier, --digest, --json and -f to `sub`.
+// Adds RECIPE, --tier, --digest, --json, -f, --timeout and --min-rate to `sub`.
 std::shared_ptr<TransferOptions> add_transfer_options(CLI::App& sub, RecipeArg recipe);
 // The request with the configuration located and stderr's progress set up.
 app::TransferRequest finish_request(const TransferOptions& options, Io& io);

@@ -18,33 +18,19 @@ using nlohmann::json;
 // Calls that should answer at once (inspect, create, start) still get time
 // for an engine busy unpacking a large image on a loaded machine.
 constexpr std::chrono::milliseconds k_control_timeout{120'000};
-
-std::string string_at(const json& object, const char* key) {
-  const auto it = object.find(key);
-  return it != object.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-std::vector<std::string> strings_at(const json& object, const char* key) {
-  std::vector<std::string> out;
-  const auto it = object.find(key);
-  if (it == object.end() || !it->is_array()) return out;
-  for (const auto& item : *it)
-    if (item.is_string()) out.push_back(item.get<std::string>());
-  return out;
-}
+// An import gets that plus its tar at this rate (a local socket moves
+// hundreds of MB/s; the engine writes the layer to disk as it reads): the
+// 5.4 GB CUDA 11.8 image is given 23 minutes.
+constexpr std::uint64_t k_import_min_rate = 4u << 20;
 
 Error protocol_error(std::string_view doing, std::string_view what) {
   return Error{.kind = ErrorKind::protocol, .message = std::string(doing) + ": " + std::string(what)};
 }
 
 std::expected<ImageInfo, Error> parse_image(std::string_view body, std::string_view doing) {
-  const auto doc = json::parse(body, nullptr, false);
-  if (!doc.is_object() || string_at(doc, "Id").empty()) return std::unexpected(protocol_error(doing, "no image Id"));
-  ImageInfo info{
-      .id = string_at(doc, "Id"), .tags = strings_at(doc, "RepoTags"), .digests = strings_at(doc, "RepoDigests")};
-  if (const auto size = doc.find("Size"); size != doc.end() && size->is_number_unsigned())
-    info.size = size->get<std::uint64_t>();
-  return info;
+  auto info = read_image_info(body);
+  if (!info) return std::unexpected(protocol_error(doing, info.error()));
+  return std::move(*info);
 }
 
 // Collects a progress stream: output text to the log, the first error and
@@ -77,36 +63,6 @@ class ProgressSink final : public StreamSink {
 };
 
 }  // namespace
-
-std::optional<ApiVersion> ApiVersion::parse(std::string_view text) {
-  ApiVersion v;
-  const char* end = text.data() + text.size();
-  auto [p, ec] = std::from_chars(text.data(), end, v.major);
-  if (ec != std::errc() || p == end || *p != '.') return std::nullopt;
-  auto [q, ec2] = std::from_chars(p + 1, end, v.minor);
-  if (ec2 != std::errc() || q != end) return std::nullopt;
-  return v;
-}
-
-std::string ApiVersion::str() const { return std::to_string(major) + "." + std::to_string(minor); }
-
-std::expected<EngineVersion, Error> parse_version(std::string_view body) {
-  constexpr std::string_view doing = "reading the engine's version";
-  const auto doc = json::parse(body, nullptr, false);
-  if (!doc.is_object()) return std::unexpected(protocol_error(doing, "not a JSON object"));
-  const auto api = ApiVersion::parse(string_at(doc, "ApiVersion"));
-  if (!api) return std::unexpected(protocol_error(doing, "no ApiVersion"));
-  EngineVersion v{.version = string_at(doc, "Version"),
-                  .api = *api,
-                  .min_api = *api,
-                  .os = string_at(doc, "Os"),
-                  .arch = string_at(doc, "Arch")};
-  if (const auto min = ApiVersion::parse(string_at(doc, "MinAPIVersion"))) v.min_api = *min;
-  if (const auto components = doc.find("Components"); components != doc.end() && components->is_array())
-    for (const auto& c : *components)
-      if (c.is_object() && string_at(c, "Name") == "Podman Engine") v.podman = true;
-  return v;
-}
 
 std::expected<ApiVersion, Error> negotiate(const EngineVersion& engine) {
   const ApiVersion chosen = std::min(engine.api, k_max_api);
@@ -170,10 +126,12 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
   const std::string doing = "importing " + rootfs_tar.string() + " as " + ref;
   auto body = file_body(rootfs_tar);
   if (!body) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + body.error()});
+  const auto timeout = k_control_timeout + std::chrono::seconds(body->size.value_or(0) / k_import_min_rate);
   Request request{.method = "POST",
                   .target = versioned("/images/create?fromSrc=-&repo=" + url_encode(repo) + "&tag=" + url_encode(tag)),
                   .headers = {{"Content-Type", "application/x-tar"}},
-                  .body = std::move(*body)};
+                  .body = std::move(*body),
+                  .timeout = timeout};
   ProgressSink progress(nullptr);
   if (auto response = call(std::move(request), doing, &progress); !response) return std::unexpected(response.error());
   progress.finish();

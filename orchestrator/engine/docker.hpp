@@ -19,6 +19,7 @@
 
 #include <nlohmann/json_fwd.hpp>
 
+#include "orchestrator/engine/answers.hpp"
 #include "orchestrator/engine/archive.hpp"
 #include "orchestrator/engine/engine.hpp"
 #include "orchestrator/engine/error.hpp"
@@ -27,49 +28,9 @@
 
 namespace orc::engine {
 
-struct ApiVersion {
-  int major = 1;
-  int minor = 0;
-
-  // "1.41" -> {1, 41}; anything else -> nullopt.
-  static std::optional<ApiVersion> parse(std::string_view text);
-  std::string str() const;
-  auto operator<=>(const ApiVersion&) const = default;
-};
-
-// The oldest API whose requests we send, and the newest we have checked
-// them against; a newer engine is spoken to at k_max_api.
-inline constexpr ApiVersion k_min_api{1, 41};
-inline constexpr ApiVersion k_max_api{1, 43};
-
-// GET /version's answer, the parts we use.
-struct EngineVersion {
-  std::string version;  // "20.10.24", "4.3.1"
-  ApiVersion api;       // ApiVersion: the newest the engine speaks
-  ApiVersion min_api;   // MinAPIVersion: the oldest
-  std::string os;       // "linux"
-  std::string arch;     // "amd64"
-  bool podman = false;  // a component named "Podman Engine"
-};
-
-// Parses GET /version's body.
-std::expected<EngineVersion, Error> parse_version(std::string_view body);
 // The version to speak: min(engine's, k_max_api), which must be at least
 // k_min_api and at least the engine's own minimum.
 std::expected<ApiVersion, Error> negotiate(const EngineVersion& engine);
-
-struct ImageInfo {
-  std::string id;  // "sha256:..."
-  std::vector<std::string> tags;
-  std::vector<std::string> digests;  // repo@sha256:..., for pushed/pulled images
-  std::uint64_t size = 0;
-};
-
-struct ContainerSummary {
-  std::string id;
-  std::string state;  // "created", "running", "exited", ...
-  std::string image;
-};
 
 struct ImageBuildOptions {
   std::string dockerfile = "Dockerfile";  // path inside the context

@@ -9,6 +9,11 @@ namespace orc::engine {
 
 namespace {
 
+// copy_out's bounds: no byte for two minutes is a stuck engine; an hour
+// bounds the whole copy of a build's artifacts.
+constexpr std::chrono::milliseconds k_copy_stall{120'000};
+constexpr std::chrono::milliseconds k_copy_timeout{3'600'000};
+
 using nlohmann::json;
 
 std::string short_id(std::string_view id) { return std::string(id.substr(0, 12)); }
@@ -127,11 +132,9 @@ std::expected<std::string, Error> DockerClient::create_container(const BuildSpec
           "image '" + spec.image + "' is not in the engine; import or build it first (" + error.message + ")";
     return std::unexpected(std::move(error));
   }
-  const auto doc = json::parse(response->body, nullptr, false);
-  const auto id = doc.is_object() ? doc.find("Id") : doc.end();
-  if (!doc.is_object() || id == doc.end() || !id->is_string() || id->get<std::string>().empty())
-    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": no container Id in the answer"});
-  return id->get<std::string>();
+  auto id = read_created_id(response->body);
+  if (!id) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + id.error()});
+  return std::move(*id);
 }
 
 std::expected<void, Error> DockerClient::start_container(std::string_view id) {
@@ -163,31 +166,20 @@ std::expected<int, Error> DockerClient::wait_container(std::string_view id, cons
   Request request{.method = "POST", .target = versioned("/containers/" + std::string(id) + "/wait"), .cancel = cancel};
   auto response = call(std::move(request), doing);
   if (!response) return std::unexpected(response.error());
-  // {"StatusCode": 0, "Error": null} (Docker) or the keys the other way
-  // round (Podman); Error is {"Message": "..."} when waiting itself failed.
-  const auto doc = json::parse(response->body, nullptr, false);
-  const auto code = doc.is_object() ? doc.find("StatusCode") : doc.end();
-  if (!doc.is_object() || code == doc.end() || !code->is_number_integer())
-    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": no StatusCode in the answer"});
-  if (const auto error = doc.find("Error"); error != doc.end() && error->is_object()) {
-    const auto message = error->find("Message");
-    if (message != error->end() && message->is_string() && !message->get<std::string>().empty())
-      return std::unexpected(Error{.kind = ErrorKind::api, .message = doing + ": " + message->get<std::string>()});
-  }
-  return code->get<int>();
+  const auto answer = read_wait(response->body);
+  if (!answer) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + answer.error()});
+  if (!answer->error.empty())
+    return std::unexpected(Error{.kind = ErrorKind::api, .message = doing + ": " + answer->error});
+  return answer->status_code;
 }
 
 std::expected<std::string, Error> DockerClient::container_status(std::string_view id) {
   const std::string doing = "inspecting container " + short_id(id);
   auto response = call(control("GET", "/containers/" + std::string(id) + "/json"), doing);
   if (!response) return std::unexpected(response.error());
-  const auto doc = json::parse(response->body, nullptr, false);
-  const json* status = nullptr;
-  if (doc.is_object() && doc.contains("State") && doc["State"].is_object() && doc["State"].contains("Status"))
-    status = &doc["State"]["Status"];
-  if (!status || !status->is_string())
-    return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": no State.Status in the answer"});
-  return status->get<std::string>();
+  auto status = read_container_status(response->body);
+  if (!status) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + status.error()});
+  return std::move(*status);
 }
 
 std::expected<void, Error> DockerClient::kill_container(std::string_view id) {
@@ -210,17 +202,9 @@ std::expected<std::vector<ContainerSummary>, Error> DockerClient::list_container
   const std::string doing = "listing containers labelled " + std::string(label);
   auto response = call(control("GET", "/containers/json?all=1&filters=" + url_encode(filters.dump())), doing);
   if (!response) return std::unexpected(response.error());
-  const auto doc = json::parse(response->body, nullptr, false);
-  if (!doc.is_array()) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": not a list"});
-  std::vector<ContainerSummary> out;
-  for (const auto& item : doc) {
-    if (!item.is_object()) continue;
-    ContainerSummary c;
-    for (auto [key, field] : {std::pair{"Id", &c.id}, {"State", &c.state}, {"Image", &c.image}})
-      if (const auto it = item.find(key); it != item.end() && it->is_string()) *field = it->get<std::string>();
-    out.push_back(std::move(c));
-  }
-  return out;
+  auto list = read_container_list(response->body);
+  if (!list) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + list.error()});
+  return std::move(*list);
 }
 
 std::expected<ExtractStats, Error> DockerClient::copy_out(std::string_view id, std::string_view path,
@@ -233,7 +217,9 @@ std::expected<ExtractStats, Error> DockerClient::copy_out(std::string_view id, s
     return std::unexpected(
         Error{.kind = ErrorKind::io, .message = doing + ": cannot write " + download->path().string()});
   Request request{.method = "GET",
-                  .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path))};
+                  .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path)),
+                  .timeout = k_copy_timeout,
+                  .stall_timeout = k_copy_stall};
   auto response = call(std::move(request), doing, &file);
   const bool closed = file.close();
   if (!response) {

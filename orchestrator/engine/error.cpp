@@ -1,6 +1,6 @@
 #include "orchestrator/engine/error.hpp"
 
-#include <nlohmann/json.hpp>
+#include "orchestrator/engine/answers.hpp"
 
 namespace orc::engine {
 
@@ -27,20 +27,6 @@ ErrorKind kind_of(TransportErrorKind kind) {
       return ErrorKind::transport;
   }
   return ErrorKind::transport;
-}
-
-// Error bodies: Docker sends {"message": "..."}; Podman adds "cause" and
-// "response" (the status again). Anything else is shown as sent, trimmed.
-std::string engine_message(const Response& response) {
-  const auto doc = nlohmann::json::parse(response.body, nullptr, false);
-  if (doc.is_object()) {
-    if (const auto it = doc.find("message"); it != doc.end() && it->is_string()) return it->get<std::string>();
-  }
-  std::string text = response.body;
-  while (!text.empty() && (text.back() == '\n' || text.back() == '\r' || text.back() == ' ')) text.pop_back();
-  if (text.size() > 500) text = text.substr(0, 500) + "...";
-  if (text.empty()) return "HTTP status " + std::to_string(response.status);
-  return text;
 }
 
 }  // namespace
@@ -114,8 +100,9 @@ Error from_status(const Response& response, std::string_view doing) {
   ErrorKind kind = ErrorKind::api;
   if (response.status == 404) kind = ErrorKind::not_found;
   if (response.status == 409) kind = ErrorKind::conflict;
-  return Error{
-      .kind = kind, .message = std::string(doing) + ": " + engine_message(response), .http_status = response.status};
+  return Error{.kind = kind,
+               .message = std::string(doing) + ": " + read_engine_message(response.body, response.status),
+               .http_status = response.status};
 }
 
 }  // namespace orc::engine

@@ -50,6 +50,9 @@ struct Request {
   // Limit for the whole exchange; zero means none, which followed logs, waits
   // and builds need (a build may print nothing for many minutes).
   std::chrono::milliseconds timeout{0};
+  // A transfer that moves no byte for this long (whole seconds, at least
+  // one) ends with TransportErrorKind::timeout; zero means never.
+  std::chrono::milliseconds stall_timeout{0};
   // Polled while the request runs (at least once a second): when it becomes
   // true the transfer stops with TransportErrorKind::cancelled. Reading it
   // is all the transport does, so a signal handler may set it.

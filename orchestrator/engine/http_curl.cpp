@@ -4,6 +4,7 @@
 // kill from another thread, gets a new one).
 #include <curl/curl.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <string>
@@ -109,6 +110,11 @@ class UnixSocketTransport final : public Transport {
     curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(m_options.connect_timeout.count()));
     if (request.timeout.count() > 0)
       curl_easy_setopt(h, CURLOPT_TIMEOUT_MS, static_cast<long>(request.timeout.count()));
+    if (request.stall_timeout.count() > 0) {
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+      curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+                       std::max(1L, static_cast<long>(request.stall_timeout.count() / 1000)));
+    }
     curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(h, CURLOPT_HEADERDATA, &ex);
     curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_write);

@@ -38,15 +38,29 @@ std::expected<ProgressEvent, std::string> parse_progress_line(std::string_view l
 }
 
 void ProgressParser::feed(std::string_view bytes) {
+  // Only the new bytes can hold the next newline: searching the whole
+  // pending line again on every read made a long line quadratic.
+  std::size_t search = m_pending.size();
   m_pending.append(bytes);
   std::size_t start = 0;
-  for (std::size_t nl; (nl = m_pending.find('\n', start)) != std::string::npos; start = nl + 1)
-    line(std::string_view(m_pending).substr(start, nl - start));
+  for (std::size_t nl; (nl = m_pending.find('\n', search)) != std::string::npos; start = search = nl + 1) {
+    if (m_skipping)
+      m_skipping = false;
+    else
+      line(std::string_view(m_pending).substr(start, nl - start));
+  }
   m_pending.erase(0, start);
+  if (m_pending.size() > k_max_line) {
+    // An engine that never ends its line would otherwise grow this without
+    // bound; the rest of the line is dropped up to its newline.
+    if (!m_skipping && !m_error) m_error = "a progress line longer than " + std::to_string(k_max_line >> 20) + " MiB";
+    m_skipping = true;
+    m_pending.clear();
+  }
 }
 
 void ProgressParser::finish() {
-  if (!m_pending.empty()) line(m_pending);
+  if (!m_pending.empty() && !m_skipping) line(m_pending);
   m_pending.clear();
 }
 

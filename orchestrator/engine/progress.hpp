@@ -46,8 +46,13 @@ class ProgressParser {
  private:
   void line(std::string_view text);
 
+  // A line longer than this is an error, not memory: no real progress
+  // object comes near it.
+  static constexpr std::size_t k_max_line = 16u << 20;
+
   std::function<void(const ProgressEvent&)> m_on_event;
   std::string m_pending;
+  bool m_skipping = false;  // inside a line over k_max_line
   std::optional<std::string> m_error;
 };
 

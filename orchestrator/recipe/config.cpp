@@ -4,9 +4,12 @@
 #include "orchestrator/recipe/config.hpp"
 
 #include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "orchestrator/recipe/parse.hpp"
 #include "orchestrator/recipe/schema.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::recipe {
 
@@ -70,27 +73,74 @@ using detail::Diagnostics;
 using detail::Reader;
 using detail::SourceFile;
 
-// Adds a parsed recipe, reporting a name already taken where the second one
-// is written (with its source line, which only the reader of that file has).
-void add_recipe(Reader& reader, const YAML::Node& node, std::optional<Recipe> recipe, std::vector<Recipe>& recipes) {
-  if (!recipe) return;
-  if (!recipe->name.empty()) {
-    const auto first = std::ranges::find(recipes, recipe->name, &Recipe::name);
-    if (first != recipes.end()) {
-      const auto& w = first->where;
-      reader.error(node, "duplicate recipe name '" + recipe->name + "' (first defined at " + w.file + ":" +
-                             std::to_string(w.line) + ":" + std::to_string(w.col) + ")");
-      return;
+// Where parsed recipes go: the configuration's list, with the names indexed
+// (a duplicate is found at once however many recipes there are), the tiers
+// they are checked against (null: the tiers section was unusable), and the
+// included files read so far.
+struct RecipeSink {
+  std::vector<Recipe>& recipes;
+  const detail::TierNames* tiers = nullptr;
+  std::unordered_map<std::string, std::size_t> by_name;
+  std::vector<std::filesystem::path> included;
+
+  // Parses the recipe at `node` and adds it, reporting a name already taken
+  // where the second one is written (with its source line, which only the
+  // reader of that file has).
+  void add(Reader& reader, const YAML::Node& node) {
+    auto recipe = detail::parse_recipe(reader, node, tiers);
+    if (!recipe) return;
+    if (!recipe->name.empty()) {
+      const auto [first, inserted] = by_name.try_emplace(recipe->name, recipes.size());
+      if (!inserted) {
+        const auto& w = recipes[first->second].where;
+        reader.error(node, "duplicate recipe name '" + recipe->name + "' (first defined at " + w.file + ":" +
+                               std::to_string(w.line) + ":" + std::to_string(w.col) + ")");
+        return;
+      }
     }
+    recipes.push_back(std::move(*recipe));
   }
-  recipes.push_back(std::move(*recipe));
+};
+
+// Why a document is not a file of the schema whose keys are `allowed`; empty
+// when it is one. It is one when it is a mapping and one of its keys is an
+// allowed key or a near miss of one (did-you-mean's rule), so a recipe full
+// of typos still gets its diagnostics, while /etc/shadow (a string) or a
+// credentials file (unrelated keys) is named, never quoted.
+std::string not_of_schema(const YAML::Node& root, std::span<const std::string_view> allowed) {
+  if (root.IsNull()) return "it is empty";
+  if (!root.IsMap()) return "it holds " + std::string(detail::kind_name(root)) + ", not a mapping";
+  for (auto it = root.begin(); it != root.end(); ++it) {
+    if (!it->first.IsScalar()) continue;
+    const std::string& key = it->first.Scalar();
+    if (std::ranges::find(allowed, key) != allowed.end() || !util::did_you_mean(key, allowed).empty()) return {};
+  }
+  return "none of its keys is one the schema knows";
+}
+
+// The document of an included file when it is a recipe file; otherwise an
+// error at the include entry that names the file and says what it is
+// instead, without a line of it (include: may name any readable file).
+std::optional<YAML::Node> included_document(Reader& including, const YAML::Node& pattern_node, const SourceFile& file) {
+  auto root = detail::parse_document(file.text());
+  std::string reason;
+  if (!root) {
+    const YAML::Mark& m = root.error().mark;
+    reason = root.error().without_input() + " at line " + std::to_string(m.line + 1) + ", column " +
+             std::to_string(m.column + 1);
+  } else {
+    reason = not_of_schema(*root, detail::k_recipe_keys);
+    if (reason.empty()) return std::move(*root);
+  }
+  including.error(pattern_node, "included file " + file.name() + " is not a recipe file: " + reason +
+                                    " (a recipe file is one mapping with name, framework, source and tiers)");
+  return std::nullopt;
 }
 
 // Each included file holds one recipe mapping. Included files may not include
 // (the recipe schema has no 'include'), so there are no cycles to guard.
 void read_included(Reader& including, const YAML::Node& pattern_node, const std::filesystem::path& main_file,
-                   const std::vector<Tier>* tiers, std::vector<Recipe>& recipes,
-                   std::vector<std::filesystem::path>& included, Diagnostics& out) {
+                   RecipeSink& sink, Diagnostics& out) {
   const auto pattern = including.string(pattern_node, "in 'include'");
   if (!pattern) return;
   auto files = detail::expand_include(including.file(), *pattern);
@@ -108,9 +158,9 @@ void read_included(Reader& including, const YAML::Node& pattern_node, const std:
   for (const auto& path : *files) {
     // Patterns may overlap ("recipes/*.yaml" and "recipes/gpu.yaml"); a file
     // is read once, where it first matched.
-    if (std::ranges::find(included, path) != included.end()) continue;
-    included.push_back(path);
-    if (included.size() > detail::k_max_included_files) {
+    if (std::ranges::find(sink.included, path) != sink.included.end()) continue;
+    sink.included.push_back(path);
+    if (sink.included.size() > detail::k_max_included_files) {
       including.error(pattern_node, "more than " + std::to_string(detail::k_max_included_files) + " included files");
       return;
     }
@@ -120,19 +170,19 @@ void read_included(Reader& including, const YAML::Node& pattern_node, const std:
       continue;
     }
     const SourceFile file(path.string(), *text, path.parent_path());
+    const auto root = included_document(including, pattern_node, file);
+    if (!root) continue;
     out.file_rank(file.name());
     Reader reader(file, out);
-    const auto root = detail::load_document(file, out);
-    if (!root) continue;
-    add_recipe(reader, *root, detail::parse_recipe(reader, *root, tiers), recipes);
+    sink.add(reader, *root);
   }
 }
 
 void warn_unused_tiers(const Config& config, const SourceFile& file, Diagnostics& out) {
+  std::unordered_set<std::string_view> used;
+  for (const Recipe& r : config.recipes) used.insert(r.tiers.begin(), r.tiers.end());
   for (const Tier& tier : config.tiers) {
-    const bool used = std::ranges::any_of(
-        config.recipes, [&](const Recipe& r) { return std::ranges::find(r.tiers, tier.name) != r.tiers.end(); });
-    if (used) continue;
+    if (used.contains(tier.name)) continue;
     out.warnings.push_back(util::Diagnostic{.severity = util::Severity::warning,
                                             .where = tier.where,
                                             .message = "tier '" + tier.name + "' is not used by any recipe",
@@ -151,17 +201,30 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
                                    .message = "empty configuration: expected a mapping with 'tiers'"});
     return;
   }
-  if (!reader.expect_mapping(*root, "at the top level (with 'tiers')")) return;
+  // The file -f names may be any file: what is not a configuration is named,
+  // not quoted (a syntax error is, where the file is most likely the user's).
+  if (!root->IsMap()) {
+    out.add_error(util::Diagnostic{
+        .where = reader.where(*root),
+        .message = "expected a mapping at the top level (with 'tiers'), got " + std::string(detail::kind_name(*root))});
+    return;
+  }
+  if (const std::string reason = not_of_schema(*root, detail::k_top_keys); !reason.empty()) {
+    out.add_error(util::Diagnostic{.where = {.file = file.name()},
+                                   .message = "not an orchestrate configuration: " + reason +
+                                              " (expected a mapping with 'tiers', and 'recipes' or 'include')"});
+    return;
+  }
   const auto fields = reader.fields(*root, detail::k_top_keys);
   reader.require(fields, *root, detail::k_top_required);
 
   // Tiers first, whatever the order in the file, since recipes refer to them.
-  bool tiers_usable = false;
+  std::optional<detail::TierNames> tier_names;
   if (const auto* f = fields.find("tiers"); f && reader.expect_mapping(f->value, "of tier names for 'tiers'")) {
     config.tiers = detail::parse_tiers(reader, f->value);
-    tiers_usable = true;
+    tier_names.emplace(config.tiers);
   }
-  const std::vector<Tier>* tiers = tiers_usable ? &config.tiers : nullptr;
+  RecipeSink sink{.recipes = config.recipes, .tiers = tier_names ? &*tier_names : nullptr};
   if (const auto* f = fields.find("toolkits")) config.toolkits = detail::parse_toolkits(reader, f->value);
   if (const auto* f = fields.find("remote")) {
     config.remote = detail::parse_remote(reader, f->value);
@@ -169,12 +232,10 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
   }
   if (const auto* f = fields.find("trusted_keys")) config.trusted_keys = detail::parse_trusted_keys(reader, f->value);
   if (const auto* f = fields.find("recipes"); f && reader.expect_list(f->value, "of recipes for 'recipes'")) {
-    for (const auto& item : f->value)
-      add_recipe(reader, item, detail::parse_recipe(reader, item, tiers), config.recipes);
+    for (const auto& item : f->value) sink.add(reader, item);
   }
   if (const auto* f = fields.find("include"); f && reader.expect_list(f->value, "of paths for 'include'")) {
-    std::vector<std::filesystem::path> included;
-    for (const auto& item : f->value) read_included(reader, item, path, tiers, config.recipes, included, out);
+    for (const auto& item : f->value) read_included(reader, item, path, sink, out);
   }
   if (out.errors.empty()) warn_unused_tiers(config, file, out);
 }

@@ -118,6 +118,11 @@ struct Config {
   const Recipe* find_recipe(std::string_view name) const;
 };
 
+// Why `url` cannot be a remote (http(s)://HOST[:PORT]/REPOSITORY, checked by
+// shape only); empty when it can. The reason never quotes the URL, which may
+// hold a password. `remote:` and ORCHESTRATE_REMOTE are judged alike.
+std::string remote_url_problem(std::string_view url);
+
 // Reads and validates a configuration file (and the files it includes).
 // On failure returns every error found, each with FILE:LINE:COL.
 std::expected<Config, std::vector<util::Diagnostic>> load_config(const std::filesystem::path& file);

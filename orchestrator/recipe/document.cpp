@@ -54,26 +54,40 @@ class Prescan final : public YAML::EventHandler {
 
 }  // namespace
 
-std::optional<YAML::Node> load_document(const SourceFile& file, Diagnostics& out) {
-  Reader reader(file, out);
-  const std::string text(file.text());
+std::expected<YAML::Node, DocumentError> parse_document(std::string_view text_view) {
+  const std::string text(text_view);
   try {
     std::istringstream in(text);
     YAML::Parser parser(in);
     Prescan prescan;
     while (parser.HandleNextDocument(prescan)) {
-      if (prescan.documents() > 1) {
-        reader.error(prescan.second_document(), "a configuration file holds one YAML document; found a second one");
-        return std::nullopt;
-      }
+      if (prescan.documents() > 1)
+        return std::unexpected(
+            DocumentError{.mark = prescan.second_document(),
+                          .message = "a configuration file holds one YAML document; found a second one"});
     }
     if (prescan.documents() == 0) return YAML::Node(YAML::NodeType::Null);
     return YAML::Load(text);
   } catch (const TooDeep& e) {
-    reader.error(e.mark, "nesting deeper than " + std::to_string(k_max_nesting) + " levels");
+    return std::unexpected(
+        DocumentError{.mark = e.mark, .message = "nesting deeper than " + std::to_string(k_max_nesting) + " levels"});
   } catch (const YAML::Exception& e) {
-    reader.error(e.mark, "YAML syntax error: " + e.msg);
+    return std::unexpected(DocumentError{.mark = e.mark, .message = "YAML syntax error", .detail = e.msg});
   }
+}
+
+std::string DocumentError::full() const { return detail.empty() ? message : message + ": " + detail; }
+
+std::string DocumentError::without_input() const {
+  // yaml-cpp's messages are fixed sentences, a few followed by ": " and the
+  // offending input ("unknown escape character: q").
+  return detail.empty() ? message : message + ": " + detail.substr(0, detail.find(':'));
+}
+
+std::optional<YAML::Node> load_document(const SourceFile& file, Diagnostics& out) {
+  auto root = parse_document(file.text());
+  if (root) return std::move(*root);
+  Reader(file, out).error(root.error().mark, root.error().full());
   return std::nullopt;
 }
 

@@ -9,6 +9,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "orchestrator/recipe/config.hpp"
@@ -16,9 +17,20 @@
 
 namespace orc::recipe::detail {
 
-// document.cpp: the one YAML document of a file, or nothing after reporting a
-// syntax error, nesting deeper than k_max_nesting, or a second document. An
-// empty file gives a null node.
+// document.cpp: why a text is not one YAML document: a syntax error, nesting
+// deeper than k_max_nesting, or a second document.
+struct DocumentError {
+  YAML::Mark mark;
+  std::string message;  // ours: "YAML syntax error"
+  std::string detail;   // yaml-cpp's, which may end in a piece of the input
+  std::string full() const;
+  // The message without any piece of the input, for a file that may not be
+  // the user's (an include naming /etc/shadow).
+  std::string without_input() const;
+};
+// The one YAML document of a text; an empty text gives a null node.
+std::expected<YAML::Node, DocumentError> parse_document(std::string_view text);
+// The same for a file, reporting the error at its position.
 std::optional<YAML::Node> load_document(const SourceFile& file, Diagnostics& out);
 
 // files.cpp: a whole file, at most k_max_file_bytes, without ever blocking
@@ -41,9 +53,23 @@ std::vector<util::Version> parse_toolkits(Reader& reader, const YAML::Node& tool
 std::string parse_remote(Reader& reader, const YAML::Node& remote);
 std::vector<std::string> parse_trusted_keys(Reader& reader, const YAML::Node& keys);
 
-// recipe_parse.cpp: one recipe mapping. `tiers` is null when the tiers
-// section was itself unusable, and tier names are then not checked.
-std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const std::vector<Tier>* tiers);
+// recipe_parse.cpp: the declared tier names recipes are checked against, in
+// a set (a configuration may declare very many) and in declaration order
+// (for did-you-mean, which must answer the same way every run).
+class TierNames {
+ public:
+  explicit TierNames(const std::vector<Tier>& tiers);
+  bool contains(const std::string& name) const { return m_set.contains(name); }
+  std::span<const std::string> in_order() const { return m_order; }
+
+ private:
+  std::vector<std::string> m_order;
+  std::unordered_set<std::string> m_set;
+};
+
+// One recipe mapping. `tiers` is null when the tiers section was itself
+// unusable, and tier names are then not checked.
+std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const TierNames* tiers);
 
 // build_steps.cpp
 // Splits a command line into argv on blanks, honouring '...' and "..."

@@ -2,6 +2,7 @@
 // which tiers, and what comes out.
 #include <algorithm>
 #include <cctype>
+#include <unordered_set>
 
 #include "orchestrator/recipe/parse.hpp"
 #include "orchestrator/recipe/schema.hpp"
@@ -150,21 +151,19 @@ Requirements parse_requires(Reader& reader, const YAML::Node& node, std::optiona
   return out;
 }
 
-std::vector<std::string> parse_recipe_tiers(Reader& reader, const YAML::Node& node, const std::vector<Tier>* tiers) {
+std::vector<std::string> parse_recipe_tiers(Reader& reader, const YAML::Node& node, const TierNames* tiers) {
   std::vector<std::string> out;
   if (!reader.expect_list(node, "of tier names for 'tiers'")) return out;
   if (node.size() == 0) reader.error(node, "a recipe must name at least one tier");
-  std::vector<std::string> known;
-  if (tiers)
-    for (const Tier& t : *tiers) known.push_back(t.name);
+  std::unordered_set<std::string> seen;
   for (const auto& item : node) {
     auto name = reader.string(item, "in 'tiers'");
     if (!name) continue;
-    if (tiers && std::ranges::find(known, *name) == known.end()) {
-      reader.error(item, "unknown tier '" + *name + "'", util::did_you_mean(*name, known));
+    if (tiers && !tiers->contains(*name)) {
+      reader.error(item, "unknown tier '" + *name + "'", util::did_you_mean(*name, tiers->in_order()));
       continue;
     }
-    if (std::ranges::find(out, *name) == out.end()) out.push_back(std::move(*name));
+    if (seen.insert(*name).second) out.push_back(std::move(*name));
   }
   return out;
 }
@@ -189,7 +188,13 @@ std::optional<std::string> parse_artifact(Reader& reader, const YAML::Node& node
 
 }  // namespace
 
-std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const std::vector<Tier>* tiers) {
+TierNames::TierNames(const std::vector<Tier>& tiers) {
+  m_order.reserve(tiers.size());
+  for (const Tier& t : tiers) m_order.push_back(t.name);
+  m_set.insert(m_order.begin(), m_order.end());
+}
+
+std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const TierNames* tiers) {
   if (!reader.expect_mapping(node, "for a recipe")) return std::nullopt;
   const Fields fields = reader.fields(node, k_recipe_keys);
   reader.require(fields, node, k_recipe_required);

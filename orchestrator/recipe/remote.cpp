@@ -2,9 +2,7 @@
 // other machines, and whose signatures fetch accepts.
 #include "orchestrator/recipe/parse.hpp"
 
-namespace orc::recipe::detail {
-
-namespace {
+namespace orc::recipe {
 
 // Only the shape is checked here (scheme, host, repository path); whether the
 // registry answers is the business of the command that uses it.
@@ -24,7 +22,7 @@ std::string remote_url_problem(std::string_view url) {
   return {};
 }
 
-}  // namespace
+namespace detail {
 
 std::string parse_remote(Reader& reader, const YAML::Node& remote) {
   const auto text = reader.string(remote, "for 'remote'");
@@ -53,4 +51,5 @@ std::vector<std::string> parse_trusted_keys(Reader& reader, const YAML::Node& ke
   return out;
 }
 
-}  // namespace orc::recipe::detail
+}  // namespace detail
+}  // namespace orc::recipe

@@ -2,6 +2,7 @@
 // builds may choose from.
 #include <algorithm>
 #include <cctype>
+#include <unordered_map>
 
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/recipe/parse.hpp"
@@ -88,6 +89,9 @@ Tier parse_tier(Reader& reader, std::string name, const YAML::Node& key, const Y
 
 std::vector<Tier> parse_tiers(Reader& reader, const YAML::Node& tiers) {
   std::vector<Tier> out;
+  // Name -> index in `out`: a configuration may declare very many tiers, and
+  // a search of `out` per tier made 125,000 of them take half a minute.
+  std::unordered_map<std::string, std::size_t> declared;
   for (auto it = tiers.begin(); it != tiers.end(); ++it) {
     const YAML::Node key = it->first;
     const auto name = reader.string(key, "as a tier name");
@@ -97,9 +101,9 @@ std::vector<Tier> parse_tiers(Reader& reader, const YAML::Node& tiers) {
                             "': use letters, digits, '.', '_' and '-', starting with a letter or digit");
       continue;
     }
-    if (const auto first = std::ranges::find(out, *name, &Tier::name); first != out.end()) {
-      reader.error(key,
-                   "duplicate tier '" + *name + "' (first declared at line " + std::to_string(first->where.line) + ")");
+    if (const auto [first, inserted] = declared.try_emplace(*name, out.size()); !inserted) {
+      reader.error(key, "duplicate tier '" + *name + "' (first declared at line " +
+                            std::to_string(out[first->second].where.line) + ")");
       continue;
     }
     out.push_back(parse_tier(reader, *name, key, it->second));

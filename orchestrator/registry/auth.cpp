@@ -161,7 +161,10 @@ std::string redact_url(std::string_view url) {
   const auto scheme_end = out.find("://");
   if (scheme_end != std::string::npos) {
     const auto authority_begin = scheme_end + 3;
-    const auto authority_end = out.find_first_of("/?#", authority_begin);
+    // The authority runs to the first '/', as parse_remote reads it: a '?'
+    // or '#' before the '@' belongs to a (malformed) password, which is
+    // exactly what must not be shown.
+    const auto authority_end = out.find('/', authority_begin);
     const auto at = out.rfind('@', authority_end == std::string::npos ? out.size() : authority_end);
     if (at != std::string::npos && at >= authority_begin) out.erase(authority_begin, at + 1 - authority_begin);
   }

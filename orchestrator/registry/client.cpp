@@ -27,6 +27,11 @@ ErrorKind kind_of_status(int status) {
   }
 }
 
+std::uint64_t body_size(const std::variant<std::string, FileSlice>& body) {
+  if (const auto* slice = std::get_if<FileSlice>(&body)) return slice->size;
+  return std::get<std::string>(body).size();
+}
+
 }  // namespace
 
 Client::Client(ClientOptions options, std::shared_ptr<Transport> transport)
@@ -54,6 +59,37 @@ void Client::wait(std::chrono::milliseconds delay) const {
     m_options.sleep(delay);
   else
     std::this_thread::sleep_for(delay);
+}
+
+std::chrono::steady_clock::time_point Client::now() const {
+  return m_options.clock ? m_options.clock() : std::chrono::steady_clock::now();
+}
+
+Client::Operation::Operation(Client& client, std::string what, std::uint64_t size, Direction direction)
+    : m_client(client), m_owner(!client.m_deadline) {
+  if (!m_owner) return;
+  const auto budget = deadline_for(client.m_options.deadlines, size);
+  client.m_deadline =
+      Deadline{.report = {.what = std::move(what), .size = size, .direction = direction, .budget = budget},
+               .at = client.now() + budget};
+}
+
+Client::Operation::~Operation() {
+  if (m_owner) m_client.m_deadline.reset();
+}
+
+std::chrono::milliseconds Client::remaining() const {
+  if (!m_deadline) return m_options.deadlines.base;
+  return std::chrono::duration_cast<std::chrono::milliseconds>(m_deadline->at - now());
+}
+
+std::optional<Error> Client::past_deadline() const {
+  if (!m_deadline || remaining().count() > 0) return std::nullopt;
+  return Error{ErrorKind::timeout, timed_out_message(m_deadline->report, m_options.deadlines, display_url())};
+}
+
+void Client::moved(std::uint64_t received, std::uint64_t sent) {
+  if (m_deadline) m_deadline->report.moved += m_deadline->report.direction == Direction::download ? received : sent;
 }
 
 Error Client::http_error(const Request& request, const Response& response, std::string_view what) const {
@@ -90,7 +126,8 @@ bool Client::authenticate(const Response& response) {
     if (challenge.scheme == "bearer") {
       const std::string url = token_url(challenge);
       if (url.empty()) continue;
-      Request request{.method = "GET", .url = url, .timeout = m_options.request_timeout, .max_body = 1 << 20};
+      Request request{.method = "GET", .url = url, .timeout = remaining(), .max_body = 1 << 20};
+      if (request.timeout.count() <= 0) return false;
       // The password goes only to a token service on this registry's origin
       // or over TLS; an http realm elsewhere gets an anonymous request.
       const bool safe_realm = url.starts_with("https://") || url.starts_with(m_remote.origin + "/");
@@ -119,35 +156,41 @@ bool Client::authenticate(const Response& response) {
 }
 
 std::expected<Response, TransportError> Client::send_authenticated(Request request, BodySink* sink) {
+  const TransportError late{TransportErrorKind::timeout, "the operation's deadline passed"};
   for (int round = 0;; ++round) {
     Request sent = request;
+    // Each request gets what is left of its operation's time.
+    sent.timeout = remaining();
+    if (sent.timeout.count() <= 0) return std::unexpected(late);
     if (!m_authorization.empty()) sent.headers.emplace_back("Authorization", m_authorization);
     auto response = m_transport->send(sent, sink);
+    // A sink's bytes are counted as it takes them (DownloadSink).
+    if (response)
+      moved(sink ? 0 : response->body.size(), body_size(sent.body));
+    else
+      moved(sink ? 0 : response.error().received, response.error().sent);
     if (!response) {
       log(request.method + " " + redact_url(request.url) + " -> " + response.error().message);
       return response;
     }
     log(request.method + " " + redact_url(request.url) + " -> " + std::to_string(response->status) + "\n" +
         redact(sent.headers));
-    if (response->status != 401 || round >= k_max_auth_rounds || !authenticate(*response)) return response;
+    if (response->status != 401 || round >= k_max_auth_rounds) return response;
+    // A token service that ran the clock out is a timeout, not a refusal.
+    if (!authenticate(*response)) return remaining().count() > 0 ? std::move(response) : std::unexpected(late);
   }
 }
 
 std::expected<Response, Error> Client::exchange(Request request) {
-  // Blob bodies get no overall limit (the transport's stall timeout catches
-  // a dead peer); everything else must finish in request_timeout.
-  if (request.timeout.count() == 0 && std::holds_alternative<std::string>(request.body))
-    request.timeout = m_options.request_timeout;
   for (int attempt = 1;; ++attempt) {
     auto response = send_authenticated(request, nullptr);
+    if (response && !is_retryable_status(response->status)) return std::move(*response);
+    if (auto late = past_deadline()) return std::unexpected(std::move(*late));
     std::optional<std::chrono::milliseconds> retry_after;
     if (!response) {
       if (!is_transient(response.error().kind)) return std::unexpected(transport_error(request, response.error()));
-    } else if (is_retryable_status(response->status)) {
-      if (const auto value = response->header("Retry-After"))
-        retry_after = parse_retry_after(*value, std::chrono::system_clock::now());
-    } else {
-      return std::move(*response);
+    } else if (const auto value = response->header("Retry-After")) {
+      retry_after = parse_retry_after(*value, std::chrono::system_clock::now());
     }
     const auto delay = retry_delay(m_options.retry, attempt, retry_after);
     if (!delay) {
@@ -156,11 +199,12 @@ std::expected<Response, Error> Client::exchange(Request request) {
     }
     log("retrying " + request.method + " " + redact_url(request.url) + " in " + std::to_string(delay->count()) +
         " ms (attempt " + std::to_string(attempt + 1) + " of " + std::to_string(m_options.retry.max_attempts) + ")");
-    wait(*delay);
+    wait(std::min(*delay, remaining()));
   }
 }
 
 std::expected<void, Error> Client::ping() {
+  const Operation operation(*this, "GET /v2/ (the API check)");
   Request request{.method = "GET", .url = m_remote.origin + "/v2/"};
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());

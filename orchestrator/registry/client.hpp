@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "orchestrator/registry/auth.hpp"
+#include "orchestrator/registry/deadline.hpp"
 #include "orchestrator/registry/error.hpp"
 #include "orchestrator/registry/layout.hpp"
 #include "orchestrator/registry/protocol.hpp"
@@ -32,10 +33,13 @@ struct ClientOptions {
   std::string url;
   std::optional<Credentials> credentials;
   RetryPolicy retry;
-  // Limit for requests that are not blob transfers.
-  std::chrono::milliseconds request_timeout{60'000};
+  // The deadline of each public call, retries and resumes included.
+  DeadlinePolicy deadlines;
   // Waits between retries; tests record instead of sleeping.
   std::function<void(std::chrono::milliseconds)> sleep;
+  // The clock deadlines are measured on; empty: steady_clock. Tests step
+  // their own.
+  std::function<std::chrono::steady_clock::time_point()> clock;
   // One line per request and per retry decision, credentials redacted.
   std::function<void(std::string_view)> log;
 };
@@ -69,7 +73,11 @@ struct PutManifestResult {
   bool subject_indexed = false;
 };
 
-// One Client per thread: it remembers the Authorization that last worked.
+// One Client per thread: it remembers the Authorization that last worked,
+// and the deadline of the call under way. Every public call is one
+// operation of deadline.hpp: when its deadline passes, it fails with
+// ErrorKind::timeout, saying what timed out, after how long and with how
+// many bytes moved.
 class Client {
  public:
   // Throws util::Failure (bad_input) for a malformed URL: configuration.
@@ -132,6 +140,24 @@ class Client {
 
  private:
   class DownloadSink;
+  // The deadline of one public call, set up by the outermost one: a call
+  // made inside another (referrers' fallback, push_blob's HEAD) runs under
+  // the outer one's deadline.
+  class Operation {
+   public:
+    Operation(Client& client, std::string what, std::uint64_t size = 0, Direction direction = Direction::download);
+    ~Operation();
+    Operation(const Operation&) = delete;
+    Operation& operator=(const Operation&) = delete;
+
+   private:
+    Client& m_client;
+    bool m_owner;
+  };
+  struct Deadline {
+    TimedOut report;
+    std::chrono::steady_clock::time_point at;
+  };
 
  public:
   class BlobWriter;  // where a download's bytes go (client_blobs.cpp)
@@ -154,6 +180,14 @@ class Client {
   Error transport_error(const Request& request, const TransportError& error) const;
   void log(std::string_view line) const;
   void wait(std::chrono::milliseconds delay) const;
+  std::chrono::steady_clock::time_point now() const;
+  // What is left of the operation's time (the base budget outside one).
+  std::chrono::milliseconds remaining() const;
+  // The timeout error once the operation's deadline has passed.
+  std::optional<Error> past_deadline() const;
+  // Counts the bytes that came and went, for the message of a timeout (the
+  // ones of the operation's direction).
+  void moved(std::uint64_t received, std::uint64_t sent);
 
   std::expected<std::string, Error> start_upload();
   std::expected<std::string, Error> upload_chunks(std::string location, const BlobSource& source, std::uint64_t size,
@@ -162,7 +196,8 @@ class Client {
   ClientOptions m_options;
   Remote m_remote;
   std::shared_ptr<Transport> m_transport;
-  std::string m_authorization;  // the header value that last worked
+  std::string m_authorization;         // the header value that last worked
+  std::optional<Deadline> m_deadline;  // of the operation under way
 };
 
 }  // namespace orc::registry

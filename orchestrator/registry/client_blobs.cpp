@@ -11,6 +11,7 @@
 
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::registry {
 
@@ -22,6 +23,13 @@ constexpr std::string_view k_octet_stream = "application/octet-stream";
 // the policy's attempts. This caps the first kind (a server that cuts every
 // connection after a few bytes must not keep us forever).
 constexpr int k_max_resumes = 100;
+
+// "GET blob sha256:<hex> (301.0 MiB)": an operation on a blob, for a timeout's message.
+std::string blob_operation(std::string_view method, std::string_view digest, std::optional<std::uint64_t> size) {
+  std::string out = std::string(method) + " blob " + std::string(digest);
+  if (size) out += " (" + util::human_size(*size) + ")";
+  return out;
+}
 
 std::unexpected<Error> io_error(const std::string& what, int error_number) {
   return std::unexpected(Error{ErrorKind::io, what + ": " + std::strerror(error_number)});
@@ -73,8 +81,8 @@ class Client::BlobWriter {
 // starts over; never more than the descriptor's size.
 class Client::DownloadSink final : public BodySink {
  public:
-  DownloadSink(BlobWriter& writer, std::uint64_t& have, std::optional<std::uint64_t> size)
-      : m_writer(writer), m_have(have), m_size(size) {}
+  DownloadSink(Client& client, BlobWriter& writer, std::uint64_t& have, std::optional<std::uint64_t> size)
+      : m_client(client), m_writer(writer), m_have(have), m_size(size) {}
 
   bool start(const Response& head) override {
     const auto range = head.header("Content-Range");
@@ -100,10 +108,12 @@ class Client::DownloadSink final : public BodySink {
       return false;
     }
     m_have += bytes.size();
+    m_client.moved(bytes.size(), 0);
     return m_writer.write(bytes);
   }
 
  private:
+  Client& m_client;
   BlobWriter& m_writer;
   std::uint64_t& m_have;
   std::optional<std::uint64_t> m_size;
@@ -190,7 +200,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
     Request request{.method = "GET", .url = url};
     if (have > 0) request.headers.emplace_back("Range", "bytes=" + std::to_string(have) + "-");
     const std::uint64_t before = have;
-    DownloadSink sink(writer, have, size);
+    DownloadSink sink(*this, writer, have, size);
     auto response = send_authenticated(request, &sink);
     writer.flush();
     if (writer.failure) {
@@ -198,9 +208,11 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
       error.message = "GET " + redact_url(url) + ": " + error.message;
       return std::unexpected(std::move(error));
     }
+    if (response && response->ok() && (!size || have >= *size)) break;
+    // A resume gets no fresh budget: the deadline is the whole download's.
+    if (auto late = past_deadline()) return std::unexpected(std::move(*late));
     std::optional<std::chrono::milliseconds> retry_after;
     if (response && response->ok()) {
-      if (!size || have >= *size) break;
       // The connection ended cleanly but early: resume like a broken one.
     } else if (response && response->status == 416 && have > 0) {
       // Our bytes are not a prefix the server can continue: start over.
@@ -223,7 +235,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
           Error{ErrorKind::unreachable, "GET " + redact_url(url) + ": the transfer kept ending early"});
     }
     log("resuming " + digest + " at byte " + std::to_string(have) + " in " + std::to_string(delay->count()) + " ms");
-    wait(*delay);
+    wait(std::min(*delay, remaining()));
   }
   return {};
 }
@@ -231,6 +243,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
 std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string_view digest) {
   if (!is_sha256_digest(digest))
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  const Operation operation(*this, blob_operation("HEAD", digest, std::nullopt));
   Request request{.method = "HEAD", .url = api_url("blobs/" + std::string(digest))};
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
@@ -250,6 +263,7 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
                                               const std::filesystem::path& destination, Durability durability) {
   if (!is_sha256_digest(digest))
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  const Operation operation(*this, blob_operation("GET", digest, size), size.value_or(0));
   const std::filesystem::path partial = destination.string() + ".partial";
   BackgroundSha256 hasher;
   std::uint64_t have = 0;
@@ -300,6 +314,7 @@ std::expected<void, Error> Client::stream_blob(std::string_view digest, std::uin
                                                const std::function<bool(std::string_view)>& receive) {
   if (!is_sha256_digest(digest))
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+  const Operation operation(*this, blob_operation("GET", digest, size), size);
   std::uint64_t have = 0;
   Receiver writer(receive);
   return download(std::string(digest), size, have, writer);
@@ -362,6 +377,8 @@ std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, cons
   } else {
     size = std::get<std::string>(source).size();
   }
+  // One deadline for the HEAD, the start and every byte of the upload.
+  const Operation operation(*this, blob_operation("PUT", digest, size), size, Direction::upload);
   auto existing = blob_size(digest);
   if (!existing) return std::unexpected(existing.error());
   if (*existing) {

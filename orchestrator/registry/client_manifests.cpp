@@ -32,6 +32,7 @@ std::expected<PutManifestResult, Error> Client::put_manifest(std::string_view re
   const std::string digest = sha256_digest(body);
   if (is_sha256_digest(reference) && reference != digest)
     return invalid("manifest bytes hash to " + digest + ", not " + std::string(reference));
+  const Operation operation(*this, "PUT manifest " + std::string(reference), 0, Direction::upload);
   Request request{.method = "PUT", .url = api_url("manifests/" + std::string(reference)), .body = std::string(body)};
   request.headers.emplace_back("Content-Type", std::string(media_type));
   auto response = exchange(request);
@@ -46,6 +47,7 @@ std::expected<PutManifestResult, Error> Client::put_manifest(std::string_view re
 
 std::expected<FetchedManifest, Error> Client::get_manifest(std::string_view reference) {
   if (!is_reference(reference)) return invalid("bad manifest reference '" + std::string(reference) + "'");
+  const Operation operation(*this, "GET manifest " + std::string(reference));
   Request request{
       .method = "GET", .url = api_url("manifests/" + std::string(reference)), .max_body = k_max_manifest_bytes};
   request.headers.emplace_back("Accept", accept_manifests());
@@ -70,6 +72,8 @@ std::expected<FetchedManifest, Error> Client::get_manifest(std::string_view refe
 }
 
 std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t page_size) {
+  // One deadline for every page.
+  const Operation operation(*this, "GET the tag list");
   std::vector<std::string> tags;
   std::string url = api_url("tags/list") + (page_size ? "?n=" + std::to_string(page_size) : "");
   const std::string same_repository = api_url("tags/list");
@@ -107,6 +111,7 @@ std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t pag
 std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view digest,
                                                                 std::string_view artifact_type) {
   if (!is_sha256_digest(digest)) return invalid("bad digest '" + std::string(digest) + "'");
+  const Operation operation(*this, "GET the referrers of " + std::string(digest));
   Request request{
       .method = "GET", .url = api_url("referrers/" + std::string(digest)), .max_body = k_max_manifest_bytes};
   if (!artifact_type.empty()) request.url += "?artifactType=" + url_encode(artifact_type);
@@ -138,6 +143,7 @@ std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view
 std::expected<std::string, Error> Client::put_referrer(const Manifest& parsed, std::string_view body) {
   if (!parsed.subject) return invalid("put_referrer: the manifest has no subject");
   const std::string digest = sha256_digest(body);
+  const Operation operation(*this, "PUT referrer " + digest + " of " + parsed.subject->digest, 0, Direction::upload);
   auto put = put_manifest(digest, parsed.media_type, body);
   if (!put) return std::unexpected(put.error());
   if (put->subject_indexed) return digest;

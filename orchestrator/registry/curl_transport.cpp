@@ -109,6 +109,12 @@ TransportErrorKind classify(CURLcode rc) {
   }
 }
 
+// Body bytes of the last exchange, one way (CURLINFO_SIZE_DOWNLOAD_T or _UPLOAD_T).
+std::uint64_t transferred(CURL* h, CURLINFO info) {
+  curl_off_t bytes = 0;
+  return curl_easy_getinfo(h, info, &bytes) == CURLE_OK && bytes > 0 ? static_cast<std::uint64_t>(bytes) : 0;
+}
+
 class CurlTransport final : public Transport {
  public:
   explicit CurlTransport(CurlOptions options) : m_options(std::move(options)) {}
@@ -199,7 +205,8 @@ class CurlTransport final : public Transport {
     if (ex.too_large)
       return std::unexpected(TransportError{
           TransportErrorKind::too_large, "response body larger than " + std::to_string(request.max_body) + " bytes"});
-    return std::unexpected(TransportError{classify(rc), detail});
+    return std::unexpected(TransportError{classify(rc), detail, transferred(h, CURLINFO_SIZE_DOWNLOAD_T),
+                                          transferred(h, CURLINFO_SIZE_UPLOAD_T)});
   }
 
   CurlOptions m_options;

@@ -14,6 +14,8 @@ std::string_view to_string(ErrorKind kind) {
       return "digest mismatch";
     case ErrorKind::unreachable:
       return "unreachable";
+    case ErrorKind::timeout:
+      return "timed out";
     case ErrorKind::server:
       return "server error";
     case ErrorKind::protocol:

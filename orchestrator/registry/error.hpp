@@ -13,7 +13,8 @@ enum class ErrorKind {
   unauthorized,     // 401 after every credential we have was tried
   denied,           // 403: authenticated but not allowed
   digest_mismatch,  // the bytes do not hash to the digest asked for
-  unreachable,      // no connection, connection lost, timeouts (after retries)
+  unreachable,      // no connection, connection lost, stalled (after retries)
+  timeout,          // the operation's deadline passed (deadline.hpp): the message says which
   server,           // 429 / 5xx that outlived the retries
   protocol,         // an answer the distribution spec does not allow, bad JSON
   io,               // a local file could not be read or written

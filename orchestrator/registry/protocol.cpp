@@ -83,14 +83,18 @@ std::expected<Remote, Error> parse_remote(std::string_view url) {
   std::string_view repository = rest.substr(slash + 1);
   while (repository.ends_with('/')) repository.remove_suffix(1);
   Remote remote;
+  bool userinfo_has_raw_delimiter = false;
   if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
     const std::string_view userinfo = authority.substr(0, at);
+    userinfo_has_raw_delimiter = userinfo.find_first_of("?#") != std::string_view::npos;
     const auto colon = userinfo.find(':');
     remote.credentials = Credentials{percent_decode(userinfo.substr(0, colon)),
                                      colon == std::string_view::npos ? "" : percent_decode(userinfo.substr(colon + 1))};
     authority = authority.substr(at + 1);
   }
   if (authority.empty()) return bad("no host");
+  if (authority.find_first_of("?#") != std::string_view::npos || (remote.credentials && userinfo_has_raw_delimiter))
+    return bad("a '?' or '#' before the repository: percent-encode it in a user name or password (%3F, %23)");
   if (repository.find_first_of("?#") != std::string_view::npos) return bad("a query or fragment has no meaning here");
   if (!is_valid_repository(repository))
     return bad("'" + std::string(repository) +

@@ -37,8 +37,8 @@ struct Request {
   std::string url;  // absolute, percent-encoded; never carries credentials
   Headers headers;
   std::variant<std::string, FileSlice> body;
-  // Limit for the whole exchange; zero means none (blob transfers: a stall
-  // timeout in the transport catches a dead peer instead).
+  // Limit for the whole exchange; zero means none. The Client gives each
+  // request what is left of its operation's deadline (deadline.hpp).
   std::chrono::milliseconds timeout{0};
   // Responses held in memory (manifests, tag lists, errors) larger than this
   // fail with TransportErrorKind::too_large: a registry is untrusted.
@@ -79,6 +79,9 @@ enum class TransportErrorKind {
 struct TransportError {
   TransportErrorKind kind = TransportErrorKind::other;
   std::string message;  // the transport's detail (curl's error text)
+  // Body bytes received and sent before it failed, for a timeout's message.
+  std::uint64_t received = 0;
+  std::uint64_t sent = 0;
 };
 
 // Whether a retry may help: connect, timeout, broken.

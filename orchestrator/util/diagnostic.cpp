@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "orchestrator/util/redact.hpp"
+
 namespace orc::util {
 
 namespace {
@@ -43,16 +45,22 @@ std::string Diagnostic::headline() const {
   }
   out += message;
   if (!suggestion.empty()) out += " (did you mean '" + suggestion + "'?)";
-  return out;
+  // Messages quote what users wrote (a path, a name, a CLI argument), which
+  // may be a URL with a password in it.
+  return redact_credentials(out);
 }
 
 std::string Diagnostic::render() const {
   std::string out = headline() + '\n';
   if (!source_line.empty() && where.col > 0) {
-    out += "    " + source_line + '\n';
+    // The line is redacted here, where every excerpt is printed, because a
+    // line that failed to parse was never seen as a URL by anything else.
+    const std::string shown = redact_credentials(source_line);
+    out += "    " + shown + '\n';
     std::string pad;
-    const auto upto = std::min<std::size_t>(static_cast<std::size_t>(where.col - 1), source_line.size());
-    for (std::size_t i = 0; i < upto; ++i) pad += source_line[i] == '\t' ? '\t' : ' ';
+    const auto col = std::min<std::size_t>(static_cast<std::size_t>(where.col - 1), source_line.size());
+    const auto upto = std::min(redacted_offset(source_line, col), shown.size());
+    for (std::size_t i = 0; i < upto; ++i) pad += shown[i] == '\t' ? '\t' : ' ';
     out += "    " + pad + "^\n";
   }
   return out;

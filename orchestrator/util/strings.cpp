@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <limits>
 
 namespace orc::util {
@@ -55,6 +56,20 @@ std::string join(std::span<const std::string> parts, std::string_view separator)
 
 bool starts_with_ci(std::string_view s, std::string_view prefix) {
   return s.size() >= prefix.size() && to_lower(s.substr(0, prefix.size())) == to_lower(prefix);
+}
+
+std::string human_size(std::uint64_t bytes) {
+  static constexpr const char* k_units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(k_units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  char text[32];
+  std::snprintf(text, sizeof text, "%.1f %s", value, k_units[unit]);
+  return text;
 }
 
 std::size_t edit_distance(std::string_view a, std::string_view b) {

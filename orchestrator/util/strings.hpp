@@ -1,5 +1,6 @@
 #pragma once
 // Small string helpers shared by every parser.
+#include <cstdint>
 #include <span>
 #include <string>
 #include <string_view>
@@ -16,6 +17,8 @@ std::vector<std::string> split_any(std::string_view s, std::string_view separato
 std::vector<std::string_view> split_words(std::string_view text);
 std::string join(std::span<const std::string> parts, std::string_view separator);
 bool starts_with_ci(std::string_view s, std::string_view prefix);
+// "541.6 MiB": binary units, one decimal; bytes as they are below 1 KiB.
+std::string human_size(std::uint64_t bytes);
 
 // Optimal string alignment distance (Levenshtein plus adjacent transposition).
 std::size_t edit_distance(std::string_view a, std::string_view b);

@@ -7,12 +7,21 @@
 #include <string_view>
 
 #include "orchestrator/recipe/config.hpp"
+#include "orchestrator/util/redact.hpp"
 
 namespace {
 
 // A broken promise is a crash, so the fuzzer keeps the input that caused it.
 void check(bool ok) {
   if (!ok) std::abort();
+}
+
+// What a user sees of a diagnostic holds no URL credentials: every userinfo
+// left in it is the "***" that replaced one.
+void check_redacted(const orc::util::Diagnostic& d) {
+  const std::string shown = d.render();
+  for (const auto& span : orc::util::credential_spans(shown))
+    check(std::string_view(shown).substr(span.begin, span.end - span.begin) == orc::util::k_redacted);
 }
 
 }  // namespace
@@ -32,9 +41,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       check(!d.message.starts_with("internal error"));
       check(d.where.line >= 0 && d.where.col >= 0);
       check(!d.headline().empty());
+      check_redacted(d);
     }
     return 0;
   }
+  for (const auto& w : result->warnings) check_redacted(w);
   // A Config is only returned whole: every recipe names known tiers and
   // every tier has devices.
   for (const auto& tier : result->tiers) check(!tier.gpus.empty());

@@ -9,12 +9,16 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <random>
 #include <regex>
 #include <sstream>
 
 #include "orchestrator/app/build.hpp"
+#include "orchestrator/app/cache_cmd.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/process.hpp"
 
 namespace orc::integration {
@@ -107,6 +111,67 @@ TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {
                             R"(\(did you mean 'build/lib/libx\.so'\?\))");
   EXPECT_TRUE(std::regex_match(missed.errors[0], expected)) << missed.errors[0];
   EXPECT_TRUE(missed.manifest.empty());
+}
+
+std::size_t count_blobs(const fs::path& store) {
+  std::size_t n = 0;
+  for (const auto& e : fs::recursive_directory_iterator(store / "blobs.v1")) n += e.is_regular_file() ? 1 : 0;
+  return n;
+}
+
+void set_schema_version(const fs::path& index, const std::string& version) {
+  const auto done =
+      run_process({"python3", "-c",
+                   "import sqlite3,sys; db=sqlite3.connect(sys.argv[1]); "
+                   "db.execute(\"UPDATE meta SET value=? WHERE key='schema_version'\", (sys.argv[2],)); db.commit()",
+                   index.string(), version});
+  ASSERT_EQ(done.exit_code, 0) << done.output;
+}
+
+// Issue 11: a store `orchestrate build` filled, then its index deleted, made
+// random bytes, or given a newer schema version. gc refuses (exit 2, saying
+// what to run) and deletes nothing; `cache verify --rebuild-index` gives back
+// the rows `cache ls` showed; gc then keeps every blob, and the next build is
+// a hit. The store holds the library once: no pack beside it.
+TEST_F(BuildOnHost, ADamagedIndexIsNeverCollectedAndIsRebuiltFromTheManifests) {
+  ASSERT_EQ(build("nested").status, app::BuildStatus::built);
+  const fs::path store = m_dir.path() / "store";
+  const fs::path index = store / "index.v1.sqlite";
+  const app::CacheRequest ls{.store_root = store, .json = true};
+  const std::string listed = app::cache_ls(ls).out;
+  const std::size_t blobs = count_blobs(store);
+  EXPECT_EQ(blobs, 4u) << "the library, the build log, the manifest and its signature";
+  const std::vector<std::pair<std::string, std::function<void()>>> damages = {
+      {"deleted", [&] { fs::remove(index); }},
+      {"random bytes",
+       [&] {
+         std::string bytes(fs::file_size(index), '\0');
+         std::mt19937 random(11);
+         for (char& c : bytes) c = static_cast<char>(random());
+         std::ofstream(index, std::ios::binary | std::ios::trunc) << bytes;
+       }},
+      {"schema version 3", [&] { set_schema_version(index, "3"); }}};
+  for (const auto& [what, damage] : damages) {
+    SCOPED_TRACE(what);
+    damage();
+    try {
+      app::cache_gc({.store_root = store});
+      ADD_FAILURE() << "gc ran on an index that is " << what;
+    } catch (const util::Failure& refused) {
+      EXPECT_EQ(refused.code(), util::ExitCode::bad_input);
+      EXPECT_NE(std::string(refused.what()).find("orchestrate cache verify --rebuild-index"), std::string::npos)
+          << refused.what();
+    }
+    EXPECT_EQ(count_blobs(store), blobs);
+    const app::CacheOutput rebuilt =
+        app::cache_verify({.store_root = store, .rebuild_index = true, .config = m_dir.path() / "orchestrate.yaml"});
+    EXPECT_EQ(rebuilt.exit_code, 0) << rebuilt.out << rebuilt.err;
+    EXPECT_NE(rebuilt.out.find("1 artifact set(s), 1 verified, 0 left out"), std::string::npos) << rebuilt.out;
+    EXPECT_EQ(app::cache_ls(ls).out, listed);
+    EXPECT_EQ(app::cache_gc({.store_root = store}).out.find("removed 0 artifact set(s), 0 blob(s)"), 0u);
+    EXPECT_EQ(count_blobs(store), blobs);
+  }
+  EXPECT_EQ(build("nested").status, app::BuildStatus::cached);
 }
 
 // Issue 11: such a name made the store fail (exit 3, "an outside system

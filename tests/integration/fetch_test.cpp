@@ -31,6 +31,8 @@
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/strings.hpp"
+#include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
 
 extern char** environ;
@@ -85,6 +87,7 @@ class Registry {
     if (m_port) run_process({script("stop-registry.sh"), m_dir.string()});
   }
   const std::string& error() const { return m_error; }
+  int port() const { return m_port; }
   std::string url(std::string_view credentials = {}) const {
     return "http://" + std::string(credentials) + (credentials.empty() ? "" : "@") +
            "127.0.0.1:" + std::to_string(m_port) + "/team/artifacts";
@@ -323,6 +326,66 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   expect_store_intact(s_b);
 }
 
+// Issue 11: the store keeps each file once and no pack; push packs the
+// layer from the file blobs. What it pushes is what the signed manifest
+// names: the config blob is the manifest the signature signs, and the layer
+// holds exactly its files, byte for byte; pushing again sends nothing new.
+TEST_F(FetchSuite, ThePushedLayerHoldsTheFilesTheSignedManifestNames) {
+  const fs::path data = data_file("once", 2 << 20, 5);
+  const std::string hex = seed("once", "tier-new", {root() / "bin/saxpy.fatbin", data});
+  std::string manifest_bytes, signature_text;
+  {
+    cache::Store store = cache::Store::open(s_a.store).value();
+    const cache::IndexEntry row = store.index().resolve(hex).value();
+    EXPECT_TRUE(row.pack.empty()) << "a pack was stored beside the files";
+    manifest_bytes = store.read_blob(hex).value();
+    signature_text = store.read_blob(row.signature).value();
+  }
+  const json pushed = s_a.push("once");
+  ASSERT_EQ(pushed["pushed"].size(), 1u) << pushed;
+  const auto artifact =
+      registry::parse_manifest(read(s_registry->blob_data(pushed["pushed"][0]["artifact"].get<std::string>()))).value();
+  EXPECT_EQ(artifact.config.digest, "sha256:" + hex);
+  const std::string config = read(s_registry->blob_data(artifact.config.digest));
+  EXPECT_EQ(config, manifest_bytes);
+  const cache::TrustedKeys trusted{{cache::load_public_key(s_a.keys)->key_id(), *cache::load_public_key(s_a.keys)}};
+  EXPECT_EQ(cache::verify_manifest(config, signature_text, trusted).status, cache::VerifyStatus::verified);
+
+  ASSERT_EQ(artifact.layers.size(), 1u);
+  const fs::path out = root() / "once-layer";
+  const auto files =
+      cache::unpack(s_registry->blob_data(artifact.layers[0].digest), out, {.sync = false, .hash = true});
+  ASSERT_TRUE(files) << files.error().message;
+  const auto manifest = cache::parse_manifest(config).value();
+  ASSERT_EQ(files->size(), manifest.files.size());
+  for (const auto& f : manifest.files) {
+    const auto it = std::ranges::find(*files, f.path, &cache::UnpackedFile::name);
+    ASSERT_NE(it, files->end()) << f.path;
+    EXPECT_EQ(it->sha256, f.sha256) << f.path;
+    EXPECT_EQ(it->size, f.size) << f.path;
+  }
+  EXPECT_EQ(read(out / "data.bin"), read(data));
+
+  // The index remembers what the files packed to, so pushing the set again
+  // where the registry holds that layer packs nothing: it does not even read
+  // the files (here one is moved away meanwhile) and uploads nothing.
+  fs::path blob;
+  {
+    cache::Store store = cache::Store::open(s_a.store).value();
+    const cache::IndexEntry row = store.index().resolve(hex).value();
+    const auto remembered = store.index().packed_layer(cache::pack_key(row)).value();
+    ASSERT_TRUE(remembered);
+    EXPECT_EQ("sha256:" + remembered->digest, artifact.layers[0].digest);
+    EXPECT_EQ(remembered->size, artifact.layers[0].size);
+    blob = store.blob_path(manifest.files.front().sha256);
+  }
+  fs::rename(blob, root() / "moved-away");
+  const json again = s_a.push("once");
+  fs::rename(root() / "moved-away", blob);
+  EXPECT_EQ(again["pushed"][0]["uploaded"], 0) << again;
+  EXPECT_EQ(again["pushed"][0]["artifact"], pushed["pushed"][0]["artifact"]);
+}
+
 // Issue 11: -o naming a symlink was refused only at the end, by the rename
 // onto it, and as "an outside system failed" (exit 3). It is bad input,
 // said before anything is read, and the link and its target stay as they were.
@@ -536,7 +599,8 @@ TEST_F(FetchSuite, WrongOrMissingSignatureIsRefusedUnlessInsecure) {
 
 // A layer no honest pack makes, signed with the trusted key so that only the
 // unpacker stands between it and the disk.
-std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& entries) {
+std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::string, std::string>>& entries,
+                         unsigned perm = 0644) {
   archive* a = archive_write_new();
   archive_write_set_format_pax_restricted(a);
   archive_write_add_filter_zstd(a);
@@ -544,7 +608,7 @@ std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::s
   for (const auto& [name, link] : entries) {
     archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, name.c_str());
-    archive_entry_set_perm(e, 0644);
+    archive_entry_set_perm(e, perm);
     if (!link.empty()) {
       archive_entry_set_filetype(e, AE_IFLNK);
       archive_entry_set_symlink(e, link.c_str());
@@ -562,12 +626,41 @@ std::string crafted_pack(const fs::path& out, const std::vector<std::pair<std::s
   return read(out);
 }
 
+// The signed manifest of a crafted layer: one file, "evil" ("evil\n"), with
+// SASS for the tier, and `mode` (none: a manifest of before modes were signed).
+cache::Manifest crafted_manifest(const std::string& recipe, std::optional<unsigned> mode = std::nullopt) {
+  cache::Manifest manifest{.recipe = recipe,
+                           .framework = "nvcc",
+                           .tier = "tier-new",
+                           .key = "crafted",
+                           .source_kind = "path",
+                           .source_revision = "tree:x",
+                           .engine = "host",
+                           .image = "host",
+                           .toolkit = "13.0",
+                           .created = "2026-01-01T00:00:00Z"};
+  manifest.files.push_back({.path = "evil",
+                            .sha256 = std::string(registry::digest_hex(registry::sha256_digest("evil\n"))),
+                            .size = 5,
+                            .embedded_sass = {"sm_100", "sm_90"},
+                            .mode = mode});
+  return manifest;
+}
+
+// Pushes `pack` as the layer of `manifest`, signed with the trusted key.
+void push_crafted(const cache::Manifest& manifest, const fs::path& pack, const fs::path& keys,
+                  const std::string& remote) {
+  const auto key = cache::load_signing_key(keys).value();
+  auto client = make_client(remote);
+  const std::string bytes = cache::canonical_json(manifest);
+  const SetBlobs set{
+      .manifest = bytes, .signature = cache::signature_json(cache::sign_manifest(key, bytes)), .pack = pack};
+  ASSERT_TRUE(push_blobs(*client, set, TransferProgress(nullptr, Terminal::no)).has_value());
+}
+
 TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
   const fs::path outside = root() / "outside";
   fs::create_directories(outside);
-  const auto key = cache::load_signing_key(root() / "keys-a").value();
-  auto client = make_client(s_registry->url());
-  const TransferProgress quiet(nullptr, Terminal::no);
   const std::vector<std::pair<std::string, std::vector<std::pair<std::string, std::string>>>> cases = {
       {"evil-dotdot", {{"../../outside/dotdot", ""}}},
       {"evil-absolute", {{(outside / "absolute").string(), ""}}},
@@ -578,24 +671,7 @@ TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
     SCOPED_TRACE(recipe);
     const fs::path pack = root() / (recipe + ".tar.zst");
     crafted_pack(pack, entries);
-    cache::Manifest manifest{.recipe = recipe,
-                             .framework = "nvcc",
-                             .tier = "tier-new",
-                             .key = "crafted",
-                             .source_kind = "path",
-                             .source_revision = "tree:x",
-                             .engine = "host",
-                             .image = "host",
-                             .toolkit = "13.0",
-                             .created = "2026-01-01T00:00:00Z"};
-    manifest.files.push_back({.path = "evil",
-                              .sha256 = std::string(registry::digest_hex(registry::sha256_digest("evil\n"))),
-                              .size = 5,
-                              .embedded_sass = {"sm_100", "sm_90"}});
-    const std::string bytes = cache::canonical_json(manifest);
-    const SetBlobs set{
-        .manifest = bytes, .signature = cache::signature_json(cache::sign_manifest(key, bytes)), .pack = pack};
-    ASSERT_TRUE(push_blobs(*client, set, quiet).has_value());
+    push_crafted(crafted_manifest(recipe), pack, root() / "keys-a", s_registry->url());
     const fs::path out = root() / ("out-" + recipe);
     const auto fetched = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", out.string()});
     EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
@@ -603,6 +679,45 @@ TEST_F(FetchSuite, HostileLayersAreRefusedAndWriteNothingOutside) {
     EXPECT_TRUE(fs::is_empty(outside)) << "something was written outside DIR";
     EXPECT_FALSE(fs::exists(out));
     EXPECT_FALSE(has_set(s_b, recipe));
+  }
+  expect_store_intact(s_b);
+}
+
+// A layer swapped under a valid signature: its tar header gives a file a
+// mode the signed manifest does not (0777, or setuid). Refused as a digest
+// mismatch is (exit 1, "refusing the layer"), and nothing lands in DIR or
+// the store. A manifest of before modes were signed still fetches: its file
+// lands 0755 (the owner could execute it), never 0777.
+TEST_F(FetchSuite, ALayersModesOutsideTheSignatureAreRefused) {
+  struct Case {
+    std::string recipe;
+    std::optional<unsigned> signed_mode;
+    unsigned layer_mode;
+    std::string refusal;  // empty: fetched
+  };
+  const std::vector<Case> cases = {
+      {"mode-swapped", 0644u, 0777, "'evil' has mode 0777 in the layer; the signed manifest says 0644"},
+      {"mode-setuid", 0755u, 04755, "'evil' has mode 4755 in the layer; the signed manifest says 0755"},
+      {"mode-unsigned", std::nullopt, 0777, ""},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.recipe);
+    const fs::path pack = root() / (c.recipe + ".tar.zst");
+    crafted_pack(pack, {{"evil", ""}}, c.layer_mode);
+    push_crafted(crafted_manifest(c.recipe, c.signed_mode), pack, root() / "keys-a", s_registry->url());
+    const fs::path out = root() / ("out-" + c.recipe);
+    const auto fetched = s_b.run({"fetch", c.recipe, "--tier", "tier-new", "-o", out.string()});
+    if (c.refusal.empty()) {
+      ASSERT_EQ(fetched.exit_code, 0) << fetched.output;
+      EXPECT_EQ(fs::status(out / "evil").permissions(), static_cast<fs::perms>(0755));
+      continue;
+    }
+    EXPECT_EQ(fetched.exit_code, 1) << fetched.output;
+    EXPECT_NE(fetched.output.find("refusing the layer of sha256:"), std::string::npos) << fetched.output;
+    EXPECT_NE(fetched.output.find(c.refusal), std::string::npos) << fetched.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_TRUE(names_in(root(), ".out-" + c.recipe).empty());
+    EXPECT_FALSE(has_set(s_b, c.recipe));
   }
   expect_store_intact(s_b);
 }
@@ -617,7 +732,7 @@ std::string seed_attested(const fs::path& store_root, const fs::path& keys, cons
   auto store = cache::Store::open(store_root);
   auto key = cache::load_signing_key(keys);
   if (!store || !key) return {};
-  cache::NewArtifactSet set{.key = &*key, .verified = true, .pack = true};
+  cache::NewArtifactSet set{.key = &*key, .verified = true};
   set.manifest = {.recipe = recipe,
                   .framework = "nvcc",
                   .tier = "tier-new",
@@ -729,6 +844,86 @@ TEST_F(FetchSuite, RequireSmokeServesOnlyAnAttestedSet) {
   EXPECT_EQ(json::parse(newest.output)["digest"], "sha256:" + partial);
   EXPECT_EQ(json::parse(newest.output)["verified"], (json{{"digest", true}, {"signature", true}, {"archs", true}}));
   expect_store_intact(s_b);
+}
+
+// A registry that sends a byte every 0.4 s passes curl's stall check (1 B/s)
+// forever; each operation's deadline ends it, saying which operation timed
+// out: the layer of a fetch, the manifest of a pull, the upload of a push.
+// Exit 3 each time, and nothing is left. The same commands with the same
+// deadlines, straight to the registry, succeed.
+TEST_F(FetchSuite, ATricklingRegistryTimesOutNamingTheOperation) {
+  seed("trickle", "tier-new", {root() / "bin/saxpy.fatbin", data_file("trickle", 256 << 10, 7)});
+  const std::string artifact = s_a.push("trickle")["pushed"][0]["artifact"];
+  const auto layer = registry::parse_manifest(read(s_registry->blob_data(artifact))).value().layers.at(0);
+  const std::vector<std::string> deadline = {"--timeout", "2", "--min-rate", "1MiB"};
+  const auto with_deadline = [&](std::vector<std::string> args) {
+    args.insert(args.end(), deadline.begin(), deadline.end());
+    return args;
+  };
+  Machine m = s_b;
+  m.store = root() / "store-trickle";
+  const auto through = [&](const std::string& needle) {
+    return std::make_unique<integration::FaultProxy>(s_registry->port(),
+                                                     integration::ProxyFault{.trickle_after = needle});
+  };
+  const auto proxied = [&](const integration::FaultProxy& proxy, const Machine& base) {
+    Machine slow = base;
+    slow.remote = "http://127.0.0.1:" + std::to_string(proxy.port()) + "/team/artifacts";
+    return slow;
+  };
+  const fs::path out = root() / "out-trickle";
+  {
+    const auto proxy = through("/blobs/" + layer.digest);
+    const auto fetched =
+        proxied(*proxy, m).run(with_deadline({"fetch", "trickle", "--tier", "tier-new", "-o", out.string()}));
+    EXPECT_TRUE(proxy->did_trickle());
+    EXPECT_EQ(fetched.exit_code, 3) << fetched.output;
+    EXPECT_NE(
+        fetched.output.find("GET blob " + layer.digest + " (" + util::human_size(layer.size) +
+                            ") from http://127.0.0.1:" + std::to_string(proxy->port()) + "/team/artifacts timed out: "),
+        std::string::npos)
+        << fetched.output;
+    EXPECT_NE(fetched.output.find(" of " + util::human_size(layer.size) + " came within its deadline of "),
+              std::string::npos)
+        << fetched.output;
+    EXPECT_NE(
+        fetched.output.find("(2 s + " + util::human_size(layer.size) + " at 1.0 MiB/s); --timeout and --min-rate"),
+        std::string::npos)
+        << fetched.output;
+    EXPECT_FALSE(fs::exists(out));
+    EXPECT_FALSE(has_set(m, "trickle"));
+    expect_store_intact(m);
+  }
+  {
+    const auto proxy = through("/manifests/trickle--tier-new ");
+    const auto pulled = proxied(*proxy, m).run(with_deadline({"pull", "trickle", "--tier", "tier-new"}));
+    EXPECT_EQ(pulled.exit_code, 3) << pulled.output;
+    EXPECT_NE(pulled.output.find("GET manifest trickle--tier-new from http://127.0.0.1:" +
+                                 std::to_string(proxy->port()) + "/team/artifacts timed out: "),
+              std::string::npos)
+        << pulled.output;
+    EXPECT_NE(pulled.output.find("within its deadline of 2 s (the budget of a small exchange)"), std::string::npos)
+        << pulled.output;
+    EXPECT_FALSE(has_set(m, "trickle"));
+  }
+  seed("trickle-push", "tier-new", {root() / "bin/saxpy.fatbin", data_file("trickle-push", 64 << 10, 8)});
+  {
+    const auto proxy = through("/blobs/uploads/");
+    const auto pushed = proxied(*proxy, s_a).run(with_deadline({"push", "trickle-push", "--tier", "tier-new"}));
+    EXPECT_EQ(pushed.exit_code, 3) << pushed.output;
+    EXPECT_NE(pushed.output.find("PUT blob sha256:"), std::string::npos) << pushed.output;
+    EXPECT_NE(pushed.output.find("/team/artifacts timed out: "), std::string::npos) << pushed.output;
+  }
+  // At the registry's own pace the same deadlines are plenty.
+  const auto pushed = s_a.run(with_deadline({"push", "trickle-push", "--tier", "tier-new"}));
+  EXPECT_EQ(pushed.exit_code, 0) << pushed.output;
+  const auto fetched = m.run(with_deadline({"fetch", "trickle", "--tier", "tier-new", "-o", out.string()}));
+  ASSERT_EQ(fetched.exit_code, 0) << fetched.output;
+  EXPECT_EQ(read(out / "data.bin"), read(root() / "data/trickle/data.bin"));
+  // A deadline that is not a number of seconds is bad input.
+  const auto bad = m.run({"fetch", "trickle", "--tier", "tier-new", "--timeout", "soon"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  expect_store_intact(m);
 }
 
 // Last: it stops the suite's registry.

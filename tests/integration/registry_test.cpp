@@ -15,7 +15,7 @@
 
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/registry/digest.hpp"
-#include "tests/integration/cut_proxy.hpp"
+#include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
 
 namespace orc::registry {
@@ -198,7 +198,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
 
   // A connection cut 1 MiB into a blob: the client resumes with Range.
   {
-    integration::CutProxy proxy(registry.port(), 1 << 20);
+    integration::FaultProxy proxy(registry.port(), {.cut_after = 1 << 20});
     auto through_proxy = client(registry.url("team/artifacts", proxy.port()));
     log.clear();
     const fs::path out = dir.path() / "resumed";

@@ -1,5 +1,5 @@
-// A build's round trip through the store: files, log, signed manifest and
-// pack in; manifest, signature verdict and files back.
+// A build's round trip through the store: files, log and signed manifest
+// in; manifest, signature verdict and files back.
 #include "orchestrator/cache/artifact_set.hpp"
 
 #include <gtest/gtest.h>
@@ -11,6 +11,8 @@
 namespace orc::cache {
 namespace {
 
+namespace fs = std::filesystem;
+
 class ArtifactSet : public testing::TempDirTest {
  protected:
   NewArtifactSet new_set(const SigningKey* key) {
@@ -21,8 +23,7 @@ class ArtifactSet : public testing::TempDirTest {
             .sources = {write("out/libvision.so", "so bytes"), write("out/vision.whl", "wheel bytes")},
             .build_log = write("build.log", "log lines\n"),
             .key = key,
-            .verified = true,
-            .pack = true};
+            .verified = true};
   }
 };
 
@@ -48,12 +49,38 @@ TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
   EXPECT_FALSE(loaded->manifest.created.empty());
   EXPECT_EQ(load_artifact_set(store, *stored, {})->signature.status, VerifyStatus::unknown_key);
 
-  // The pack unpacks to the same files.
-  ASSERT_FALSE(stored->pack.empty());
-  const auto files = unpack(store.blob_path(stored->pack), m_dir / "fetched");
+  // No pack is stored; the one push makes from the blobs unpacks to the same files.
+  EXPECT_TRUE(stored->pack.empty());
+  ASSERT_TRUE(pack_stored_set(store, *stored, m_dir / "layer.tar.zst"));
+  const auto files = unpack(m_dir / "layer.tar.zst", m_dir / "fetched");
   ASSERT_TRUE(files) << files.error().message;
   EXPECT_EQ(slurp(m_dir / "fetched/lib/libvision.so"), "so bytes");
   EXPECT_EQ(slurp(m_dir / "fetched/vision.whl"), "wheel bytes");
+}
+
+// Each file's mode goes into the signed manifest (the caller's, else the
+// source's, never setuid), the index row and the pack alike.
+TEST_F(ArtifactSet, ModesAreSignedWithTheFiles) {
+  Store store = Store::open(m_dir / "store").value();
+  NewArtifactSet set = new_set(nullptr);
+  fs::permissions(set.sources[0], static_cast<fs::perms>(0750));
+  set.modes = {};
+  auto stored = store_artifact_set(store, set);
+  ASSERT_TRUE(stored) << stored.error().message;
+  auto manifest = parse_manifest(store.read_blob(stored->manifest).value()).value();
+  EXPECT_EQ(manifest.files[0].mode, 0750u);
+  EXPECT_EQ(stored->files[0].mode, 0750u);
+  const auto files = unpack(store.blob_path(stored->pack), m_dir / "fetched");
+  ASSERT_TRUE(files) << files.error().message;
+  EXPECT_EQ((*files)[0].mode, 0750u);
+
+  set.manifest.recipe = "given";
+  set.modes = {04755, 0644};
+  stored = store_artifact_set(store, set);
+  ASSERT_TRUE(stored) << stored.error().message;
+  manifest = parse_manifest(store.read_blob(stored->manifest).value()).value();
+  EXPECT_EQ(manifest.files[0].mode, 0755u);
+  EXPECT_EQ(manifest.files[1].mode, 0644u);
 }
 
 // A file larger than one chunk gets its chunk digests in the signed

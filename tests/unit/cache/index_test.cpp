@@ -126,6 +126,24 @@ TEST_F(IndexTest, RemoveAndReferencedBlobs) {
   EXPECT_TRUE(index.referenced_blobs()->empty());  // cascade removed the blob rows
 }
 
+// What push packed a set's files to: remembered across opens, and made on
+// open in an index of schema 2 written before the table existed.
+TEST_F(IndexTest, PackedLayersAreRememberedAcrossOpens) {
+  {
+    Index index = open();
+    EXPECT_FALSE(index.packed_layer("k1").value());
+    ASSERT_TRUE(index.remember_packed_layer("k1", {.digest = std::string(64, 'd'), .size = 42}));
+  }
+  EXPECT_EQ(open().packed_layer("k1").value(), (PackedLayer{.digest = std::string(64, 'd'), .size = 42}));
+  sqlite3* db = nullptr;
+  ASSERT_EQ(sqlite3_open((m_dir / "index.v1.sqlite").c_str(), &db), SQLITE_OK);
+  ASSERT_EQ(sqlite3_exec(db, "DROP TABLE packed_layers", nullptr, nullptr, nullptr), SQLITE_OK);
+  sqlite3_close(db);
+  Index older = open();
+  EXPECT_FALSE(older.packed_layer("k1").value());
+  EXPECT_TRUE(older.remember_packed_layer("k1", {.digest = std::string(64, 'e'), .size = 1}));
+}
+
 TEST_F(IndexTest, AnotherSchemaVersionIsRefusedNotRewritten) {
   { Index index = open(); }
   sqlite3* db = nullptr;

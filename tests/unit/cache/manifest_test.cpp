@@ -89,6 +89,36 @@ TEST(Manifest, StrictParserRefusesBrokenSchemaTwo) {
   expect_refused(good, edits);
 }
 
+// A file's mode is signed with its bytes: four octal digits on each file; a
+// manifest without modes (written before) has the bytes it always had.
+TEST(Manifest, ModesRoundTripAsFourOctalDigits) {
+  Manifest m = sample_manifest();
+  m.files[0].mode = 0755;
+  m.files[1].mode = 0640;
+  expect_round_trip(m);
+  const auto j = nlohmann::json::parse(canonical_json(m));
+  EXPECT_EQ(j["files"][0]["mode"], "0755");
+  EXPECT_EQ(j["files"][1]["mode"], "0640");
+  EXPECT_EQ(canonical_json(sample_manifest()).find("\"mode\""), std::string::npos);
+  EXPECT_FALSE(parse_manifest(canonical_json(sample_manifest()))->files[0].mode);
+}
+
+TEST(Manifest, ModesBeyondThePermissionBitsAreRefused) {
+  Manifest m = sample_manifest();
+  m.files[0].mode = 0755;
+  const auto good = nlohmann::json::parse(canonical_json(m));
+  const std::string digits = "files[0].mode: expected four octal digits from 0000 to 0777";
+  const Edits edits = {
+      {[](auto& j) { j["files"][0]["mode"] = "04755"; }, digits},
+      {[](auto& j) { j["files"][0]["mode"] = "4755"; }, digits},
+      {[](auto& j) { j["files"][0]["mode"] = "755"; }, digits},
+      {[](auto& j) { j["files"][0]["mode"] = "0788"; }, digits},
+      {[](auto& j) { j["files"][0]["mode"] = "0x1f"; }, digits},
+      {[](auto& j) { j["files"][0]["mode"] = 493; }, "files[0].mode: expected a string"},
+  };
+  expect_refused(good, edits);
+}
+
 // A large file carries its chunk digests; a small one has no "chunks" key.
 Manifest with_chunks() {
   Manifest m = sample_manifest();

@@ -20,6 +20,7 @@ struct RawEntry {
   std::string data;      // file contents
   std::string link;      // symlink target
   std::string hardlink;  // hardlink target
+  mode_t perm = 0644;    // permission bits, setuid/setgid/sticky included
 };
 
 inline void write_tar(const std::filesystem::path& path, const std::vector<RawEntry>& entries) {
@@ -31,7 +32,7 @@ inline void write_tar(const std::filesystem::path& path, const std::vector<RawEn
     archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, r.name.c_str());
     archive_entry_set_filetype(e, r.type);
-    archive_entry_set_perm(e, 0644);
+    archive_entry_set_perm(e, r.perm);
     if (!r.link.empty()) archive_entry_set_symlink(e, r.link.c_str());
     if (!r.hardlink.empty()) archive_entry_set_hardlink(e, r.hardlink.c_str());
     if (r.type == AE_IFCHR) archive_entry_set_rdev(e, makedev(1, 3));

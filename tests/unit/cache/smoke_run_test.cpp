@@ -94,6 +94,17 @@ TEST_F(SmokeRun, TheSubjectIsTheBuildWithoutItsRunsOrCreatedTime) {
   EXPECT_EQ(m_subject.size(), 64u);
 }
 
+// A set stored again (smoke --artifact) gains the modes the index kept when
+// its manifest was written before modes were signed: the runs signed on it
+// before must still speak for it.
+TEST_F(SmokeRun, TheSubjectLeavesTheModesOut) {
+  Manifest m = testing::sample_manifest();
+  m.files[0].mode = 0755;
+  m.files[1].mode = 0644;
+  EXPECT_EQ(smoke_subject(m), m_subject);
+  EXPECT_EQ(verify_smoke_run(signed_run(), "mid", smoke_subject(m), m_trusted), RunSignature::verified);
+}
+
 TEST_F(SmokeRun, ANewerRunOfANodesGpuReplacesOnlyItsOwn) {
   const SmokeAttestation unsigned_run = run_on("", 0, "pass");
   std::vector<SmokeAttestation> runs = {unsigned_run};

@@ -452,9 +452,10 @@ TEST_F(StreamUnpack, ATruncatedStreamThatEndsCleanlyIsDamaged) {
 TEST_F(StreamUnpack, AdmitSeesEveryFileBeforeAnythingIsMadeForIt) {
   const auto archive = make_pack();
   std::vector<std::pair<std::string, std::uint64_t>> seen;
-  const auto admit_all = [&](std::string_view name, std::uint64_t size) -> std::expected<void, Error> {
+  const auto admit_all = [&](std::string_view name, std::uint64_t size,
+                             unsigned mode) -> std::expected<unsigned, Error> {
     seen.emplace_back(name, size);
-    return {};
+    return mode;
   };
   const auto all = unpack(archive, m_dir / "all", {.sync = false, .admit = admit_all});
   ASSERT_TRUE(all) << all.error().message;
@@ -463,8 +464,8 @@ TEST_F(StreamUnpack, AdmitSeesEveryFileBeforeAnythingIsMadeForIt) {
 
   // A name it does not know: refused at its header, so no byte of it, nor of
   // anything after it, is written; neither tree appears.
-  const auto known_only = [](std::string_view name, std::uint64_t) -> std::expected<void, Error> {
-    if (name == "bin/tool") return {};
+  const auto known_only = [](std::string_view name, std::uint64_t, unsigned mode) -> std::expected<unsigned, Error> {
+    if (name == "bin/tool") return mode;
     return std::unexpected(invalid_error("'" + std::string(name) + "' is not in the manifest"));
   };
   const auto refused = unpack(archive, m_dir / "out", {.sync = false, .mirror = m_dir / "mirror", .admit = known_only});
@@ -476,7 +477,9 @@ TEST_F(StreamUnpack, AdmitSeesEveryFileBeforeAnythingIsMadeForIt) {
 }
 
 TEST_F(StreamUnpack, WithAdmitLinksAreRefusedAndDirectoryEntriesNotMade) {
-  const auto admit = [](std::string_view, std::uint64_t) -> std::expected<void, Error> { return {}; };
+  const auto admit = [](std::string_view, std::uint64_t, unsigned mode) -> std::expected<unsigned, Error> {
+    return mode;
+  };
   write_tar(m_dir / "dirs.tar.zst", {{.name = "empty", .type = AE_IFDIR}, {.name = "d/a", .data = "a"}});
   const auto dirs = unpack(m_dir / "dirs.tar.zst", m_dir / "dirs", {.sync = false, .admit = admit});
   ASSERT_TRUE(dirs) << dirs.error().message;

@@ -9,20 +9,20 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/cli/cli.hpp"
+#include "tests/unit/cache/built_sets.hpp"
+#include "tests/unit/cli/run_cli.hpp"
 
 namespace orc::cli {
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Output {
-  int code;
-  std::string out;
-  std::string err;
-};
+using Output = testing::CliResult;
 
 class CacheCli : public ::testing::Test {
  protected:
@@ -41,14 +41,7 @@ class CacheCli : public ::testing::Test {
     fs::remove_all(m_dir);
   }
 
-  static Output cli(std::vector<std::string> args) {
-    args.insert(args.begin(), "orchestrate");
-    std::vector<const char*> argv;
-    for (const auto& a : args) argv.push_back(a.c_str());
-    std::ostringstream out, err;
-    const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
-    return {code, out.str(), err.str()};
-  }
+  static Output cli(std::vector<std::string> args) { return testing::run_cli(std::move(args)); }
 
   // Records one artifact set of `recipe` for tier-new directly in the store.
   cache::IndexEntry add_set(const std::string& recipe, std::int64_t created) {
@@ -66,6 +59,48 @@ class CacheCli : public ::testing::Test {
     e.files.push_back({.path = "lib/x.so", .sha256 = file.hex, .size = file.size});
     EXPECT_TRUE(store.record(e));
     return e;
+  }
+
+  // Two sets stored as a build stores them (store_artifact_set, signed with
+  // this machine's key, which `key generate` also trusts).
+  void build_two() {
+    ASSERT_EQ(cli({"key", "generate"}).code, 0);
+    const auto key = cache::load_signing_key(m_dir / "keys").value();
+    auto store = cache::Store::open(m_dir / "store").value();
+    for (const auto& [recipe, created] :
+         {std::pair<std::string, std::string>{"vision", "2025-01-01T00:00:01Z"}, {"caffe", "2025-01-01T00:00:02Z"}}) {
+      const fs::path file = m_dir / ("lib" + recipe + ".so");
+      std::ofstream(file) << "library " << recipe;
+      cache::NewArtifactSet set{
+          .manifest = {.recipe = recipe, .tier = "tier-new", .toolkit = "12.4", .created = created},
+          .sources = {file},
+          .key = &key,
+          .verified = true};
+      set.manifest.files.push_back({.path = "lib/" + file.filename().string(), .embedded_sass = {"sm_90"}});
+      ASSERT_TRUE(cache::store_artifact_set(store, std::move(set)));
+    }
+  }
+
+  fs::path index_file() const { return m_dir / "store" / "index.v1.sqlite"; }
+
+  std::size_t count_blobs() const {
+    std::size_t n = 0;
+    for (const auto& e : fs::recursive_directory_iterator(m_dir / "store" / "blobs.v1")) n += e.is_regular_file();
+    return n;
+  }
+
+  // gc refuses with exit 2, says why and what to run, and deletes nothing.
+  void expect_gc_refused(const std::string& why) {
+    const std::size_t blobs = count_blobs();
+    const auto r = cli({"cache", "gc", "--json"});
+    EXPECT_EQ(r.code, 2) << r.err;
+    EXPECT_EQ(r.out, "");
+    EXPECT_TRUE(r.err.starts_with("orchestrate: error: ")) << r.err;
+    EXPECT_NE(r.err.find(why), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("rebuild it from the manifests in the store with 'orchestrate cache verify --rebuild-index'"),
+              std::string::npos)
+        << r.err;
+    EXPECT_EQ(count_blobs(), blobs);
   }
 
   fs::path m_dir;
@@ -168,6 +203,56 @@ TEST_F(CacheCli, GcKeepsNewestAndReportsJson) {
   EXPECT_EQ(left["sets"][0]["manifest"], "sha256:" + newest.manifest);
   r = cli({"cache", "gc", "--keep", "-1"});
   EXPECT_EQ(r.code, 2);
+}
+
+TEST_F(CacheCli, GcRefusesAStoreWithoutItsIndexAndARebuildBringsItBack) {
+  build_two();
+  const std::string before = cli({"cache", "ls", "--json"}).out;
+  ASSERT_EQ(nlohmann::json::parse(before)["sets"].size(), 2u);
+  ASSERT_EQ(count_blobs(), 6u);  // per set: the library, the manifest, the signature
+  fs::remove(index_file());
+  expect_gc_refused("index " + index_file().string() + " is missing");
+  // No command makes an empty index in its place.
+  EXPECT_EQ(cli({"cache", "ls"}).code, 2);
+  EXPECT_FALSE(fs::exists(index_file()));
+
+  auto r = cli({"cache", "verify", "--rebuild-index", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto j = nlohmann::json::parse(r.out);
+  EXPECT_EQ(j["rebuilt_index"]["sets"].size(), 2u);
+  EXPECT_EQ(j["rebuilt_index"]["verified"], 2);
+  EXPECT_TRUE(j["rebuilt_index"]["old_index"].is_null());
+  EXPECT_EQ(j["corrupt"].size(), 0u);
+  EXPECT_EQ(cli({"cache", "ls", "--json"}).out, before);
+  r = cli({"cache", "gc", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["removed_blobs"], 0);
+  EXPECT_EQ(count_blobs(), 6u);
+}
+
+TEST_F(CacheCli, GcRefusesADamagedOrNewerIndex) {
+  build_two();
+  cache::testing::set_schema_version(index_file(), "9");
+  expect_gc_refused("has schema version 9");
+  std::ofstream(index_file(), std::ios::binary | std::ios::trunc) << std::string(8192, '\x5a');
+  expect_gc_refused("file is not a database");
+  const auto r = cli({"cache", "verify", "--rebuild-index"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_NE(r.out.find("2 artifact set(s), 2 verified, 0 left out"), std::string::npos) << r.out;
+  EXPECT_NE(r.out.find("the index it replaces is kept as " + (m_dir / "store" / "quarantine.v1").string()),
+            std::string::npos)
+      << r.out;
+}
+
+// An index that cannot be read is the store's own state, not an outside
+// system failing: exit 2, as the README's rule has it.
+TEST_F(CacheCli, AnUnreadableIndexIsBadInputNotAnOutsideFailure) {
+  build_two();
+  fs::remove(index_file());
+  fs::create_directory(index_file());
+  const auto r = cli({"cache", "ls", "--json"});
+  EXPECT_EQ(r.code, 2) << r.err;
+  EXPECT_NE(r.err.find("is not a regular file"), std::string::npos) << r.err;
 }
 
 TEST_F(CacheCli, UnusableStoreIsAnOutsideFailure) {

@@ -22,25 +22,14 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/cli/run_cli.hpp"
 #include "tests/unit/inspect/binary_fixtures.hpp"
 
 namespace orc::cli {
 namespace {
 
-struct Result {
-  int code;
-  std::string out;
-  std::string err;
-};
-
-Result run_cli(std::vector<std::string> args) {
-  args.insert(args.begin(), "orchestrate");
-  std::vector<const char*> argv;
-  for (const auto& a : args) argv.push_back(a.c_str());
-  std::ostringstream out, err;
-  const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
-  return {code, out.str(), err.str()};
-}
+using Result = testing::CliResult;
+using testing::run_cli;
 
 class CliTest : public ::testing::Test {
  protected:
@@ -550,6 +539,29 @@ TEST_F(CliTest, InspectListPassesCuobjdumpThrough) {
   EXPECT_EQ(help.code, 0);
   EXPECT_NE(help.out.find("255"), std::string::npos) << help.out;
   EXPECT_NE(help.out.find("--json"), std::string::npos) << help.out;
+}
+
+// push, pull and fetch spell the registry deadlines the same way, say their
+// defaults and variables, and refuse a deadline that is not one (exit 2).
+TEST_F(CliTest, TransfersTakeTheRegistryDeadlines) {
+  for (const char* cmd : {"push", "pull", "fetch"}) {
+    SCOPED_TRACE(cmd);
+    const auto help = run_cli({cmd, "--help"});
+    EXPECT_EQ(help.code, 0);
+    for (const char* said :
+         {"--timeout", "(default 60)", "ORCHESTRATE_TIMEOUT", "--min-rate", "512KiB (default)", "ORCHESTRATE_MIN_RATE"})
+      EXPECT_NE(help.out.find(said), std::string::npos) << said << " not in\n" << help.out;
+  }
+  for (const std::vector<std::string>& bad : {std::vector<std::string>{"--timeout", "0"},
+                                              {"--timeout", "soon"},
+                                              {"--min-rate", "fast"},
+                                              {"--min-rate", "0"}}) {
+    std::vector<std::string> args = {"fetch", "saxpy", "--tier", "t"};
+    args.insert(args.end(), bad.begin(), bad.end());
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << bad[0] << " " << bad[1] << ": " << r.err;
+    EXPECT_NE(r.err.find(bad[0]), std::string::npos) << r.err;
+  }
 }
 
 // With no host toolkit and no registry, the plan has no image and says

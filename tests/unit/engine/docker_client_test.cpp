@@ -221,6 +221,32 @@ TEST(DockerClient, ListFiltersByLabel) {
   EXPECT_EQ((*list)[1].state, "running");
 }
 
+// A copy out of a container is bounded (an hour, and two minutes without a
+// byte) and so is everything else that is not a build's own stream: the log
+// stream and the wait of a build take as long as the build does.
+TEST(DockerClient, OnlyBuildStreamsAreUnbounded) {
+  const TransportError gone{TransportErrorKind::engine_died, "gone"};
+  Reply copy = answer("GET", "/v1.41/containers/a/archive?path=%2Fout", 200);
+  copy.error = gone;
+  auto c = connect_with({copy, answer("GET", "/v1.41/containers/a/logs?follow=1&stdout=1&stderr=1", 200),
+                         answer("POST", "/v1.41/containers/a/wait", 200, R"({"StatusCode":0})"),
+                         answer("GET", "/v1.41/containers/a/json", 200, R"({"State":{"Status":"exited"}})")});
+  EXPECT_FALSE(c.client.copy_out("a", "/out", "/nonexistent/out"));
+  CollectingLog log;
+  EXPECT_TRUE(c.client.follow_logs("a", false, log));
+  EXPECT_EQ(c.client.wait_container("a"), 0);
+  EXPECT_EQ(c.client.container_status("a"), "exited");
+  const auto requests = c.fake->requests();
+  ASSERT_EQ(requests.size(), 5u);
+  EXPECT_GT(requests[0].timeout, std::chrono::milliseconds(0));  // GET /version
+  EXPECT_GT(requests[1].timeout, std::chrono::milliseconds(0));
+  EXPECT_GT(requests[1].stall_timeout, std::chrono::milliseconds(0));
+  EXPECT_EQ(requests[2].timeout, std::chrono::milliseconds(0));
+  EXPECT_EQ(requests[2].stall_timeout, std::chrono::milliseconds(0));
+  EXPECT_EQ(requests[3].timeout, std::chrono::milliseconds(0));
+  EXPECT_GT(requests[4].timeout, std::chrono::milliseconds(0));
+}
+
 TEST(DockerClient, FollowLogsDemuxesFramesSplitAcrossChunks) {
   Reply logs = answer("GET", "/v1.41/containers/a/logs?follow=1&stdout=1&stderr=1", 200);
   logs.chunks = {std::string("\x01\x00\x00", 3), std::string("\x00\x00\x00\x00\x03hi", 7),

@@ -70,6 +70,19 @@ TEST_F(DockerImages, ImportStreamsTheTarAndInspectsTheResult) {
 
 // Podman ignores `tag` on import (it tags <repo>:latest), so the image is
 // tagged again by its ID.
+// An import is bounded by a time that grows with its tar: two minutes, plus
+// the tar at 4 MiB/s.
+TEST_F(DockerImages, ImportHasADeadlineThatScalesWithTheTar) {
+  auto client = connect(
+      {answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200, "{\"status\":\"sha256:feed\"}\r\n"),
+       answer("GET", "/v1.41/images/orc/base:1/json", 200, k_image)});
+  fs::resize_file(m_dir / "rootfs.tar", 40u << 20);
+  ASSERT_TRUE(client.import_image(m_dir / "rootfs.tar", "orc/base", "1"));
+  const auto requests = m_fake->requests();
+  ASSERT_EQ(requests.size(), 3u);
+  EXPECT_EQ(requests[1].timeout, std::chrono::milliseconds(120'000 + 10'000));
+}
+
 TEST_F(DockerImages, ImportRetagsWhenTheEngineIgnoredTheTag) {
   auto client = connect(
       {answer("POST", "/v1.41/images/create?fromSrc=-&repo=orc%2Fbase&tag=1", 200, "{\"status\":\"sha256:feed\"}\n"),

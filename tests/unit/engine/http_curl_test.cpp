@@ -79,12 +79,12 @@ class Server {
   std::thread m_thread;
 };
 
-// Holds the connection open until the client closes it (or 5 s pass):
-// how a quiet engine looks to curl.
-void wait_for_close(int fd) {
+// Holds the connection open until the client closes it (or `quiet_ms` of
+// silence pass): how a quiet engine looks to curl.
+void wait_for_close(int fd, int quiet_ms = 5000) {
   pollfd p{.fd = fd, .events = POLLIN};
   char buffer[256];
-  while (::poll(&p, 1, 5000) == 1 && ::read(fd, buffer, sizeof buffer) > 0) {
+  while (::poll(&p, 1, quiet_ms) == 1 && ::read(fd, buffer, sizeof buffer) > 0) {
   }
 }
 
@@ -233,6 +233,22 @@ TEST_F(CurlTransport, Timeout) {
   auto response = make_unix_socket_transport(m_socket)->send(Request{.target = "/_ping", .timeout = 300ms});
   ASSERT_FALSE(response);
   EXPECT_EQ(response.error().kind, TransportErrorKind::timeout);
+}
+
+// A transfer that goes silent ends after its stall timeout (curl's speed
+// check: a few seconds here), not when the peer lets go (this server holds
+// on for 30 s of silence, then closes: engine_died).
+TEST_F(CurlTransport, StallTimeoutEndsASilentTransfer) {
+  Server server(m_socket, [&](int fd, const std::string&) {
+    write_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n");
+    wait_for_close(fd, 30'000);
+  });
+  Collect sink;
+  auto response =
+      make_unix_socket_transport(m_socket)->send(Request{.target = "/archive", .stall_timeout = 1000ms}, &sink);
+  ASSERT_FALSE(response);
+  EXPECT_EQ(response.error().kind, TransportErrorKind::timeout);
+  EXPECT_EQ(sink.got, "abc");
 }
 
 TEST_F(CurlTransport, CancelFlagStopsAQuietStream) {

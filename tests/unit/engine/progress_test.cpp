@@ -64,5 +64,31 @@ TEST(ProgressParser, KeepsTheFirstBadLineAndGoesOn) {
   EXPECT_EQ(seen, std::vector<std::string>{"after"});
 }
 
+TEST(ProgressParser, ALongLineFedInPiecesIsOneEvent) {
+  // Found by fuzz_docker_api (a 128 KiB line in 1-13 byte reads took over
+  // 10 s): each read searched the whole pending line for a newline again.
+  const std::string text = "{\"stream\":\"" + std::string(1 << 20, 'x') + "\"}\n";
+  std::vector<std::size_t> sizes;
+  ProgressParser parser([&](const ProgressEvent& e) { sizes.push_back(e.stream.size()); });
+  for (std::size_t at = 0; at < text.size(); at += 7) parser.feed(std::string_view(text).substr(at, 7));
+  parser.finish();
+  EXPECT_FALSE(parser.error());
+  EXPECT_EQ(sizes, std::vector<std::size_t>{1u << 20});
+}
+
+TEST(ProgressParser, ALineWithoutEndIsAnErrorNotMemory) {
+  std::vector<std::string> seen;
+  ProgressParser parser([&](const ProgressEvent& e) { seen.push_back(e.stream); });
+  const std::string mib(1 << 20, 'y');
+  parser.feed("{\"stream\":\"");
+  for (int i = 0; i < 17; ++i) parser.feed(mib);
+  // The rest of the long line up to its newline is dropped; what follows is read.
+  parser.feed("still the long line\"}\n{\"stream\":\"next\"}\n");
+  parser.finish();
+  ASSERT_TRUE(parser.error());
+  EXPECT_EQ(*parser.error(), "a progress line longer than 16 MiB");
+  EXPECT_EQ(seen, std::vector<std::string>{"next"});
+}
+
 }  // namespace
 }  // namespace orc::engine

@@ -72,6 +72,10 @@ TEST(Redaction, UrlLosesUserinfoAndSecretQueryValues) {
   EXPECT_EQ(redact_url("https://auth/token?access_token=t&scope=a"),
             "https://auth/token?access_token=<redacted>&scope=a");
   EXPECT_EQ(redact_url("http://reg/v2/"), "http://reg/v2/");
+  // Found by fuzz_registry_http: a raw '#' or '?' in the password ended the
+  // authority early and the password was shown.
+  EXPECT_EQ(redact_url("http://u%#0x:3pA%ass42FwoRd12@127.0.0.1:5000/r"), "http://127.0.0.1:5000/r");
+  EXPECT_EQ(redact_url("https://u:pa?ss#word@reg/x"), "https://reg/x");
 }
 
 TEST(Redaction, HeadersHideAuthorization) {

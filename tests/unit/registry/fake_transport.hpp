@@ -24,8 +24,9 @@ struct Answer {
   int status = 200;
   Headers headers;
   std::string body;
-  std::optional<TransportErrorKind> error;    // fail instead of answering
-  std::size_t cut_after = std::string::npos;  // body bytes delivered before the connection breaks
+  std::optional<TransportErrorKind> error;                 // fail instead of answering
+  std::size_t cut_after = std::string::npos;               // body bytes delivered before the connection breaks
+  TransportErrorKind cut_as = TransportErrorKind::broken;  // how it breaks: broken, or timeout
 };
 
 class FakeTransport final : public Transport {
@@ -45,7 +46,7 @@ class FakeTransport final : public Transport {
       ADD_FAILURE() << "unscripted request: " << request.method << " " << request.url;
       return std::unexpected(TransportError{TransportErrorKind::other, "unscripted"});
     }
-    if (answer.error) return std::unexpected(TransportError{*answer.error, "scripted failure"});
+    if (answer.error) return std::unexpected(TransportError{*answer.error, "scripted failure", 0, body_size(request)});
     Response response{.status = answer.status, .headers = answer.headers};
     const bool cut = answer.cut_after < answer.body.size();
     const std::string bytes = answer.body.substr(0, answer.cut_after);
@@ -55,13 +56,20 @@ class FakeTransport final : public Transport {
     } else {
       response.body = bytes;
     }
-    if (cut) return std::unexpected(TransportError{TransportErrorKind::broken, "connection reset"});
+    if (cut)
+      return std::unexpected(TransportError{answer.cut_as, "connection reset", bytes.size(), body_size(request)});
     return response;
   }
 
   std::vector<Request> requests;
 
  private:
+  // What a failed request had sent: all of its body, for the scripted cases.
+  static std::uint64_t body_size(const Request& request) {
+    if (const auto* slice = std::get_if<FileSlice>(&request.body)) return slice->size;
+    return std::get<std::string>(request.body).size();
+  }
+
   std::deque<Answer> m_script;
   std::function<Answer(const Request&)> m_handler;
 };
@@ -73,11 +81,15 @@ inline std::string header_of(const Request& request, std::string_view name) {
 inline constexpr const char* k_origin = "http://reg.test:5000";
 
 // A Client over a FakeTransport that records its backoff sleeps (not
-// slept) and its log lines: the base of the client tests' fixtures.
+// slept: they step the client's clock, `now`) and its log lines: the base
+// of the client tests' fixtures. A handler steps `now` to stand for the
+// time a request took.
 struct ScriptedClient : ::testing::Test {
   std::shared_ptr<FakeTransport> transport = std::make_shared<FakeTransport>();
   std::vector<std::chrono::milliseconds> sleeps;
   std::string log;
+  std::chrono::steady_clock::time_point now{};
+  DeadlinePolicy deadlines;
 
   Client make(std::string url = std::string(k_origin) + "/team/art", std::optional<Credentials> credentials = {}) {
     using std::chrono::milliseconds;
@@ -85,7 +97,13 @@ struct ScriptedClient : ::testing::Test {
         ClientOptions{.url = std::move(url),
                       .credentials = std::move(credentials),
                       .retry = {.max_attempts = 3, .base_delay = milliseconds(100), .max_delay = milliseconds(1000)},
-                      .sleep = [this](milliseconds d) { sleeps.push_back(d); },
+                      .deadlines = deadlines,
+                      .sleep =
+                          [this](milliseconds d) {
+                            sleeps.push_back(d);
+                            now += d;
+                          },
+                      .clock = [this] { return now; },
                       .log = [this](std::string_view line) { log += std::string(line) + "\n"; }},
         transport);
   }

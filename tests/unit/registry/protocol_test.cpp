@@ -22,8 +22,9 @@ TEST(Remote, SplitsOriginRepositoryAndCredentials) {
 }
 
 TEST(Remote, RejectsWithoutEchoingThePassword) {
-  for (const char* url : {"127.0.0.1:5000/x", "ftp://h/x", "http://h", "http://h/", "http://u:secret@h/Upper",
-                          "http://h/a//b", "http://h/x?y=1"}) {
+  for (const char* url :
+       {"127.0.0.1:5000/x", "ftp://h/x", "http://h", "http://h/", "http://u:secret@h/Upper", "http://h/a//b",
+        "http://h/x?y=1", "http://u:se#cret@h/x", "http://u?x:secret@h/x", "http://u:secret@h?q/x"}) {
     const auto r = parse_remote(url);
     ASSERT_FALSE(r) << url;
     EXPECT_EQ(r.error().kind, ErrorKind::invalid);
