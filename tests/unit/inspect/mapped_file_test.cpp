@@ -90,7 +90,6 @@ TEST_F(MappedFileTest, TruncatedUnderAGuardedReadIsReportedNotASignal) {
 }
 
 TEST_F(MappedFileTest, WithoutAGuardTheSameReadDiesOfSigbus) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
   const fs::path p = write("cut");
   EXPECT_EXIT(
       {
@@ -104,7 +103,6 @@ TEST_F(MappedFileTest, WithoutAGuardTheSameReadDiesOfSigbus) {
 // A SIGBUS that no guarded read caused (here one sent by a process) is
 // not swallowed: it ends the process as it would have.
 TEST_F(MappedFileTest, ASigbusNotFromAGuardedReadStillKills) {
-  GTEST_FLAG_SET(death_test_style, "threadsafe");
   const fs::path p = write("any");
   EXPECT_EXIT(
       {
