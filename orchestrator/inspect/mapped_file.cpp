@@ -48,11 +48,14 @@ struct BusErrorHandler {
     static std::once_flag once;
     std::call_once(once, [] {
       g_page_size = static_cast<std::uintptr_t>(::sysconf(_SC_PAGESIZE));
+      // The previous action is read first: a SIGBUS on another thread just
+      // after ours is in place must find where to go.
+      ::sigaction(SIGBUS, nullptr, &g_previous);
       struct sigaction action {};
       action.sa_sigaction = &BusErrorHandler::handle;
       action.sa_flags = SA_SIGINFO | SA_ONSTACK;
       sigemptyset(&action.sa_mask);
-      ::sigaction(SIGBUS, &action, &g_previous);
+      ::sigaction(SIGBUS, &action, nullptr);
     });
   }
 

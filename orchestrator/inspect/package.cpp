@@ -69,16 +69,16 @@ std::string format_name(PackageKind kind, int archive_format) {
   }
 }
 
-Damage damage_at(struct archive* a, std::string what) {
-  const char* message = archive_error_string(a);
-  if (message && *message) what += std::string(": ") + message;
-  const la_int64_t consumed = archive_filter_bytes(a, -1);
-  return {static_cast<std::uint64_t>(consumed > 0 ? consumed : 0), std::move(what)};
-}
-
+// How far into the package libarchive has read.
 std::uint64_t consumed(struct archive* a) {
   const la_int64_t n = archive_filter_bytes(a, -1);
   return static_cast<std::uint64_t>(n > 0 ? n : 0);
+}
+
+Damage damage_at(struct archive* a, std::string what) {
+  const char* message = archive_error_string(a);
+  if (message && *message) what += std::string(": ") + message;
+  return {consumed(a), std::move(what)};
 }
 
 std::string errno_text(std::string_view what, const std::filesystem::path& where) {
@@ -212,12 +212,25 @@ class MemberStream {
     return Bytes(m_buffer.data(), static_cast<std::size_t>(n));
   }
 
+  // Passes over the rest of the member unread: libarchive seeks past it
+  // where it can (a zip's stored sizes), and decompresses it otherwise.
+  std::expected<void, Damage> skip_rest() {
+    if (archive_read_data_skip(m_archive) >= ARCHIVE_WARN) return {};
+    m_broken = true;
+    return std::unexpected(damage_at(m_archive, "member '" + m_path + "' cannot be read"));
+  }
+
+  // A temporary file that failed the member: what to do about it.
+  Damage spill_damage(const std::string& error) const {
+    return {consumed(m_archive), "member '" + m_path + "' (" + std::to_string(m_total) + " bytes read) " + error +
+                                     "; set TMPDIR to a directory with room"};
+  }
+
   std::uint64_t total() const { return m_total; }
   // libarchive failed mid-member: its place in the stream is unknown, and
   // the walk must stop.
   bool broken() const { return m_broken; }
   const std::string& path() const { return m_path; }
-  std::uint64_t offset() const { return consumed(m_archive); }
 
  private:
   struct archive* m_archive;
@@ -249,15 +262,12 @@ std::expected<Head, Damage> read_head(MemberStream& stream) {
   return head;
 }
 
-// Hashes (and, with a store, keeps) the rest of the member after its head.
+// Hashes (and, with a store, keeps) the member from its head to its end.
 std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, Sha256& hash, MemberStore* store) {
   const auto keep = [&](Bytes chunk) -> std::expected<void, Damage> {
     hash.update(chunk);
     if (!store) return {};
-    if (auto kept = store->append(chunk); !kept)
-      return std::unexpected(Damage{stream.offset(), "member '" + stream.path() + "' (" +
-                                                         std::to_string(stream.total()) + " bytes so far) " +
-                                                         kept.error() + "; set TMPDIR to a directory with room"});
+    if (auto kept = store->append(chunk); !kept) return std::unexpected(stream.spill_damage(kept.error()));
     return {};
   };
   if (auto kept = keep(head.bytes); !kept) return kept;
@@ -267,15 +277,6 @@ std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, Sh
     if (!chunk) return std::unexpected(std::move(chunk.error()));
     if (chunk->empty()) return {};
     if (auto kept = keep(*chunk); !kept) return kept;
-  }
-}
-
-std::expected<void, Damage> drain(MemberStream& stream, const Head& head) {
-  if (head.ended) return {};
-  for (;;) {
-    auto chunk = stream.next();
-    if (!chunk) return std::unexpected(std::move(chunk.error()));
-    if (chunk->empty()) return {};
   }
 }
 
@@ -289,7 +290,8 @@ std::expected<std::optional<PackageMember>, Damage> read_member(MemberStream& st
   if (!head) return std::unexpected(std::move(head.error()));
   const MemberUse use = filter(Bytes(head->bytes).first(std::min(head->bytes.size(), k_member_head)));
   if (use == MemberUse::skip) {
-    if (auto drained = drain(stream, *head); !drained) return std::unexpected(std::move(drained.error()));
+    if (head->ended) return std::nullopt;
+    if (auto skipped = stream.skip_rest(); !skipped) return std::unexpected(std::move(skipped.error()));
     return std::nullopt;
   }
   if (use == MemberUse::read) store.emplace(declared, limits.in_memory);
@@ -299,10 +301,7 @@ std::expected<std::optional<PackageMember>, Damage> read_member(MemberStream& st
   PackageMember member{.size = stream.total(), .sha256 = hash.hex_digest(), .bytes = std::nullopt};
   if (store) {
     auto bytes = store->bytes();
-    if (!bytes)
-      return std::unexpected(Damage{stream.offset(), "member '" + stream.path() + "' (" + std::to_string(member.size) +
-                                                         " bytes) " + bytes.error() +
-                                                         "; set TMPDIR to a directory with room"});
+    if (!bytes) return std::unexpected(stream.spill_damage(bytes.error()));
     member.bytes = *bytes;
   }
   return member;

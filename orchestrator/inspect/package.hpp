@@ -5,8 +5,9 @@
 //
 // Memory per member is bounded whatever the member declares: its first bytes
 // decide (MemberFilter) whether it is read at all. One that cannot hold
-// device code (a .py, a data file of zeros) streams through a 1 MiB buffer
-// and is dropped; one that can is hashed as it streams, held in memory up to
+// device code (a .py, a data file of zeros) is passed over unread (a zip's
+// member is seeked past; a tarball's is decompressed through libarchive's
+// own buffer); one that can is hashed as it streams, held in memory up to
 // PackageLimits::in_memory (64 MiB), and past that written to an unnamed
 // temporary file ($TMPDIR, else /var/tmp; runs of zeros left as holes) that
 // is mapped once complete, so only the pages a parser touches are resident.
@@ -47,7 +48,7 @@ std::optional<PackageKind> package_kind(Bytes data);
 
 // What to do with a member, decided by its first bytes.
 enum class MemberUse {
-  skip,  // read through, not visited (unless reading it fails)
+  skip,  // passed over, not visited (unless the stream fails there)
   hash,  // visited with its size and SHA-256, without its bytes
   read,  // visited with its size, SHA-256 and bytes
 };

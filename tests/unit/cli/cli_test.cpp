@@ -5,6 +5,7 @@
 #include <grp.h>
 #include <gtest/gtest.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include <vector>
 
 #include "tests/unit/cli/run_cli.hpp"
+#include "tests/unit/inspect/binary_fixtures.hpp"
 
 namespace orc::cli {
 namespace {
@@ -333,6 +335,122 @@ TEST_F(CliTest, InspectMissingFileIsExitTwo) {
   EXPECT_EQ(r.err, "orchestrate: error: " + missing + ": cannot read: No such file or directory\n");
   EXPECT_EQ(run_cli({"inspect", missing}).out, "");  // no table of nothing
   EXPECT_EQ(run_cli({"inspect"}).code, 2);           // no file at all is bad usage
+}
+
+bool has_raw_byte(const std::string& text, char byte) { return text.find(byte) != std::string::npos; }
+
+std::string ustar_member(std::string_view name, const std::string& data) {
+  return std::string(inspect::as_text(inspect::testing::ustar_member(name, inspect::as_bytes(data))));
+}
+
+// `inspect --json` died with json.exception.type_error.316 (exit 3, nothing
+// on stdout) on a name with a byte that is not UTF-8; the table printed ESC
+// sequences raw, so a file name could clear the terminal.
+TEST_F(CliTest, InspectFileNamesThatAreNotUtf8OrHoldEscapesArePrintedEscaped) {
+  const std::string bad = write("bad\xff.fatbin", fatbin({{2, 80, 0x11}}));
+  const std::string esc = write("esc\x1b[2Jx.fatbin", fatbin({{2, 80, 0x11}}));
+  const Result j = run_cli({"inspect", "--json", bad, esc});
+  ASSERT_EQ(j.code, 0) << j.err;
+  const nlohmann::json report = nlohmann::json::parse(j.out);
+  EXPECT_EQ(report["files"][0]["path"], m_dir.string() + "/bad\\xff.fatbin");
+  EXPECT_EQ(report["files"][0]["sass"], nlohmann::json({"sm_80"}));
+  // Valid UTF-8 stays as it is; JSON writes the ESC as \u001b itself.
+  EXPECT_EQ(report["files"][1]["path"], esc);
+  EXPECT_FALSE(has_raw_byte(j.out, '\x1b')) << j.out;
+
+  const Result t = run_cli({"inspect", bad, esc});
+  ASSERT_EQ(t.code, 0) << t.err;
+  EXPECT_NE(t.out.find(m_dir.string() + "/bad\\xff.fatbin "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(m_dir.string() + "/esc\\x1b[2Jx.fatbin "), std::string::npos) << t.out;
+  for (const std::string* s : {&t.out, &t.err}) {
+    EXPECT_FALSE(has_raw_byte(*s, '\x1b')) << *s;
+    EXPECT_FALSE(has_raw_byte(*s, '\xff')) << *s;
+  }
+}
+
+// Members: their names are the package's bytes, and libarchive's messages
+// about them quote them.
+TEST_F(CliTest, InspectPackageMemberNamesAreEscapedInTheReportAndInDamage) {
+  // The last member is cut short: its damage names it.
+  std::string tar = ustar_member("lib\xff.fatbin", fatbin({{2, 80, 0x11}})) +
+                    ustar_member("e\x1b[2J.fatbin", fatbin({{2, 80, 0x11}})) +
+                    ustar_member("cut\xfe\x1b[1A.bin", std::string(4096, 'z'));
+  tar.resize(tar.size() - 2048);
+  const std::string file = write("hostile.tar", tar);
+
+  const Result j = run_cli({"inspect", "--json", file});
+  EXPECT_EQ(j.code, 2) << j.err;  // the cut member is damage
+  const nlohmann::json report = nlohmann::json::parse(j.out);
+  const nlohmann::json& members = report["files"][0]["members"];
+  ASSERT_EQ(members.size(), 3u) << report.dump(2);
+  EXPECT_EQ(members[0]["path"], file + "!/lib\\xff.fatbin");
+  EXPECT_EQ(members[0]["sass"], nlohmann::json({"sm_80"}));
+  EXPECT_EQ(members[1]["path"], file + "!/e\x1b[2J.fatbin");
+  EXPECT_EQ(members[2]["path"], file + "!/cut\\xfe\x1b[1A.bin");
+  EXPECT_NE(members[2]["damage"]["what"].get<std::string>().find("member 'cut\\xfe\x1b[1A.bin' cannot be read"),
+            std::string::npos)
+      << members[2]["damage"];
+  EXPECT_FALSE(has_raw_byte(j.out, '\x1b'));
+
+  const Result t = run_cli({"inspect", file});
+  EXPECT_EQ(t.code, 2);
+  EXPECT_NE(t.out.find("  lib\\xff.fatbin "), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find("  e\\x1b[2J.fatbin "), std::string::npos) << t.out;
+  EXPECT_NE(t.err.find("member 'cut\\xfe\\x1b[1A.bin' cannot be read"), std::string::npos) << t.err;
+  for (const std::string* s : {&t.out, &t.err}) {
+    EXPECT_FALSE(has_raw_byte(*s, '\x1b')) << *s;
+    EXPECT_FALSE(has_raw_byte(*s, '\xff')) << *s;
+    EXPECT_FALSE(has_raw_byte(*s, '\xfe')) << *s;
+  }
+}
+
+// One unreadable argument among several printed no report at all.
+TEST_F(CliTest, InspectEveryReadableFileIsReportedAndEachOtherIsAnErrorEntry) {
+  const std::string ok = write("ok.fatbin", fatbin({{2, 80, 0x11}}));
+  const std::string missing = (m_dir / "missing.so").string();
+  const std::string dir = (m_dir / "adir").string();
+  std::filesystem::create_directory(dir);
+  const std::string fifo = (m_dir / "pipe").string();
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string other = write("notes.txt", "hello\n");
+
+  const Result j = run_cli({"inspect", "--json", ok, missing, dir, fifo, other});
+  EXPECT_EQ(j.code, 2);
+  const nlohmann::json files = nlohmann::json::parse(j.out)["files"];
+  ASSERT_EQ(files.size(), 5u);
+  EXPECT_EQ(files[0]["sass"], nlohmann::json({"sm_80"}));
+  EXPECT_EQ(files[1], nlohmann::json({{"path", missing}, {"error", "cannot read: No such file or directory"}}));
+  EXPECT_EQ(files[2], nlohmann::json({{"path", dir}, {"error", "cannot read: Is a directory"}}));
+  EXPECT_EQ(files[3], nlohmann::json({{"path", fifo}, {"error", "cannot read: not a regular file"}}));
+  EXPECT_EQ(files[4]["format"], "other");
+  EXPECT_EQ(j.err, "orchestrate: error: " + missing + ": cannot read: No such file or directory\n" +
+                       "orchestrate: error: " + dir + ": cannot read: Is a directory\n" +
+                       "orchestrate: error: " + fifo + ": cannot read: not a regular file\n");
+
+  const Result t = run_cli({"inspect", ok, missing, other});
+  EXPECT_EQ(t.code, 2);
+  EXPECT_EQ(t.err, "orchestrate: error: " + missing + ": cannot read: No such file or directory\n");
+  std::vector<std::string> lines;
+  for (std::istringstream in(t.out); std::getline(in, lines.emplace_back());) {
+  }
+  lines.pop_back();
+  ASSERT_EQ(lines.size(), 3u) << t.out;  // the header, ok.fatbin, notes.txt
+  EXPECT_TRUE(lines[1].starts_with(ok + " ")) << t.out;
+  EXPECT_TRUE(lines[2].starts_with(other + " ")) << t.out;
+}
+
+// The exit code is the worst of all inputs: an unreadable file (2) over a
+// GPU without a kernel image (1), with the verdicts still reported.
+TEST_F(CliTest, InspectAnUnreadableFileOutranksAFailedVerdict) {
+  const std::string sm80 = write("sm80.fatbin", fatbin({{2, 80, 0x11}}));
+  const std::string missing = (m_dir / "missing.so").string();
+  EXPECT_EQ(run_cli({"inspect", sm80, "--cc", "7.5"}).code, 1);
+  const Result j = run_cli({"inspect", sm80, missing, "--cc", "7.5", "--json"});
+  EXPECT_EQ(j.code, 2);
+  const nlohmann::json files = nlohmann::json::parse(j.out)["files"];
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0]["verdicts"][0]["outcome"], "none");
+  EXPECT_EQ(files[1]["error"], "cannot read: No such file or directory");
 }
 
 // What an H200 (9.0) really did (cuda-compat.md 6.1), as exit codes.
