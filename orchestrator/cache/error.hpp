@@ -10,7 +10,8 @@ enum class ErrorKind {
   io,         // the file system or SQLite failed
   not_found,  // no blob, key or artifact set of that name
   ambiguous,  // a digest prefix that names more than one artifact set
-  invalid,    // input that is not what it claims (a key file, a digest, a path)
+  invalid,    // input that is not what it claims (a key file, a digest, a path,
+              // an index that is missing, damaged or of another version)
   corrupt,    // stored bytes that no longer match their digest
 };
 

@@ -336,6 +336,16 @@ std::expected<bool, Error> Index::remove(std::string_view manifest) {
   return sqlite3_changes(m_db.get()) > 0;
 }
 
+std::expected<void, Error> Index::drop_pack(std::string_view manifest) {
+  Statement s(
+      m_db.get(),
+      "DELETE FROM set_blobs WHERE role = 'pack' AND set_id = (SELECT id FROM artifact_sets WHERE manifest = ?)");
+  s.bind(1, manifest);
+  if (s.step() != SQLITE_DONE)
+    return std::unexpected(db_error(m_db.get(), "dropping the pack of " + std::string(manifest)));
+  return {};
+}
+
 std::expected<std::vector<std::string>, Error> Index::remove_referencing(std::string_view hex) {
   sqlite3* db = m_db.get();
   Transaction t(db);

@@ -116,6 +116,9 @@ class Index {
   std::expected<IndexEntry, Error> resolve(std::string_view prefix) const;
   // Removes the set of that manifest digest; false when there was none.
   std::expected<bool, Error> remove(std::string_view manifest);
+  // Forgets the pack of the set of that manifest digest (its row stays as it
+  // was, id and order included).
+  std::expected<void, Error> drop_pack(std::string_view manifest);
   // Removes every set that names blob `hex` in any role; returns their manifests.
   std::expected<std::vector<std::string>, Error> remove_referencing(std::string_view hex);
   // Every blob digest any set names.

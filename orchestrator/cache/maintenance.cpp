@@ -37,24 +37,34 @@ bool well_placed(const StoredBlob& blob) {
   return is_sha256_hex(blob.name) && blob.path.parent_path().filename() == blob.name.substr(0, 2);
 }
 
+// What the set's file blobs pack to: remembered in the index (push uses it
+// too), else packed into tmp/ and hashed once. nullopt when they cannot be
+// packed (a blob is gone: verify's to say).
+std::optional<PackedLayer> packed_layer_of(Store& store, const IndexEntry& set) {
+  const std::string key = pack_key(set);
+  if (auto known = store.index().packed_layer(key); known && *known) return **known;
+  const fs::path temp = temp_name(store.tmp_dir(), "gc-pack");
+  std::optional<PackedLayer> layer;
+  std::error_code ec;
+  if (pack_stored_set(store, set, temp))
+    if (auto digest = hash_file(temp)) layer = PackedLayer{.digest = *digest, .size = fs::file_size(temp, ec)};
+  fs::remove(temp, ec);
+  if (layer) (void)store.index().remember_packed_layer(key, *layer);  // a cache: losing it costs a pack
+  return layer;
+}
+
 // The pack a set was stored with beside its files is dropped from its row
-// when packing the file blobs again (as push does) makes the same bytes.
-// Returns the manifests of the rows changed.
+// when its files pack to the same bytes (the same layer digest); else push
+// still sends it. Returns the manifests of the rows changed.
 std::expected<std::vector<std::string>, Error> drop_redundant_packs(Store& store) {
   auto sets = store.index().list();
   if (!sets) return std::unexpected(sets.error());
   std::vector<std::string> dropped;
-  for (auto& set : *sets) {
+  for (const auto& set : *sets) {
     if (set.pack.empty() || !store.has_blob(set.pack)) continue;
-    const fs::path temp = temp_name(store.tmp_dir(), "gc-pack");
-    const auto packed = pack_stored_set(store, set, temp);
-    const auto rebuilt = packed ? hash_file(temp) : std::nullopt;
-    std::error_code ec;
-    fs::remove(temp, ec);
-    // Not made again, or not byte for byte: the pack is what push sends.
-    if (!packed || rebuilt != set.pack) continue;
-    set.pack.clear();
-    if (auto added = store.index().add(set); !added) return std::unexpected(added.error());
+    const auto layer = packed_layer_of(store, set);
+    if (!layer || layer->digest != set.pack) continue;
+    if (auto ok = store.index().drop_pack(set.manifest); !ok) return std::unexpected(ok.error());
     dropped.push_back(set.manifest);
   }
   return dropped;

@@ -154,17 +154,17 @@ std::expected<RebuildReport, Error> rebuild_index(const fs::path& root, const Tr
   for (const auto& blob : *blobs) sort_out(store, blob, found);
 
   std::vector<IndexEntry> entries;
-  std::map<std::string, fs::file_time_type> stored;  // by manifest
+  std::map<std::string, fs::file_time_type> stored_at;  // by manifest
   std::map<std::string, std::size_t> unsigned_modes;  // by manifest: files signed before modes were
   for (const auto& [hex, blob] : found.manifests) {
-    stored[hex] = blob.stored;
+    stored_at[hex] = blob.stored;
     unsigned_modes[hex] = std::ranges::count_if(blob.manifest.files, [](const auto& f) { return !f.mode; });
     IndexEntry entry = index_entry(blob.manifest, hex);
     const auto signatures = found.signatures.find(hex);
     attach_signature(entry, blob, signatures == found.signatures.end() ? nullptr : &signatures->second, trusted);
-    if (auto stored = store.check_blobs(entry); !stored) {
+    if (auto complete = store.check_blobs(entry); !complete) {
       report.skipped.push_back("sha256:" + hex + " (" + entry.recipe + " for " + entry.tier +
-                               "): " + stored.error().message);
+                               "): " + complete.error().message);
       continue;
     }
     entries.push_back(std::move(entry));
@@ -174,7 +174,7 @@ std::expected<RebuildReport, Error> rebuild_index(const fs::path& root, const Tr
   // finer grain) in the order their manifests were stored, which decides
   // which of them is the newest.
   std::ranges::sort(entries, {},
-                    [&](const IndexEntry& e) { return std::tuple(e.created, stored[e.manifest], e.manifest); });
+                    [&](const IndexEntry& e) { return std::tuple(e.created, stored_at[e.manifest], e.manifest); });
   for (auto& entry : entries) {
     if (entry.pack.empty()) report.unknown_modes += unsigned_modes[entry.manifest];
     auto id = store.index().add(entry);

@@ -162,7 +162,16 @@ TEST_F(BuildOnHost, ADamagedIndexIsNeverCollectedAndIsRebuiltFromTheManifests) {
       EXPECT_NE(std::string(refused.what()).find("orchestrate cache verify --rebuild-index"), std::string::npos)
           << refused.what();
     }
+    // Nor does a build start over with an empty index beside the old blobs.
+    try {
+      build("nested");
+      ADD_FAILURE() << "build ran on an index that is " << what;
+    } catch (const util::Failure& refused) {
+      EXPECT_EQ(refused.code(), util::ExitCode::bad_input) << refused.what();
+      EXPECT_NE(std::string(refused.what()).find("cannot open the local store"), std::string::npos) << refused.what();
+    }
     EXPECT_EQ(count_blobs(store), blobs);
+    EXPECT_EQ(fs::exists(index), what != "deleted") << "an index was made";
     const app::CacheOutput rebuilt =
         app::cache_verify({.store_root = store, .rebuild_index = true, .config = m_dir.path() / "orchestrate.yaml"});
     EXPECT_EQ(rebuilt.exit_code, 0) << rebuilt.out << rebuilt.err;

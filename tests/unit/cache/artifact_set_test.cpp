@@ -70,7 +70,8 @@ TEST_F(ArtifactSet, ModesAreSignedWithTheFiles) {
   auto manifest = parse_manifest(store.read_blob(stored->manifest).value()).value();
   EXPECT_EQ(manifest.files[0].mode, 0750u);
   EXPECT_EQ(stored->files[0].mode, 0750u);
-  const auto files = unpack(store.blob_path(stored->pack), m_dir / "fetched");
+  ASSERT_TRUE(pack_stored_set(store, *stored, m_dir / "layer.tar.zst"));
+  const auto files = unpack(m_dir / "layer.tar.zst", m_dir / "fetched");
   ASSERT_TRUE(files) << files.error().message;
   EXPECT_EQ((*files)[0].mode, 0750u);
 

@@ -68,7 +68,9 @@ class BuiltSets : public TempDirTest {
     const std::filesystem::path pack_file = m_dir / ("old-pack-" + entry.manifest + ".tar.zst");
     EXPECT_TRUE(pack(sources, pack_file));
     entry.pack = store.put_file(pack_file).value().hex;
-    EXPECT_TRUE(store.record(entry));
+    const auto recorded = store.record(entry);
+    EXPECT_TRUE(recorded);
+    entry.id = recorded.value_or(0);
     return entry;
   }
 

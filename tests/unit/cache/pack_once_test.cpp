@@ -102,6 +102,7 @@ TEST_F(PackOnce, GcDropsAnOldPackTheFilesMakeAgainByteForByte) {
   EXPECT_FALSE(store.has_blob(entry.pack));
   const auto row = store.index().resolve(entry.manifest).value();
   EXPECT_TRUE(row.pack.empty());
+  EXPECT_EQ(row.id, entry.id);        // the same row: its place among sets of one second kept
   EXPECT_EQ(row.files, entry.files);  // modes included
   for (const auto& f : row.files) EXPECT_TRUE(store.has_blob(f.sha256));
   // Push now packs the files into the layer the old pack was.
@@ -125,6 +126,11 @@ TEST_F(PackOnce, GcKeepsAnOldPackTheFilesDoNotMakeAgain) {
   EXPECT_TRUE(gc->dropped_packs.empty());
   EXPECT_TRUE(store.has_blob(packed.pack));
   EXPECT_EQ(store.index().resolve(entry.manifest)->pack, packed.pack);
+  // What the files do pack to is remembered, so the next gc packs nothing.
+  const auto remembered = store.index().packed_layer(pack_key(entry)).value();
+  ASSERT_TRUE(remembered);
+  EXPECT_NE(remembered->digest, packed.pack);
+  EXPECT_EQ(remembered->digest, packed_from_blobs(store, entry, "files.tar.zst"));
 }
 
 }  // namespace
