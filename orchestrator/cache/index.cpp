@@ -3,7 +3,9 @@
 #include <sqlite3.h>
 
 #include <algorithm>
+#include <chrono>
 #include <map>
+#include <thread>
 
 #include "orchestrator/util/strings.hpp"
 
@@ -252,10 +254,18 @@ std::expected<Index, Error> Index::open(const std::filesystem::path& file, IfNoI
   if (rc != SQLITE_OK) return std::unexpected(db_error(raw, "opening " + file.string()));
   sqlite3_busy_timeout(raw, k_busy_timeout_ms);
   // WAL: readers never block the writer; FULL: a committed row survives a crash.
-  if (auto ok = exec(raw, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON",
-                     "configuring " + file.string());
-      !ok)
-    return std::unexpected(ok.error());
+  // Switching a new file to WAL takes an exclusive lock without waiting
+  // through the busy handler, so processes opening a fresh store at once
+  // (concurrent fetches) retry here for as long as the busy timeout.
+  for (int waited_ms = 0;; waited_ms += 50) {
+    auto ok = exec(raw, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON",
+                   "configuring " + file.string());
+    if (ok) break;
+    if ((sqlite3_errcode(raw) != SQLITE_BUSY && sqlite3_errcode(raw) != SQLITE_LOCKED) ||
+        waited_ms >= k_busy_timeout_ms)
+      return std::unexpected(ok.error());
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+  }
   if (auto ok = check_schema(raw, file, if_none); !ok) return std::unexpected(ok.error());
   return index;
 }
