@@ -21,6 +21,7 @@
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -324,7 +325,7 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
                         .source_dir = job.source.dir,
                         .workspace = workspace_dir(store, entry.recipe)};
       if (input.place == BuildPlace::host)
-        if (const char* path = std::getenv("PATH")) input.base_path = path;
+        if (auto path = util::env_get("PATH")) input.base_path = *path;
       const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
       input.jobs = std::max(1u, (request.jobs ? request.jobs : cores) /
                                     static_cast<unsigned>(std::min<std::size_t>(planned.plans.size(), cores)));

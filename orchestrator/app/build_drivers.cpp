@@ -5,6 +5,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "orchestrator/util/fs.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -76,11 +77,9 @@ Argv cmake_build(const DriverInput& in) {
 }
 
 std::optional<std::string> read_text(const fs::path& file) {
-  std::ifstream stream(file, std::ios::binary);
-  if (!stream) return std::nullopt;
-  std::ostringstream text;
-  text << stream.rdbuf();
-  return text.str();
+  auto text = util::read_file(file);
+  if (!text) return std::nullopt;
+  return std::move(*text);
 }
 
 std::expected<void, std::string> framework_steps(const DriverInput& in, DriverPlan& out) {

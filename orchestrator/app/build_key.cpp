@@ -7,6 +7,7 @@
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
+#include "orchestrator/util/fs.hpp"
 
 namespace orc::app {
 
@@ -18,11 +19,9 @@ void put(std::string& bytes, std::string_view piece) {
 }
 
 std::string file_digest(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) return "unreadable";
-  std::ostringstream text;
-  text << in.rdbuf();
-  const std::string data = text.str();
+  const auto read = util::read_file(file, util::k_no_read_cap);
+  if (!read) return "unreadable";
+  const std::string& data = *read;
   return inspect::sha256_hex(std::as_bytes(std::span(data.data(), data.size())));
 }
 

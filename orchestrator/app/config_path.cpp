@@ -1,4 +1,5 @@
 #include "orchestrator/app/config_path.hpp"
+#include "orchestrator/util/env.hpp"
 
 #include <cstdlib>
 
@@ -6,7 +7,7 @@ namespace orc::app {
 
 std::filesystem::path locate_config(const std::string& given) {
   if (!given.empty()) return given;
-  if (const char* env = std::getenv("ORCHESTRATE_CONFIG"); env && *env) return env;
+  if (auto env = util::env_get("ORCHESTRATE_CONFIG")) return *env;
   if (std::filesystem::exists("orchestrate.yaml")) return "orchestrate.yaml";
   return "recipes/orchestrate.yaml";
 }

@@ -14,6 +14,7 @@
 #include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/smoke/result.hpp"
 #include "orchestrator/smoke/runner.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -34,8 +35,8 @@ class StdoutSink final : public engine::LogSink {
 
 // The first executable `name` on PATH, else `fallback` when it is executable.
 std::string find_program(std::string_view name, std::string_view fallback = {}) {
-  if (const char* path = std::getenv("PATH"))
-    for (const auto& dir : util::split_any(path, ":"))
+  if (const auto path = util::env_get("PATH"))
+    for (const auto& dir : util::split_any(*path, ":"))
       if (const std::string candidate = dir + "/" + std::string(name); ::access(candidate.c_str(), X_OK) == 0)
         return candidate;
   if (!fallback.empty() && ::access(std::string(fallback).c_str(), X_OK) == 0) return std::string(fallback);

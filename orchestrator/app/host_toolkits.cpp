@@ -5,8 +5,9 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "orchestrator/app/images_detail.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -15,10 +16,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string env_or_empty(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? value : "";
-}
+std::string env_or_empty(const char* name) { return util::env_value(name); }
 
 bool has_nvcc(const fs::path& root) { return ::access((root / "bin" / "nvcc").c_str(), X_OK) == 0; }
 
@@ -78,9 +76,9 @@ std::vector<HostToolkit> discover_host_toolkits(const HostToolkitSearch& search)
     const fs::path key = ec ? root : canonical;
     if (std::ranges::find(seen, key) != seen.end()) continue;
     seen.push_back(key);
-    const auto ran = images_detail::run_command({.argv = {(root / "bin" / "nvcc").string(), "--version"}});
-    if (ran.exit_code != 0) continue;
-    const auto version = compat::parse_nvcc_version(ran.output);
+    const auto ran = util::run_process({.argv = {(root / "bin" / "nvcc").string(), "--version"}, .merge_stderr = true});
+    if (!ran || !ran->ok()) continue;
+    const auto version = compat::parse_nvcc_version(ran->out);
     if (!version) continue;
     // The canonical root: /usr/local/cuda and cuda-13.0 are one toolkit.
     found.push_back({.version = *version, .root = key, .found_by = how});

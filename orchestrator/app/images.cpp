@@ -12,9 +12,13 @@
 #include <sstream>
 
 #include "orchestrator/app/images_detail.hpp"
+#include "orchestrator/cache/files.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
+#include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -25,11 +29,6 @@ using nlohmann::ordered_json;
 namespace {
 
 constexpr std::string_view k_schema = "orchestrate.images.v1";
-
-std::string env_or_empty(const char* name) {
-  const char* value = std::getenv(name);
-  return value ? std::string(value) : std::string();
-}
 
 ordered_json to_json(const ImageRecord& r) {
   return ordered_json{{"name", r.name},         {"reference", r.reference},   {"id", r.id},
@@ -60,38 +59,6 @@ std::optional<ImageRecord> from_json(const nlohmann::json& j) {
   r.rootfs_key = text("rootfs_key");
   r.engine = text("engine");
   return r;
-}
-
-void write_atomically(const fs::path& file, const std::string& text) {
-  std::error_code ec;
-  fs::create_directories(file.parent_path(), ec);
-  const fs::path temp = file.string() + ".tmp." + std::to_string(::getpid());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  const auto fail = [&](const std::string& what) {
-    const std::string reason = std::strerror(errno);
-    if (fd >= 0) ::close(fd);
-    fs::remove(temp, ec);
-    throw util::Failure(util::ExitCode::outside_failure, "cannot " + what + " " + temp.string() + ": " + reason);
-  };
-  if (fd < 0) fail("create");
-  for (std::size_t done = 0; done < text.size();) {
-    const ssize_t n = ::write(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) fail("write");
-    done += static_cast<std::size_t>(n);
-  }
-  if (::fsync(fd) != 0) fail("sync");
-  ::close(fd);
-  if (::rename(temp.c_str(), file.c_str()) != 0) {
-    const std::string reason = std::strerror(errno);
-    fs::remove(temp, ec);
-    throw util::Failure(util::ExitCode::outside_failure, "cannot rename " + temp.string() + ": " + reason);
-  }
-  // The rename itself is durable once the directory is synced.
-  if (const int dir = ::open(file.parent_path().c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC); dir >= 0) {
-    ::fsync(dir);
-    ::close(dir);
-  }
 }
 
 // What the engine has under an offline image's reference.
@@ -155,19 +122,14 @@ std::string utc_now() {
 
 }  // namespace images_detail
 
-fs::path cache_root() {
-  if (const std::string dir = env_or_empty("ORCHESTRATE_CACHE_DIR"); !dir.empty()) return dir;
-  if (const std::string xdg = env_or_empty("XDG_CACHE_HOME"); !xdg.empty()) return fs::path(xdg) / "orchestrate";
-  if (const std::string home = env_or_empty("HOME"); !home.empty()) return fs::path(home) / ".cache" / "orchestrate";
-  return fs::temp_directory_path() / "orchestrate-cache";
-}
+fs::path cache_root() { return cache::default_store_root(); }
 
 fs::path image_state_path() { return cache_root() / "images.v1.json"; }
 
 std::vector<ImageRecord> read_image_state(const fs::path& file) {
-  std::ifstream in(file);
-  if (!in) return {};
-  const nlohmann::json j = nlohmann::json::parse(in, nullptr, /*allow_exceptions=*/false);
+  const auto text = util::read_file(file);
+  if (!text) return {};
+  const nlohmann::json j = nlohmann::json::parse(*text, nullptr, /*allow_exceptions=*/false);
   if (!j.is_object() || j.value("schema", "") != k_schema || !j.contains("images") || !j["images"].is_array())
     return {};
   std::vector<ImageRecord> records;
@@ -182,7 +144,8 @@ void save_image_record(const fs::path& file, const ImageRecord& record) {
   records.push_back(record);
   ordered_json root{{"schema", k_schema}, {"images", ordered_json::array()}};
   for (const auto& r : records) root["images"].push_back(to_json(r));
-  write_atomically(file, root.dump(2) + "\n");
+  if (auto written = util::write_file_atomic(file, root.dump(2) + "\n"); !written)
+    throw util::Failure(util::ExitCode::outside_failure, "cannot write " + written.error().message);
 }
 
 std::optional<ImageRecord> find_built_image(const std::string& reference, const fs::path& state_file) {
@@ -198,13 +161,13 @@ std::optional<ImageRecord> find_built_image(const std::string& reference) {
 }
 
 std::optional<compat::HostCuda> detect_host_cuda() {
-  std::string root = env_or_empty("ORCHESTRATE_HOST_CUDA");
+  std::string root = util::env_value("ORCHESTRATE_HOST_CUDA");
   if (root.empty()) root = std::string(compat::k_default_host_cuda);
   const fs::path nvcc = fs::path(root) / "bin" / "nvcc";
   if (::access(nvcc.c_str(), X_OK) != 0) return std::nullopt;
-  const auto ran = images_detail::run_command({.argv = {nvcc.string(), "--version"}});
-  if (ran.exit_code != 0) return std::nullopt;
-  auto version = compat::parse_nvcc_version(ran.output);
+  const auto ran = util::run_process({.argv = {nvcc.string(), "--version"}, .merge_stderr = true});
+  if (!ran || !ran->ok()) return std::nullopt;
+  auto version = compat::parse_nvcc_version(ran->out);
   if (!version) return std::nullopt;
   return compat::HostCuda{.toolkit = *version, .root = root};
 }

@@ -10,6 +10,7 @@
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/compat/resolver.hpp"
 #include "orchestrator/recipe/config.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -67,11 +68,11 @@ struct ImageContext {
 
 ImageContext image_context() {
   ImageContext context;
-  if (const char* env = std::getenv("ORCHESTRATE_IMAGE_PREFERENCE"); env && *env) {
-    const auto preference = compat::parse_image_preference(env);
+  if (const auto env = util::env_get("ORCHESTRATE_IMAGE_PREFERENCE")) {
+    const auto preference = compat::parse_image_preference(*env);
     if (!preference)
-      throw util::Failure(ExitCode::bad_input, "ORCHESTRATE_IMAGE_PREFERENCE is '" + std::string(env) +
-                                                   "'; expected 'offline' or 'official'");
+      throw util::Failure(ExitCode::bad_input,
+                          "ORCHESTRATE_IMAGE_PREFERENCE is '" + *env + "'; expected 'offline' or 'official'");
     context.preference = *preference;
   }
   context.host = detect_host_cuda();

@@ -5,6 +5,7 @@
 
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/registry/protocol.hpp"
+#include "orchestrator/util/env.hpp"
 
 namespace orc::app {
 
@@ -70,7 +71,7 @@ std::unique_ptr<registry::Client> make_client(const std::string& url, const regi
                                             .base_delay = std::chrono::milliseconds(200),
                                             .max_delay = std::chrono::milliseconds(2'000)},
                                   .deadlines = deadlines};
-  if (const char* log = std::getenv("ORCHESTRATE_REGISTRY_LOG"); log && *log)
+  if (util::env_get("ORCHESTRATE_REGISTRY_LOG"))
     options.log = [](std::string_view line) { std::clog << "registry: " << line << '\n'; };
   return std::make_unique<registry::Client>(std::move(options), registry::make_curl_transport());
 }

@@ -23,6 +23,8 @@
 #include "orchestrator/smoke/artifact.hpp"
 #include "orchestrator/smoke/runner.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -40,9 +42,9 @@ std::string yaml_quoted(std::string_view s) { return "\"" + std::string(s) + "\"
 // The file's bytes with a NUL after them: the driver reads PTX text as a C
 // string, and a fatbin or cubin does not mind the extra byte.
 std::vector<std::byte> read_image(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) util::fail_input(util::SourceLocation{.file = path.string()}, "cannot read the fatbin");
-  std::vector<char> chars((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const auto read = util::read_file(path, util::k_no_read_cap);
+  if (!read) util::fail_input(util::SourceLocation{.file = path.string()}, "cannot read the fatbin");
+  const std::string& chars = *read;
   std::vector<std::byte> bytes(chars.size() + 1, std::byte{0});
   std::memcpy(bytes.data(), chars.data(), chars.size());
   return bytes;
@@ -128,7 +130,7 @@ void load_artifacts(const smoke::Driver& driver, smoke::GpuResult& gpu, const st
 }  // namespace
 
 fs::path kernels_dir() {
-  if (const char* dir = std::getenv("ORCHESTRATE_KERNELS_DIR"); dir && *dir) return dir;
+  if (auto dir = util::env_get("ORCHESTRATE_KERNELS_DIR")) return *dir;
   // This file is orchestrator/app/smoke.cpp of the source tree.
   return fs::path(__FILE__).parent_path().parent_path().parent_path() / "kernels";
 }

@@ -6,6 +6,7 @@
 #include "orchestrator/app/transfer.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/keys.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -90,7 +91,7 @@ cache::TrustedKeys trusted_keys(const recipe::Config* config) {
 }
 
 RemoteChoice require_remote(const recipe::Config* config, std::string_view why) {
-  auto remote = choose_remote(std::getenv("ORCHESTRATE_REMOTE"), config);
+  auto remote = choose_remote(util::env_value("ORCHESTRATE_REMOTE").c_str(), config);
   if (!remote)
     util::fail_input(std::string(why) + ", and no remote is configured: set ORCHESTRATE_REMOTE or 'remote:' in " +
                      (config ? config->file.string() : std::string("orchestrate.yaml")));

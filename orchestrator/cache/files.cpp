@@ -1,5 +1,8 @@
 #include "orchestrator/cache/files.hpp"
 
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -38,135 +41,72 @@ std::int64_t unix_seconds(const std::string& rfc3339) {
 }
 
 fs::path default_store_root() {
-  if (const char* dir = std::getenv("ORCHESTRATE_CACHE_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CACHE_HOME"); xdg && *xdg) return fs::path(xdg) / "orchestrate";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".cache" / "orchestrate";
+  if (auto dir = util::env_get("ORCHESTRATE_CACHE_DIR")) return *dir;
+  if (auto xdg = util::env_get("XDG_CACHE_HOME")) return fs::path(*xdg) / "orchestrate";
+  if (auto home = util::env_get("HOME")) return fs::path(*home) / ".cache" / "orchestrate";
   return fs::temp_directory_path() / "orchestrate-cache";
 }
 
 fs::path default_keys_dir() {
-  if (const char* dir = std::getenv("ORCHESTRATE_KEYS_DIR"); dir && *dir) return dir;
-  if (const char* xdg = std::getenv("XDG_CONFIG_HOME"); xdg && *xdg) return fs::path(xdg) / "orchestrate" / "keys";
-  if (const char* home = std::getenv("HOME"); home && *home) return fs::path(home) / ".config" / "orchestrate" / "keys";
+  if (auto dir = util::env_get("ORCHESTRATE_KEYS_DIR")) return *dir;
+  if (auto xdg = util::env_get("XDG_CONFIG_HOME")) return fs::path(*xdg) / "orchestrate" / "keys";
+  if (auto home = util::env_get("HOME")) return fs::path(*home) / ".config" / "orchestrate" / "keys";
   return fs::temp_directory_path() / "orchestrate-keys";
 }
 
-fs::path temp_name(const fs::path& dir, std::string_view stem) {
-  static std::atomic<unsigned long> counter{0};
-  return dir / (std::string(stem) + "." + std::to_string(::getpid()) + "." + std::to_string(counter++) + ".tmp");
+fs::path temp_name(const fs::path& dir, std::string_view stem) { return util::temp_name(dir, stem); }
+
+void fsync_dir(const fs::path& dir) { util::fsync_dir(dir); }
+
+namespace {
+
+Error from_fs(const util::FsError& e) {
+  return Error{e.kind == util::FsErrorKind::not_found ? ErrorKind::not_found : ErrorKind::io, e.message};
 }
 
-void fsync_dir(const fs::path& dir) {
-  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return;
-  ::fsync(fd);
-  ::close(fd);
-}
+}  // namespace
 
 std::expected<bool, Error> commit_no_replace(const fs::path& temp, const fs::path& target) {
-  std::error_code ec;
-  fs::create_directories(target.parent_path(), ec);
-  int rc = ::renameat2(AT_FDCWD, temp.c_str(), AT_FDCWD, target.c_str(), RENAME_NOREPLACE);
-  // File systems without RENAME_NOREPLACE: link() fails on an existing name too.
-  if (rc != 0 && (errno == EINVAL || errno == ENOSYS)) {
-    rc = ::link(temp.c_str(), target.c_str());
-    if (rc == 0) fs::remove(temp, ec);
-  }
-  if (rc != 0) {
-    const int err = errno;
-    const std::string message = errno_message("moving into place", target);
-    fs::remove(temp, ec);
-    if (err == EEXIST) return false;
-    return std::unexpected(io_error(message));
-  }
-  fsync_dir(target.parent_path());
-  return true;
+  auto moved = util::commit_no_replace(temp, target);
+  if (!moved) return std::unexpected(io_error(moved.error().message));
+  return *moved;
 }
 
 std::expected<void, Error> write_file_atomic(const fs::path& target, std::string_view bytes, const fs::path& tmp_dir,
                                              unsigned mode, Replace replace) {
-  std::error_code ec;
-  fs::create_directories(tmp_dir, ec);
-  const fs::path temp = temp_name(tmp_dir, target.filename().string());
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, static_cast<mode_t>(mode));
-  if (fd < 0) return std::unexpected(io_error(errno_message("creating", temp)));
-  std::size_t done = 0;
-  std::string failure;
-  while (done < bytes.size() && failure.empty()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0)
-      failure = errno_message("writing", temp);
-    else
-      done += static_cast<std::size_t>(n);
-  }
-  if (failure.empty() && ::fsync(fd) != 0) failure = errno_message("syncing", temp);
-  if (::close(fd) != 0 && failure.empty()) failure = errno_message("closing", temp);
-  if (!failure.empty()) {
-    fs::remove(temp, ec);
-    return std::unexpected(io_error(failure));
-  }
-  if (replace == Replace::refuse) {
-    auto moved = commit_no_replace(temp, target);
-    if (!moved) return std::unexpected(moved.error());
-    if (!*moved) return std::unexpected(invalid_error(target.string() + " already exists; not replaced"));
-    return {};
-  }
-  fs::create_directories(target.parent_path(), ec);
-  if (::rename(temp.c_str(), target.c_str()) != 0) {
-    const std::string message = errno_message("renaming into", target);
-    fs::remove(temp, ec);
-    return std::unexpected(io_error(message));
-  }
-  fsync_dir(target.parent_path());
-  return {};
+  auto written = util::write_file_atomic(target, bytes, {.tmp_dir = tmp_dir, .mode = mode, .replace = replace});
+  if (written) return {};
+  if (written.error().kind == util::FsErrorKind::exists)
+    return std::unexpected(invalid_error(target.string() + " already exists; not replaced"));
+  return std::unexpected(io_error(written.error().message));
 }
 
 std::expected<std::string, Error> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::unexpected(Error{ErrorKind::not_found, "cannot read " + path.string()});
-  std::ostringstream text;
-  text << in.rdbuf();
-  if (in.bad()) return std::unexpected(io_error("reading " + path.string() + " failed"));
-  return text.str();
+  auto text = util::read_file(path, util::k_no_read_cap);
+  if (!text) return std::unexpected(from_fs(text.error()));
+  return std::move(*text);
 }
 
 std::expected<std::string, Error> read_small_file(const fs::path& path, std::uint64_t max_bytes,
                                                   std::string_view what) {
-  // O_NONBLOCK: a FIFO opens at once and is refused below, not waited on.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-  if (fd < 0) return std::unexpected(Error{ErrorKind::not_found, errno_message("cannot read", path)});
-  struct stat st {};
-  std::string text;
-  std::optional<Error> error;
-  if (::fstat(fd, &st) != 0) {
-    error = io_error(errno_message("cannot stat", path));
-  } else if (!S_ISREG(st.st_mode)) {
-    error = invalid_error(path.string() + " is not a regular file; give " + std::string(what));
-  } else if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
-    error = invalid_error(path.string() + " is " + std::to_string(st.st_size) + " bytes, more than " +
-                          std::string(what) + " holds (at most " + std::to_string(max_bytes) + ")");
-  } else {
-    // Read at most one byte past the limit: a file that grows is still capped.
-    text.resize(static_cast<std::size_t>(max_bytes) + 1);
-    std::size_t got = 0;
-    while (got < text.size()) {
-      const ssize_t n = ::read(fd, text.data() + got, text.size() - got);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) {
-        error = io_error(errno_message("reading", path));
-        break;
-      }
-      if (n == 0) break;
-      got += static_cast<std::size_t>(n);
-    }
-    if (!error && got > max_bytes)
-      error = invalid_error(path.string() + " grew past " + std::to_string(max_bytes) + " bytes while read");
-    text.resize(got);
+  auto text = util::read_file(path, max_bytes);
+  if (text) return std::move(*text);
+  const util::FsError& e = text.error();
+  switch (e.kind) {
+    case util::FsErrorKind::not_found:
+      return std::unexpected(Error{ErrorKind::not_found, "cannot read " + path.string() + ": " + e.reason});
+    case util::FsErrorKind::directory:
+    case util::FsErrorKind::not_regular:
+      return std::unexpected(invalid_error(path.string() + " is not a regular file; give " + std::string(what)));
+    case util::FsErrorKind::too_large:
+      if (e.size > 0)
+        return std::unexpected(invalid_error(path.string() + " is " + std::to_string(e.size) + " bytes, more than " +
+                                             std::string(what) + " holds (at most " + std::to_string(max_bytes) + ")"));
+      break;
+    default:
+      break;
   }
-  ::close(fd);
-  if (error) return std::unexpected(*error);
-  return text;
+  return std::unexpected(io_error(e.message));
 }
 
 }  // namespace orc::cache

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "orchestrator/cache/error.hpp"
+#include "orchestrator/util/fs.hpp"
 
 namespace orc::cache {
 
@@ -28,7 +29,7 @@ std::filesystem::path temp_name(const std::filesystem::path& dir, std::string_vi
 // ignored (some file systems refuse fsync on directories).
 void fsync_dir(const std::filesystem::path& dir);
 
-enum class Replace { allow, refuse };
+using Replace = util::Replace;
 
 // Writes `bytes` to `target` through a temporary file in `tmp_dir` (same file
 // system), fsync, rename, fsync of the target's directory. `mode` is the

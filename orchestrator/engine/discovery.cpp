@@ -1,4 +1,5 @@
 #include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/util/env.hpp"
 
 #include <cstdlib>
 #include <system_error>
@@ -56,10 +57,7 @@ std::optional<EngineKind> parse_engine_kind(std::string_view text) {
 
 DiscoveryEnvironment DiscoveryEnvironment::system() {
   return DiscoveryEnvironment{
-      .getenv = [](const char* name) -> std::optional<std::string> {
-        const char* value = std::getenv(name);
-        return value ? std::optional<std::string>(value) : std::nullopt;
-      },
+      .getenv = [](const char* name) { return util::env_get(name); },
       .exists =
           [](const fs::path& path) {
             std::error_code ec;

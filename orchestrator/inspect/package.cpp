@@ -17,6 +17,7 @@
 
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/util/env.hpp"
 
 namespace orc::inspect {
 
@@ -87,7 +88,7 @@ std::string errno_text(std::string_view what, const std::filesystem::path& where
 
 // $TMPDIR, else /var/tmp: members can be gigabytes, and /tmp is often RAM.
 std::filesystem::path spill_dir() {
-  if (const char* dir = std::getenv("TMPDIR"); dir && *dir) return dir;
+  if (auto dir = util::env_get("TMPDIR")) return *dir;
   std::error_code ec;
   if (std::filesystem::is_directory("/var/tmp", ec)) return "/var/tmp";
   return "/tmp";

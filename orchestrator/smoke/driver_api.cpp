@@ -1,4 +1,5 @@
 #include "orchestrator/smoke/driver_api.hpp"
+#include "orchestrator/util/fs.hpp"
 
 #include <dlfcn.h>
 
@@ -91,10 +92,8 @@ std::string parse_kernel_driver_version(std::string_view text) {
 }
 
 std::string kernel_driver_version(const std::string& proc_file) {
-  if (std::ifstream in(proc_file); in) {
-    std::ostringstream text;
-    text << in.rdbuf();
-    if (std::string v = parse_kernel_driver_version(text.str()); !v.empty()) return v;
+  if (const auto text = util::read_file(proc_file)) {
+    if (std::string v = parse_kernel_driver_version(*text); !v.empty()) return v;
   }
   // Containers often hide /proc/driver/nvidia; NVML, which ships with every
   // driver, knows the release too.
