@@ -8,6 +8,7 @@
 
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::cli {
@@ -60,6 +61,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     c.attach(*sub, io);
     names.emplace_back(c.name);
   }
+  app.footer(util::render_environment_help());
   // An unknown subcommand gets a did-you-mean, which CLI11 does not offer.
   if (argc > 1 && argv[1][0] != '-' && std::ranges::find(names, argv[1]) == names.end())
     return usage_error(err, "unknown command '" + std::string(argv[1]) + "'", util::did_you_mean(argv[1], names));

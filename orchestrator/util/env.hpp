@@ -1,6 +1,6 @@
 #pragma once
 // The one table of the environment variables orchestrate reads: its own
-// ORCHESTRATE_* and the standard ones. `orchestrate help environment` prints
+// ORCHESTRATE_* and the standard ones. `orchestrate --help` prints
 // it, the README's table is checked against it by a unit test, and every
 // read goes through env_get(), which refuses a name the table lacks.
 #include <optional>
@@ -26,7 +26,7 @@ std::optional<std::string> env_get(std::string_view name);
 // The value, or "" when unset.
 std::string env_value(std::string_view name);
 
-// The table as `help environment` prints it, aligned, wrapped to `width`.
+// The table as `orchestrate --help` ends with it, aligned, wrapped to `width`.
 std::string render_environment_help(std::size_t width = 100);
 
 }  // namespace orc::util
