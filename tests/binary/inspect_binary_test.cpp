@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/util/process.hpp"
 #include "tests/unit/inspect/binary_fixtures.hpp"
 
 namespace orc::inspect {
@@ -64,33 +65,26 @@ class InspectBinary : public ::testing::Test {
   // Runs the binary with `args`; with `cut`, that file is truncated to
   // k_cut_to bytes as soon as the binary maps it.
   Exited run(const std::vector<std::string>& args, const fs::path& cut = {}) const {
-    const fs::path out = m_dir / "stdout", err = m_dir / "stderr";
-    const pid_t child = ::fork();
-    if (child == 0) {
-      const int o = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      const int e = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-      ::dup2(o, 1), ::dup2(e, 2);
-      if (!cut.empty()) {
-        ::setenv("LD_PRELOAD", ORC_TRUNCATE_SHIM, 1);
-        ::setenv("ORC_TRUNCATE_AFTER_MAP", cut.c_str(), 1);
-        ::setenv("ORC_TRUNCATE_TO", std::to_string(k_cut_to).c_str(), 1);
-        // A sanitizer build wants its runtime first among the libraries.
-        const char* asan = std::getenv("ASAN_OPTIONS");
-        ::setenv("ASAN_OPTIONS", (std::string(asan ? asan : "") + ":verify_asan_link_order=0").c_str(), 1);
-      }
-      std::vector<const char*> argv{ORC_BINARY};
-      for (const auto& a : args) argv.push_back(a.c_str());
-      argv.push_back(nullptr);
-      ::execv(ORC_BINARY, const_cast<char* const*>(argv.data()));
-      ::_exit(127);
+    util::ProcessSpec spec{.argv = {ORC_BINARY}};
+    spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+    if (!cut.empty()) {
+      const char* asan = std::getenv("ASAN_OPTIONS");
+      spec.env = {{"LD_PRELOAD", ORC_TRUNCATE_SHIM},
+                  {"ORC_TRUNCATE_AFTER_MAP", cut.string()},
+                  {"ORC_TRUNCATE_TO", std::to_string(k_cut_to)},
+                  // A sanitizer build wants its runtime first among the libraries.
+                  {"ASAN_OPTIONS", std::string(asan ? asan : "") + ":verify_asan_link_order=0"}};
     }
-    int status = 0;
-    ::waitpid(child, &status, 0);
+    const auto ran = util::run_process(spec);
     Exited r;
-    if (WIFEXITED(status)) r.exit_code = WEXITSTATUS(status);
-    if (WIFSIGNALED(status)) r.signal = WTERMSIG(status);
-    r.out = read_all(out);
-    r.err = read_all(err);
+    if (!ran) {
+      r.err = ran.error().message;
+      return r;
+    }
+    if (ran->exit_code) r.exit_code = *ran->exit_code;
+    if (ran->signal) r.signal = *ran->signal;
+    r.out = ran->out;
+    r.err = ran->err;
     return r;
   }
 

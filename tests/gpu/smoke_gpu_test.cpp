@@ -24,6 +24,7 @@
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/smoke/runner.hpp"
+#include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::smoke {
@@ -48,13 +49,15 @@ struct Shell {
 };
 
 Shell run(const std::string& command) {
+  // stdout captured, stderr passed on to ours, as popen did.
   Shell r;
-  FILE* pipe = ::popen(command.c_str(), "r");
-  if (!pipe) return r;
-  char buf[4096];
-  for (std::size_t n; (n = std::fread(buf, 1, sizeof buf, pipe)) > 0;) r.out.append(buf, n);
-  const int status = ::pclose(pipe);
-  r.code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  const auto ran =
+      util::run_process({.argv = {"sh", "-c", command}, .on_output = [](util::OutputStream s, std::string_view b) {
+                           if (s == util::OutputStream::err) std::cerr << b;
+                         }});
+  if (!ran) return r;
+  r.code = ran->exit_code.value_or(-1);
+  r.out = ran->out;
   return r;
 }
 

@@ -11,6 +11,7 @@
 
 #include "orchestrator/app/doctor.hpp"
 #include "orchestrator/app/driver_facts.hpp"
+#include "orchestrator/util/process.hpp"
 
 namespace orc::app {
 namespace {
@@ -24,10 +25,11 @@ TEST(Doctor, FindsTorchAndBundledLibrariesAndJudgesThemWithoutAGpu) {
   fs::create_directories(site / "torch" / "lib");
   fs::create_directories(site / "nvidia" / "cublas" / "lib");
   std::ofstream(site / "k.cu") << "__global__ void add(float* a) { a[threadIdx.x] += 1; }\n";
-  ASSERT_EQ(std::system((nvcc + " -shared -Xcompiler -fPIC -gencode arch=compute_80,code=sm_80 -o " +
-                         (site / "torch/lib/libtorch_cuda.so").string() + " " + (site / "k.cu").string())
-                            .c_str()),
-            0);
+  const auto built =
+      util::run_process({.argv = {nvcc, "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
+                                  "-o", (site / "torch/lib/libtorch_cuda.so").string(), (site / "k.cu").string()},
+                         .merge_stderr = true});
+  ASSERT_TRUE(built && built->ok()) << (built ? built->out : built.error().message);
   // A host-only library where the CUDA ones live, and a torch library doctor does not read.
   fs::copy_file(site / "torch/lib/libtorch_cuda.so", site / "torch/lib/libtorch_cpu.so");
   std::ofstream(site / "nvidia/cublas/lib/libcublas.so.13") << "\x7f"

@@ -18,6 +18,7 @@
 
 #include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/process.hpp"
 #include "tests/unit/inspect/binary_fixtures.hpp"
 #include "tests/unit/inspect/nvcc_outputs.hpp"
 
@@ -295,7 +296,8 @@ class NvccFixtures : public ::testing::Test {
         k_nvcc +
         " -gencode arch=compute_90a,code=sm_90a -c -o k.o k.cu >> build.log 2>&1 && ar rcs libk.a k.o >> build.log "
         "2>&1";
-    s_built = std::system(cmd.c_str()) == 0;
+    const auto ran = util::run_process({.argv = {"sh", "-c", cmd}});
+    s_built = ran && ran->ok();
     if (!s_built) return;
     const std::string so = read_all(s_dir / "libk.so");
     const std::string wheel =

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <map>
 #include <string>
+#include "orchestrator/util/process.hpp"
 
 namespace orc::inspect::testing {
 
@@ -41,7 +42,8 @@ class NvccOutputs {
     const auto log = m_dir / (name + ".log");
     const std::string command = "cd '" + m_dir.string() + "' && PATH=/usr/local/cuda/bin:$PATH && (" + recipe->second +
                                 ") >'" + log.string() + "' 2>&1";
-    if (std::system(command.c_str()) != 0 || !std::filesystem::exists(path)) {
+    const auto ran = util::run_process({.argv = {"sh", "-c", command}});
+    if (!ran || !ran->ok() || !std::filesystem::exists(path)) {
       std::ifstream in(log);
       ADD_FAILURE() << "building " << name << " failed: " << recipe->second << "\n"
                     << std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -61,10 +63,8 @@ class NvccOutputs {
     }
     m_dir = std::filesystem::temp_directory_path() / ("orc-inspect-nvcc-" + std::to_string(::getpid()));
     std::filesystem::create_directories(m_dir);
-    const std::string version_cmd =
-        std::string(k_nvcc) + " --version > '" + (m_dir / "version.txt").string() + "' 2>&1";
-    std::ifstream version((std::system(version_cmd.c_str()), m_dir / "version.txt"));
-    const std::string text((std::istreambuf_iterator<char>(version)), std::istreambuf_iterator<char>());
+    const auto version = util::run_process({.argv = {std::string(k_nvcc), "--version"}, .merge_stderr = true});
+    const std::string text = version ? version->out : version.error().message;
     if (text.find("release 13.") == std::string::npos) {
       m_missing = std::string(k_nvcc) + " is not CUDA 13 (the expectations are cuobjdump 13.0's)";
       return;

@@ -9,6 +9,7 @@
 
 #include "orchestrator/smoke/artifact.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/process.hpp"
 
 namespace orc::smoke {
 namespace {
@@ -29,7 +30,8 @@ class ArtifactTest : public ::testing::Test {
   }
   void TearDown() override { fs::remove_all(m_dir); }
   void sh(const std::string& command) {
-    ASSERT_EQ(std::system(("cd " + m_dir.string() + " && " + command).c_str()), 0) << command;
+    const auto ran = util::run_process({.argv = {"sh", "-c", command}, .working_dir = m_dir, .merge_stderr = true});
+    ASSERT_TRUE(ran && ran->ok()) << command << "\n" << (ran ? ran->out : ran.error().message);
   }
   std::vector<EmbeddedFatbin> found(const fs::path& file) {
     std::vector<EmbeddedFatbin> all;
