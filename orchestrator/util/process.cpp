@@ -220,7 +220,33 @@ std::optional<std::string> find_program(const std::string& name, std::string_vie
   return std::nullopt;
 }
 
-std::expected<ProcessResult, ProcessError> run_process(const ProcessSpec& spec) {
+namespace {
+
+// Where the child's stdout and stderr go: pipes for capture, else a file,
+// /dev/null or ours.
+bool set_output(const ProcessSpec& spec, SpawnSetup& setup, Pipe& out, Pipe& err) {
+  auto* actions = setup.actions();
+  switch (spec.output) {
+    case OutputMode::capture:
+      if (!open_pipe(out) || (!spec.merge_stderr && !open_pipe(err))) return false;
+      ::posix_spawn_file_actions_adddup2(actions, out.write.get(), STDOUT_FILENO);
+      ::posix_spawn_file_actions_adddup2(actions, spec.merge_stderr ? out.write.get() : err.write.get(), STDERR_FILENO);
+      return true;
+    case OutputMode::file:
+    case OutputMode::discard: {
+      const std::string to = spec.output == OutputMode::file ? spec.output_file.string() : "/dev/null";
+      ::posix_spawn_file_actions_addopen(actions, STDOUT_FILENO, to.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+      ::posix_spawn_file_actions_adddup2(actions, STDOUT_FILENO, STDERR_FILENO);
+      return true;
+    }
+    case OutputMode::inherit:
+      if (spec.merge_stderr) ::posix_spawn_file_actions_adddup2(actions, STDOUT_FILENO, STDERR_FILENO);
+      return true;
+  }
+  return true;
+}
+
+std::expected<pid_t, ProcessError> spawn(const ProcessSpec& spec, Pipe& out, Pipe& err) {
   if (spec.argv.empty()) return std::unexpected(cannot_start("run_process: an empty argv"));
   const auto env = child_environment(spec);
   const auto path = env.find("PATH");
@@ -242,17 +268,8 @@ std::expected<ProcessResult, ProcessError> run_process(const ProcessSpec& spec) 
   std::error_code ec;
   const std::string stdin_path = spec.stdin_file.empty() ? "/dev/null" : fs::absolute(spec.stdin_file, ec).string();
   ::posix_spawn_file_actions_addopen(setup.actions(), STDIN_FILENO, stdin_path.c_str(), O_RDONLY, 0);
-  Pipe out, err;
-  const bool capture = spec.output == OutputMode::capture;
-  if (capture) {
-    if (!open_pipe(out) || (!spec.merge_stderr && !open_pipe(err)))
-      return std::unexpected(cannot_start(std::string("making pipes: ") + std::strerror(errno)));
-    ::posix_spawn_file_actions_adddup2(setup.actions(), out.write.get(), STDOUT_FILENO);
-    ::posix_spawn_file_actions_adddup2(setup.actions(), spec.merge_stderr ? out.write.get() : err.write.get(),
-                                       STDERR_FILENO);
-  } else if (spec.merge_stderr) {
-    ::posix_spawn_file_actions_adddup2(setup.actions(), STDOUT_FILENO, STDERR_FILENO);
-  }
+  if (!set_output(spec, setup, out, err))
+    return std::unexpected(cannot_start(std::string("making pipes: ") + std::strerror(errno)));
   const std::string dir = spec.working_dir.string();
   if (!dir.empty()) ::posix_spawn_file_actions_addchdir_np(setup.actions(), dir.c_str());
 
@@ -265,7 +282,24 @@ std::expected<ProcessResult, ProcessError> run_process(const ProcessSpec& spec) 
         .message = "starting '" + *program + "'" + (dir.empty() ? "" : " in " + dir) + ": " + std::strerror(error)});
   out.write.reset();
   err.write.reset();
-  return Watcher(spec, pid, out.read.get(), err.read.get()).run();
+  return pid;
+}
+
+}  // namespace
+
+std::expected<ProcessResult, ProcessError> run_process(const ProcessSpec& spec) {
+  Pipe out, err;
+  const auto pid = spawn(spec, out, err);
+  if (!pid) return std::unexpected(pid.error());
+  return Watcher(spec, *pid, out.read.get(), err.read.get()).run();
+}
+
+std::expected<int, ProcessError> start_process(const ProcessSpec& spec) {
+  if (spec.output == OutputMode::capture)
+    return std::unexpected(
+        cannot_start("start_process: output cannot be captured; pass it through, to a file or away"));
+  Pipe out, err;
+  return spawn(spec, out, err);
 }
 
 std::string shell_quoted(const std::vector<std::string>& argv) {

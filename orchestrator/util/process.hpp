@@ -32,6 +32,8 @@ enum class EnvMode {
 enum class OutputMode {
   capture,  // pipes: kept (up to the cap) and handed to on_output
   inherit,  // the child writes to this process's stdout and stderr
+  file,     // stdout and stderr into output_file (created or truncated)
+  discard,  // stdout and stderr to /dev/null
 };
 
 enum class OutputStream { out, err };
@@ -44,6 +46,7 @@ struct ProcessSpec {
   std::filesystem::path working_dir;                     // empty: ours
   std::filesystem::path stdin_file;                      // empty: /dev/null
   OutputMode output = OutputMode::capture;
+  std::filesystem::path output_file;  // for OutputMode::file
   // stderr into stdout's pipe, interleaved as written (ProcessResult::out).
   bool merge_stderr = false;
   // Bytes of each stream kept in the result, the last ones; 0 keeps none.
@@ -86,6 +89,12 @@ struct ProcessError {
 
 // Runs `spec` to its end (or its stop) and reaps it and its group.
 std::expected<ProcessResult, ProcessError> run_process(const ProcessSpec& spec);
+
+// Starts `spec` and returns at once with the child's pid, the leader of its
+// own process group: for a service a test runs beside its cases. The caller
+// reaps it (waitpid) and stops it (kill(-pid, ...)); cancel and timeout do
+// not apply. Output cannot be captured (nobody would read the pipes).
+std::expected<int, ProcessError> start_process(const ProcessSpec& spec);
 
 // `name` on `path_list` (':'-separated; an empty piece is "."), as execve
 // needs it; a name with a '/' is returned as it is.

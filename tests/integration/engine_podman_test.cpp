@@ -6,7 +6,6 @@
 // ulimits.
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <sys/mount.h>
 #include <sys/wait.h>
@@ -20,10 +19,10 @@
 #include <thread>
 
 #include "orchestrator/engine/http.hpp"
+#include "orchestrator/util/process.hpp"
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
 
-extern char** environ;
 
 namespace orc::integration {
 namespace {
@@ -100,15 +99,11 @@ class PodmanEnvironment final : public ::testing::Environment {
     const auto start = std::chrono::steady_clock::now();
     const std::string log = (s.dir / "service.log").string();
     const std::string address = "unix://" + s.socket.string();
-    const char* argv[] = {"podman", "system", "service", "--time=0", address.c_str(), nullptr};
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, log.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_adddup2(&actions, STDOUT_FILENO, STDERR_FILENO);
-    const int error = posix_spawnp(&s.pid, "podman", &actions, nullptr, const_cast<char**>(argv), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    if (error != 0) {
+    const auto started = util::start_process({.argv = {"podman", "system", "service", "--time=0", address},
+                                              .output = util::OutputMode::file,
+                                              .output_file = log});
+    if (started) s.pid = *started;
+    if (!started) {
       s.pid = 0;
       s.skip_reason = "cannot start podman system service";
       return;

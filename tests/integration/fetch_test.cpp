@@ -9,7 +9,6 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 
 #include <fcntl.h>
@@ -31,11 +30,11 @@
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/registry/digest.hpp"
+#include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
 
-extern char** environ;
 
 namespace orc::app {
 namespace {
@@ -470,17 +469,7 @@ TEST_F(FetchSuite, FlippedByteOnTheRegistrysDiskIsRefused) {
 }
 
 pid_t spawn(const std::vector<std::string>& argv) {
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
-  pid_t pid = -1;
-  posix_spawnp(&pid, args[0], &actions, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&actions);
-  return pid;
+  return util::start_process({.argv = argv, .output = util::OutputMode::discard}).value_or(-1);
 }
 
 // The bytes of the file being unpacked into the store's tmp/ (the layer

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -178,6 +179,26 @@ TEST(Process, PassesOutputThroughAndStillReportsTheExit) {
   const auto r = run({.argv = {"sh", "-c", "exit 4"}, .output = OutputMode::inherit});
   EXPECT_EQ(r.status(), 4);
   EXPECT_EQ(r.out, "");
+}
+
+TEST(Process, StartsAServiceInItsOwnGroupWithItsOutputInAFile) {
+  const fs::path log = fs::temp_directory_path() / ("orc-process-start-" + std::to_string(::getpid()) + ".log");
+  const auto pid = start_process({.argv = {"sh", "-c", "echo started; echo on stderr >&2; exec sleep 300"},
+                                  .output = OutputMode::file,
+                                  .output_file = log});
+  ASSERT_TRUE(pid) << pid.error().message;
+  EXPECT_EQ(::getpgid(*pid), *pid) << "the leader of its own group";
+  for (int i = 0; i < 200 && read_file(log).value_or("").find("on stderr") == std::string::npos; ++i)
+    std::this_thread::sleep_for(10ms);
+  EXPECT_EQ(read_file(log).value_or(""), "started\non stderr\n");
+  ASSERT_EQ(::kill(-*pid, SIGTERM), 0);
+  int status = 0;
+  ASSERT_EQ(::waitpid(*pid, &status, 0), *pid);
+  EXPECT_TRUE(WIFSIGNALED(status) && WTERMSIG(status) == SIGTERM);
+  fs::remove(log);
+  const auto captured = start_process({.argv = {"true"}});
+  ASSERT_FALSE(captured);
+  EXPECT_EQ(captured.error().kind, ProcessErrorKind::cannot_start);
 }
 
 TEST(Process, QuotesArgvForMessages) {
