@@ -19,17 +19,29 @@ using util::ExitCode;
 constexpr std::array<Command, 13> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
-    {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table", attach_toolkits},
-    {"inspect", "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run", attach_inspect},
-    {"build", "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them", attach_build},
+    {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
+     attach_toolkits},
+    {"inspect",
+     "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run",
+     attach_inspect},
+    {"build",
+     "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them",
+     attach_build},
     {"images", "List the build-image catalog, or build an offline image (Debian packages, no registry)", attach_images},
     {"key", "Generate, export and trust the Ed25519 keys that sign and verify manifests", attach_key},
     {"cache", "The local store: list artifact sets, verify every blob, collect garbage", attach_cache},
-    {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)", attach_push},
-    {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked", attach_pull},
-    {"fetch", "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely", attach_fetch},
-    {"smoke", "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results", attach_smoke},
-    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs", attach_doctor},
+    {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)",
+     attach_push},
+    {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked",
+     attach_pull},
+    {"fetch",
+     "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely",
+     attach_fetch},
+    {"smoke",
+     "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results",
+     attach_smoke},
+    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs",
+     attach_doctor},
 }};
 
 int report(std::ostream& err, const util::Failure& failure) {
@@ -42,6 +54,16 @@ int usage_error(std::ostream& err, const std::string& message, const std::string
                           .suggestion = suggestion}
              .render();
   return static_cast<int>(ExitCode::bad_input);
+}
+
+// One value per flag occurrence, as docker and pip take them: `--tier a
+// --tier b`, never `--tier a b`, so a flag cannot swallow the positionals
+// after it (`inspect --tier new a.so b.so`). Set here, once, for every
+// command's repeatable options.
+void one_value_per_occurrence(CLI::App& app) {
+  for (CLI::Option* option : app.get_options())
+    if (option->nonpositional() && option->get_items_expected_max() > 1) option->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_occurrence(*sub);
 }
 
 }  // namespace
@@ -60,6 +82,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     c.attach(*sub, io);
     names.emplace_back(c.name);
   }
+  one_value_per_occurrence(app);
   // An unknown subcommand gets a did-you-mean, which CLI11 does not offer.
   if (argc > 1 && argv[1][0] != '-' && std::ranges::find(names, argv[1]) == names.end())
     return usage_error(err, "unknown command '" + std::string(argv[1]) + "'", util::did_you_mean(argv[1], names));
