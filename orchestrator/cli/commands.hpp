@@ -49,5 +49,4 @@ void attach_fetch(CLI::App& sub, Io& io);
 void attach_smoke(CLI::App& sub, Io& io);
 void attach_doctor(CLI::App& sub, Io& io);
 
-
 }  // namespace orc::cli
