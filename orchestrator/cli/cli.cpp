@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -70,7 +72,9 @@ void one_value_per_occurrence(CLI::App& app) {
 
 std::span<const Command> command_table() { return k_commands; }
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+namespace {
+
+int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   Io io{out, err};
   CLI::App app{"Orchestrate: builds CUDA software for every GPU generation of a cluster, and proves what it built.",
                "orchestrate"};
@@ -108,6 +112,24 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return static_cast<int>(ExitCode::outside_failure);
   }
   return io.exit_code;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  errno = 0;
+  const int code = parse_and_run(argc, argv, out, err);
+  // Output that could not be written (a full disk, a closed pipe) is the
+  // world's failure, whatever the command found: a script must not read a
+  // truncated report as a complete one.
+  if (!out.flush()) {
+    const int why = errno;
+    err << util::Diagnostic{.message = "could not write the output to stdout" +
+                                       (why != 0 ? ": " + std::string(std::strerror(why)) : std::string())}
+               .render();
+    return static_cast<int>(ExitCode::outside_failure);
+  }
+  return code;
 }
 
 }  // namespace orc::cli

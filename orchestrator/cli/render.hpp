@@ -4,7 +4,9 @@
 // report; app/ returns values.
 #include <string>
 
+#include "orchestrator/app/smoke.hpp"
 #include "orchestrator/app/tables.hpp"
+#include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {
 
@@ -12,5 +14,11 @@ enum class Format { text, json };
 
 std::string render(const app::GpusReport& report, Format format);
 std::string render(const app::ToolkitsReport& report, Format format);
+
+// The result as smoke::render_smoke_* prints it, plus the attestations
+// (`attestations` in the JSON object, an "attested: ..." line each in
+// text). No driver or no GPU is an error on stderr (exit 3), never a line of
+// the report; the JSON document still says it in "driver_error".
+void emit(Io& io, const app::SmokeOutput& output, Format format);
 
 }  // namespace orc::cli
