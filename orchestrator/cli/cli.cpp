@@ -68,6 +68,22 @@ void one_value_per_occurrence(CLI::App& app) {
   for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_occurrence(*sub);
 }
 
+// A command of subcommands (key, cache, images) run bare prints its own
+// help on stderr and exits 2, as git does, instead of CLI11's one line.
+void help_when_bare(CLI::App& sub, Io& io) {
+  if (sub.get_subcommands([](CLI::App*) { return true; }).empty()) return;
+  sub.require_subcommand(0, 1);
+  sub.callback([&sub, &io] {
+    if (!sub.get_subcommands().empty()) return;
+    std::vector<std::string> names;
+    for (const CLI::App* s : sub.get_subcommands([](CLI::App*) { return true; })) names.push_back(s->get_name());
+    io.err << sub.help("orchestrate");
+    throw util::Failure(ExitCode::bad_input, "orchestrate " + sub.get_name() +
+                                                 " needs a subcommand: " + util::join(names, ", ") +
+                                                 " (see 'orchestrate " + sub.get_name() + " --help')");
+  });
+}
+
 }  // namespace
 
 std::span<const Command> command_table() { return k_commands; }
@@ -84,6 +100,7 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
   for (const auto& c : k_commands) {
     CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
     c.attach(*sub, io);
+    help_when_bare(*sub, io);
     names.emplace_back(c.name);
   }
   one_value_per_occurrence(app);
@@ -93,9 +110,14 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    // Help for the subcommand that was asked about, when one was.
-    const auto subs = app.get_subcommands();
-    out << (subs.empty() ? app.help() : subs.front()->help());
+    // Help for the (sub)subcommand that was asked about, when one was.
+    const CLI::App* asked = &app;
+    std::string prefix;
+    while (!asked->get_subcommands().empty()) {
+      prefix += (prefix.empty() ? "" : " ") + asked->get_name();
+      asked = asked->get_subcommands().front();
+    }
+    out << (asked == &app ? app.help() : asked->help(prefix));
     return 0;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help("", CLI::AppFormatMode::All);

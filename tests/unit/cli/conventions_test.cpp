@@ -5,6 +5,10 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/util/strings.hpp"
 
 #include "tests/unit/cli/cli_fixture.hpp"
 #include "tests/unit/cli/run_cli.hpp"
@@ -79,6 +83,24 @@ TEST_F(CliTest, DoctorPathFlagTakesOneValuePerOccurrence) {
   const auto extra = run_cli({"doctor", "--no-python", "--path", a, b});
   EXPECT_EQ(extra.code, 2);
   EXPECT_NE(extra.err.find(b), std::string::npos) << extra.err;
+}
+
+// Like git: a command of subcommands run bare prints its own help (on
+// stderr, with the error) and exits 2.
+TEST_F(CliTest, CommandsOfSubcommandsRunBarePrintTheirOwnHelp) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
+      {"key", {"generate", "export", "trust"}}, {"cache", {"ls", "verify", "gc"}}, {"images", {"list", "build"}}};
+  for (const auto& [command, subs] : commands) {
+    const auto r = run_cli({command});
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_NE(r.err.find("Usage: orchestrate " + command), std::string::npos) << r.err;
+    for (const auto& s : subs) EXPECT_NE(r.err.find("\n  " + s + " "), std::string::npos) << command << " " << s;
+    EXPECT_TRUE(r.err.ends_with("orchestrate: error: orchestrate " + command + " needs a subcommand: " +
+                                util::join(subs, ", ") + " (see 'orchestrate " + command + " --help')\n"))
+        << r.err;
+    EXPECT_EQ(run_cli({command, "--help"}).code, 0);
+  }
 }
 
 }  // namespace
