@@ -137,7 +137,8 @@ ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& ver
     ordered_json list = ordered_json::array();
     if (const LeafVerdicts* leaf = verdicts_for(verdicts, r)) {
       for (const auto& v : leaf->verdicts) {
-        list.push_back({{"gpu", v.gpu.label},
+        list.push_back({{"tier", v.gpu.tier.empty() ? ordered_json(nullptr) : ordered_json(v.gpu.tier)},
+                        {"name", v.gpu.name.empty() ? ordered_json(nullptr) : ordered_json(v.gpu.name)},
                         {"cc", v.gpu.cc.dotted()},
                         {"outcome", inspect::outcome_name(v.verdict.outcome)},
                         {"decided_by", v.verdict.decided_by
@@ -220,7 +221,7 @@ void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& tar
     }
     for (const auto& g : tier->gpus) {
       const std::string who = g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " (" + g.cc.dotted() + ")";
-      targets.push_back({tier->name + ": " + who, g.cc, tier->driver});
+      targets.push_back({tier->name + ": " + who, g.cc, tier->driver, tier->name, g.given_as_cc ? "" : g.name});
     }
   }
   if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
@@ -237,7 +238,8 @@ std::vector<TargetGpu> resolve_targets(const InspectRequest& request) {
       errors.push_back(Diagnostic{.message = gpu.error().message, .suggestion = gpu.error().suggestion});
       continue;
     }
-    targets.push_back({std::string(gpu->name) + " (" + gpu->cc.dotted() + ")", gpu->cc, {}});
+    targets.push_back(
+        {std::string(gpu->name) + " (" + gpu->cc.dotted() + ")", gpu->cc, {}, {}, std::string(gpu->name)});
   }
   for (const auto& text : request.ccs) {
     auto cc = arch::ComputeCapability::parse(text);

@@ -39,9 +39,11 @@ struct InspectRequest {
 
 // A GPU a verdict is given for, as the user named it.
 struct TargetGpu {
-  std::string label;  // "H200 (9.0)", "CC 8.6", "tier-new: A100 (8.0)"
+  std::string label;  // "H200 (9.0)", "CC 8.6", "tier-new: A100 (8.0)": text only
   arch::ComputeCapability cc;
   std::optional<util::Version> driver;  // --driver, else the tier's `driver:`
+  std::string tier;                     // the --tier it came from; empty for --gpu and --cc
+  std::string name;                     // the product name; empty for a bare compute capability
 };
 
 struct FileVerdict {

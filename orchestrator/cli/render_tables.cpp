@@ -46,10 +46,12 @@ ordered_json toolkit_json(const compat::Toolkit& t) {
   j["archs"] = names_of(t.archs, true);
   j["deprecated"] = names_of(t.deprecated, true);
   j["removed"] = names_of(t.removed, true);
-  j["default_arch"] = t.default_arch.sm();
-  j["min_driver"] = t.min_driver.str();
-  j["max_gcc"] = t.max_gcc;
-  j["max_clang"] = t.max_clang;
+  // Unknown is null, never a placeholder (12.7 never shipped: no default
+  // arch, driver or compilers).
+  j["default_arch"] = t.default_arch.major() > 0 ? ordered_json(t.default_arch.sm()) : ordered_json(nullptr);
+  j["min_driver"] = t.min_driver.empty() ? ordered_json(nullptr) : ordered_json(t.min_driver.str());
+  j["max_gcc"] = t.max_gcc > 0 ? ordered_json(t.max_gcc) : ordered_json(nullptr);
+  j["max_clang"] = t.max_clang > 0 ? ordered_json(t.max_clang) : ordered_json(nullptr);
   j["ptx_isa"] = t.ptx_isa.empty() ? ordered_json(nullptr) : ordered_json(t.ptx_isa.str());
   j["unconfirmed"] = strings_of(t.unconfirmed);
   j["source"] = t.source;

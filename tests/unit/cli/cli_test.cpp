@@ -396,7 +396,8 @@ TEST_F(CliTest, InspectVerdictExitCodes) {
   std::map<std::string, std::string> outcome;
   const auto tier = nlohmann::json::parse(r.out);
   for (const auto& v : tier["files"][0]["verdicts"])
-    outcome[v["gpu"].get<std::string>()] = v["outcome"].get<std::string>();
+    outcome[v["tier"].get<std::string>() + ": " + v["name"].get<std::string>() + " (" + v["cc"].get<std::string>() +
+            ")"] = v["outcome"].get<std::string>();
   EXPECT_EQ(outcome["tier-new: A100 (8.0)"], "native");
   EXPECT_EQ(outcome["tier-new: GeForce RTX 4090 (8.9)"], "native");
   EXPECT_EQ(outcome["tier-new: H100 (9.0)"], "none");
