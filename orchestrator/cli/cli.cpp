@@ -18,7 +18,7 @@ namespace {
 
 using util::ExitCode;
 
-constexpr std::array<Command, 13> k_commands{{
+constexpr std::array<Command, 15> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
     {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
@@ -44,7 +44,11 @@ constexpr std::array<Command, 13> k_commands{{
      attach_smoke},
     {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs",
      attach_doctor},
+    {"completion", "Print the bash or zsh completion script (generated from this command table)", attach_completion},
+    {"man", "Print the orchestrate(1) man page in roff (generated from the same help as --help)", attach_man},
 }};
+
+constexpr std::string_view k_version = "orchestrate 0.1.0";
 
 int report(std::ostream& err, const util::Failure& failure) {
   for (const auto& d : failure.diagnostics()) err << d.render();
@@ -91,11 +95,11 @@ std::span<const Command> command_table() { return k_commands; }
 namespace {
 
 int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  Io io{out, err};
   CLI::App app{"Orchestrate: builds CUDA software for every GPU generation of a cluster, and proves what it built.",
                "orchestrate"};
+  Io io{.out = out, .err = err, .exit_code = 0, .root = &app, .version = k_version};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "orchestrate 0.1.0");
+  app.set_version_flag("--version", std::string(k_version));
   std::vector<std::string> names;
   for (const auto& c : k_commands) {
     CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
