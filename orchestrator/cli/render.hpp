@@ -4,6 +4,7 @@
 // report; app/ returns values.
 #include <string>
 
+#include "orchestrator/app/inspect.hpp"
 #include "orchestrator/app/smoke.hpp"
 #include "orchestrator/app/tables.hpp"
 #include "orchestrator/cli/commands.hpp"
@@ -20,5 +21,10 @@ std::string render(const app::ToolkitsReport& report, Format format);
 // text). No driver or no GPU is an error on stderr (exit 3), never a line of
 // the report; the JSON document still says it in "driver_error".
 void emit(Io& io, const app::SmokeOutput& output, Format format);
+
+// The table and where it runs, or {"files": [...], "warnings": [...]}; in
+// text the warnings go to stderr. List mode passes cuobjdump's streams and
+// exit code through.
+void emit(Io& io, const app::InspectReport& report, Format format);
 
 }  // namespace orc::cli
