@@ -260,7 +260,12 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
     throw util::Failure(ExitCode::bad_input, "no recipe is built for tier " + util::join(request.tiers, ", "));
 
   auto discovery = engine::discover_engine(request.engine);
-  if (!discovery) throw util::Failure(ExitCode::bad_input, discovery.error().message);
+  // A DOCKER_HOST that is not a unix socket is the user's input; no daemon
+  // where one was asked for is the world's failure.
+  if (!discovery)
+    throw util::Failure(discovery.error().kind == engine::ErrorKind::config ? ExitCode::bad_input
+                                                                            : ExitCode::outside_failure,
+                        discovery.error().message);
   detail::Console console(progress, request.terminal);
   std::vector<HostToolkit> host_toolkits;
   PlanReport planned = full_plan;

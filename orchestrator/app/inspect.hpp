@@ -17,6 +17,7 @@
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/listing.hpp"
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -39,9 +40,11 @@ struct InspectRequest {
 
 // A GPU a verdict is given for, as the user named it.
 struct TargetGpu {
-  std::string label;  // "H200 (9.0)", "CC 8.6", "tier-new: A100 (8.0)"
+  std::string label;  // "H200 (9.0)", "CC 8.6", "tier-new: A100 (8.0)": text only
   arch::ComputeCapability cc;
   std::optional<util::Version> driver;  // --driver, else the tier's `driver:`
+  std::string tier;                     // the --tier it came from; empty for --gpu and --cc
+  std::string name;                     // the product name; empty for a bare compute capability
 };
 
 struct FileVerdict {
@@ -49,22 +52,6 @@ struct FileVerdict {
   inspect::Verdict verdict;
   bool runtime_kernels = false;  // the file builds or loads kernels itself: `none` is not proof
 };
-
-// What the command prints and how it exits. List mode passes cuobjdump's
-// stdout, stderr and exit code through untouched.
-struct InspectOutput {
-  std::string out;
-  std::string err;
-  int exit_code = 0;
-};
-
-// Throws util::Failure (bad_input) for an unknown GPU (with did-you-mean), a
-// malformed --cc, an unknown tier or invalid configuration. A file that
-// cannot be read (or changes while it is) is an error entry of its own,
-// `{"path", "error"}` in --json and a diagnostic on stderr, and exit code 2;
-// every other file is reported in full. Names are printed as util/escape.hpp
-// says: \xNN for bytes JSON or a terminal must not get.
-InspectOutput inspect(const InspectRequest& request);
 
 // The GPUs of --gpu, --cc and --tier, in that order; throws as inspect() does.
 std::vector<TargetGpu> resolve_targets(const InspectRequest& request);
@@ -78,10 +65,31 @@ struct LeafVerdicts {
 std::vector<LeafVerdicts> judge_all(const std::vector<inspect::FileReport>& reports,
                                     const std::vector<TargetGpu>& targets);
 
-std::string render_inspect_json(const std::vector<inspect::FileReport>& reports,
-                                const std::vector<LeafVerdicts>& verdicts, const std::vector<std::string>& warnings);
-std::string render_inspect_text(const std::vector<inspect::FileReport>& reports,
-                                const std::vector<LeafVerdicts>& verdicts);
+// What inspect found: the files' reports (each leaf's verdicts point into
+// them, so a report is moved, never copied), the warnings, the problems
+// (unreadable files, damage) as diagnostics, and the exit code. List mode
+// carries cuobjdump's stdout, stderr and exit code untouched instead.
+struct InspectReport {
+  InspectReport() = default;
+  InspectReport(const InspectReport&) = delete;
+  InspectReport& operator=(const InspectReport&) = delete;
+  InspectReport(InspectReport&&) = default;
+  InspectReport& operator=(InspectReport&&) = default;
+
+  InspectMode mode = InspectMode::report;
+  inspect::ListResult listing;  // list mode only
+  std::vector<inspect::FileReport> files;
+  std::vector<LeafVerdicts> verdicts;  // empty without --gpu/--cc/--tier
+  std::vector<std::string> warnings;   // raw text: names as the files gave them
+  std::vector<util::Diagnostic> problems;
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
+// Throws util::Failure (bad_input) for an unknown GPU (with did-you-mean), a
+// malformed --cc, an unknown tier or invalid configuration. A file that
+// cannot be read (or changes while it is) is a problem of its own and exit
+// code 2; every other file is reported in full.
+InspectReport inspect(const InspectRequest& request);
 
 // The table's sizes ("541.6 MiB"), shared with the registry's messages.
 using util::human_size;

@@ -6,7 +6,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <ostream>
 #include <random>
 #include <sstream>
@@ -233,18 +232,6 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
     }
   }
   return out;
-}
-
-std::string render_smoke_output_json(const SmokeOutput& output) {
-  auto j = nlohmann::ordered_json::parse(smoke::render_smoke_json(output.result));
-  j["attestations"] = output.attestations;
-  return j.dump(2, ' ', false, nlohmann::ordered_json::error_handler_t::replace) + "\n";
-}
-
-std::string render_smoke_output_text(const SmokeOutput& output) {
-  std::string text = smoke::render_smoke_text(output.result);
-  for (const auto& a : output.attestations) text += "attested: " + a + "\n";
-  return text;
 }
 
 }  // namespace orc::app

@@ -44,11 +44,6 @@ struct SmokeOutput {
 // (exit 3), not an exception.
 SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress);
 
-// The result as smoke::render_smoke_* prints it, plus the attestations:
-// `attestations` in the JSON object, an "attested: ..." line each in text.
-std::string render_smoke_output_json(const SmokeOutput& output);
-std::string render_smoke_output_text(const SmokeOutput& output);
-
 // $ORCHESTRATE_KERNELS_DIR, else kernels/ of the source tree this binary was
 // built from.
 std::filesystem::path kernels_dir();

@@ -2,6 +2,8 @@
 
 #include <CLI/CLI.hpp>
 #include <array>
+#include <cerrno>
+#include <cstring>
 #include <memory>
 #include <ostream>
 #include <vector>
@@ -17,21 +19,37 @@ namespace {
 
 using util::ExitCode;
 
-constexpr std::array<Command, 13> k_commands{{
+constexpr std::array<Command, 15> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
-    {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table", attach_toolkits},
-    {"inspect", "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run", attach_inspect},
-    {"build", "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them", attach_build},
+    {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
+     attach_toolkits},
+    {"inspect",
+     "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run",
+     attach_inspect},
+    {"build",
+     "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them",
+     attach_build},
     {"images", "List the build-image catalog, or build an offline image (Debian packages, no registry)", attach_images},
     {"key", "Generate, export and trust the Ed25519 keys that sign and verify manifests", attach_key},
     {"cache", "The local store: list artifact sets, verify every blob, collect garbage", attach_cache},
-    {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)", attach_push},
-    {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked", attach_pull},
-    {"fetch", "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely", attach_fetch},
-    {"smoke", "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results", attach_smoke},
-    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs", attach_doctor},
+    {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)",
+     attach_push},
+    {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked",
+     attach_pull},
+    {"fetch",
+     "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely",
+     attach_fetch},
+    {"smoke",
+     "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results",
+     attach_smoke},
+    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs",
+     attach_doctor},
+    {"completion", "Print the bash or zsh completion script (generated from this command table)", attach_completion},
+    {"man", "Print the orchestrate(1) man page in roff (generated from the same help as --help)", attach_man},
 }};
+
+constexpr std::string_view k_version = "orchestrate 0.1.0";
 
 int report(std::ostream& err, const util::Failure& failure) {
   for (const auto& d : failure.diagnostics()) err << d.render();
@@ -45,32 +63,67 @@ int usage_error(std::ostream& err, const std::string& message, const std::string
   return static_cast<int>(ExitCode::bad_input);
 }
 
+// One value per flag occurrence, as docker and pip take them: `--tier a
+// --tier b`, never `--tier a b`, so a flag cannot swallow the positionals
+// after it (`inspect --tier new a.so b.so`). Set here, once, for every
+// command's repeatable options.
+void one_value_per_occurrence(CLI::App& app) {
+  for (CLI::Option* option : app.get_options())
+    if (option->nonpositional() && option->get_items_expected_max() > 1) option->allow_extra_args(false);
+  for (CLI::App* sub : app.get_subcommands([](CLI::App*) { return true; })) one_value_per_occurrence(*sub);
+}
+
+// A command of subcommands (key, cache, images) run bare prints its own
+// help on stderr and exits 2, as git does, instead of CLI11's one line.
+void help_when_bare(CLI::App& sub, Io& io) {
+  if (sub.get_subcommands([](CLI::App*) { return true; }).empty()) return;
+  sub.require_subcommand(0, 1);
+  sub.callback([&sub, &io] {
+    if (!sub.get_subcommands().empty()) return;
+    std::vector<std::string> names;
+    for (const CLI::App* s : sub.get_subcommands([](CLI::App*) { return true; })) names.push_back(s->get_name());
+    io.err << sub.help("orchestrate");
+    throw util::Failure(ExitCode::bad_input, "orchestrate " + sub.get_name() +
+                                                 " needs a subcommand: " + util::join(names, ", ") +
+                                                 " (see 'orchestrate " + sub.get_name() + " --help')");
+  });
+}
+
 }  // namespace
 
 std::span<const Command> command_table() { return k_commands; }
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
-  Io io{out, err};
+namespace {
+
+int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"Orchestrate: builds CUDA software for every GPU generation of a cluster, and proves what it built.",
                "orchestrate"};
+  Io io{.out = out, .err = err, .exit_code = 0, .root = &app, .version = k_version};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "orchestrate 0.1.0");
+  app.set_version_flag("--version", std::string(k_version));
   std::vector<std::string> names;
   for (const auto& c : k_commands) {
     CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
     c.attach(*sub, io);
+    help_when_bare(*sub, io);
     names.emplace_back(c.name);
   }
   app.footer(util::render_environment_help());
+  one_value_per_occurrence(app);
   // An unknown subcommand gets a did-you-mean, which CLI11 does not offer.
   if (argc > 1 && argv[1][0] != '-' && std::ranges::find(names, argv[1]) == names.end())
     return usage_error(err, "unknown command '" + std::string(argv[1]) + "'", util::did_you_mean(argv[1], names));
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {
-    // Help for the subcommand that was asked about, when one was.
-    const auto subs = app.get_subcommands();
-    out << (subs.empty() ? app.help() : subs.front()->help());
+    // Help for the (sub)subcommand that was asked about, when one was.
+    const CLI::App* asked = &app;
+    std::string prefix;
+    while (!asked->get_subcommands().empty()) {
+      prefix += (prefix.empty() ? "" : " ") + asked->get_name();
+      asked = asked->get_subcommands().front();
+    }
+    out << (asked == &app ? app.help() : asked->help(prefix));
     return 0;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help("", CLI::AppFormatMode::All);
@@ -87,6 +140,24 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     return static_cast<int>(ExitCode::outside_failure);
   }
   return io.exit_code;
+}
+
+}  // namespace
+
+int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+  errno = 0;
+  const int code = parse_and_run(argc, argv, out, err);
+  // Output that could not be written (a full disk, a closed pipe) is the
+  // world's failure, whatever the command found: a script must not read a
+  // truncated report as a complete one.
+  if (!out.flush()) {
+    const int why = errno;
+    err << util::Diagnostic{.message = "could not write the output to stdout" +
+                                       (why != 0 ? ": " + std::string(std::strerror(why)) : std::string())}
+               .render();
+    return static_cast<int>(ExitCode::outside_failure);
+  }
+  return code;
 }
 
 }  // namespace orc::cli

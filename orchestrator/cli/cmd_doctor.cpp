@@ -16,7 +16,7 @@ inspected as it is. Per GPU: "native", "jit", "none", or "unknown" for a
 compute capability the GPU tables do not know.
 
 Without a GPU or driver it says so and reports the rest. Exit code 0 unless
-the usage is bad (2).)";
+the usage is bad (2), or the report cannot be written (3).)";
 
 }  // namespace
 

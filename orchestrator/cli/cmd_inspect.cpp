@@ -7,6 +7,7 @@
 #include "orchestrator/app/config_path.hpp"
 #include "orchestrator/app/inspect.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::cli {
@@ -98,10 +99,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
     request.json = opt->json;
     request.exact = opt->exact;
     request.threads = opt->threads;
-    const app::InspectOutput output = app::inspect(request);
-    io.out << output.out;
-    io.err << output.err;
-    io.exit_code = output.exit_code;
+    emit(io, app::inspect(request), opt->json ? Format::json : Format::text);
   });
 }
 

@@ -6,6 +6,7 @@
 #include "orchestrator/app/smoke.hpp"
 #include "orchestrator/app/smoke_attest.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::cli {
@@ -63,8 +64,7 @@ void attach_smoke(CLI::App& sub, Io& io) {
     }
     if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);
     const app::SmokeOutput output = app::run_smoke(request, io.err);
-    io.out << (opt->json ? app::render_smoke_output_json(output) : app::render_smoke_output_text(output));
-    io.exit_code = output.result.exit_code();
+    emit(io, output, opt->json ? Format::json : Format::text);
   });
 }
 

@@ -5,6 +5,7 @@
 
 #include "orchestrator/app/tables.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 
 namespace orc::cli {
 
@@ -17,8 +18,8 @@ void attach_gpus(CLI::App& sub, Io& io) {
   sub.add_option("name", opt->name, "A product name (\"RTX 4090\", \"NVIDIA H100 80GB HBM3\")");
   sub.add_flag("--json", opt->json, "Print JSON on stdout, nothing else");
   sub.callback([opt, &io] {
-    io.out << app::list_gpus(opt->name.empty() ? std::nullopt : std::optional(opt->name),
-                             opt->json ? app::Format::json : app::Format::text);
+    const auto report = app::list_gpus(opt->name.empty() ? std::nullopt : std::optional(opt->name));
+    io.out << render(report, opt->json ? Format::json : Format::text);
   });
 }
 
@@ -30,7 +31,8 @@ void attach_toolkits(CLI::App& sub, Io& io) {
   auto opt = std::make_shared<Options>();
   sub.add_flag("--cudnn", opt->cudnn, "List cuDNN releases instead of toolkits");
   sub.add_flag("--json", opt->json, "Print a JSON list on stdout, nothing else");
-  sub.callback([opt, &io] { io.out << app::list_toolkits(opt->cudnn, opt->json ? app::Format::json : app::Format::text); });
+  sub.callback(
+      [opt, &io] { io.out << render(app::list_toolkits(opt->cudnn), opt->json ? Format::json : Format::text); });
 }
 
 }  // namespace orc::cli

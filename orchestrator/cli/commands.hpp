@@ -16,6 +16,10 @@ struct Io {
   std::ostream& out;
   std::ostream& err;
   int exit_code = 0;  // set by the command that ran
+  // The whole command tree and the version, for what is generated from
+  // them (completion, the man page).
+  const CLI::App* root = nullptr;
+  std::string_view version;
 };
 
 struct Command {
@@ -48,6 +52,7 @@ void attach_pull(CLI::App& sub, Io& io);
 void attach_fetch(CLI::App& sub, Io& io);
 void attach_smoke(CLI::App& sub, Io& io);
 void attach_doctor(CLI::App& sub, Io& io);
-
+void attach_completion(CLI::App& sub, Io& io);
+void attach_man(CLI::App& sub, Io& io);
 
 }  // namespace orc::cli

@@ -100,7 +100,7 @@ std::expected<Discovery, Error> discover_engine(std::optional<EngineKind> reques
     }
   }
   if (requested)
-    return std::unexpected(Error{.kind = ErrorKind::config,
+    return std::unexpected(Error{.kind = ErrorKind::socket_missing,
                                  .message = "--engine " + std::string(to_string(*requested)) +
                                             ": no engine socket found (looked at " + join(looked_at) + ")"});
   return Discovery{.kind = EngineKind::host,

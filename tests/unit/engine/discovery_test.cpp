@@ -75,6 +75,7 @@ TEST(Discovery, RequestedEngine) {
   EXPECT_EQ(podman->kind, EngineKind::podman);
   auto missing = discover_engine(EngineKind::docker, world({}, {"/run/podman/podman.sock"}));
   ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().kind, ErrorKind::socket_missing);  // the world's failure (exit 3), not the user's
   EXPECT_EQ(missing.error().message,
             "--engine docker: no engine socket found (looked at DOCKER_HOST (unset), /var/run/docker.sock)");
 }

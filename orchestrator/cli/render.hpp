@@ -1,0 +1,30 @@
+#pragma once
+// The renderers of the command line: each use case's report as the text a
+// person reads or the JSON a script reads. Only these make strings of a
+// report; app/ returns values.
+#include <string>
+
+#include "orchestrator/app/inspect.hpp"
+#include "orchestrator/app/smoke.hpp"
+#include "orchestrator/app/tables.hpp"
+#include "orchestrator/cli/commands.hpp"
+
+namespace orc::cli {
+
+enum class Format { text, json };
+
+std::string render(const app::GpusReport& report, Format format);
+std::string render(const app::ToolkitsReport& report, Format format);
+
+// The result as smoke::render_smoke_* prints it, plus the attestations
+// (`attestations` in the JSON object, an "attested: ..." line each in
+// text). No driver or no GPU is an error on stderr (exit 3), never a line of
+// the report; the JSON document still says it in "driver_error".
+void emit(Io& io, const app::SmokeOutput& output, Format format);
+
+// The table and where it runs, or {"files": [...], "warnings": [...]}; in
+// text the warnings go to stderr. List mode passes cuobjdump's streams and
+// exit code through.
+void emit(Io& io, const app::InspectReport& report, Format format);
+
+}  // namespace orc::cli

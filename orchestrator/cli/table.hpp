@@ -1,0 +1,46 @@
+#pragma once
+// The one table renderer of the command line: columns as wide as their
+// widest cell, two spaces between them (so they never run together), and a
+// last column that wraps at word boundaries, with a hanging indent, when the
+// row would pass the width. Every command that prints a table uses it.
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace orc::cli {
+
+inline constexpr std::size_t k_table_width = 100;
+
+class Table {
+ public:
+  // No headers: rows only.
+  explicit Table(std::vector<std::string> headers = {});
+
+  // Cells beyond the headers' count are an error of the caller; fewer are
+  // padded with empty cells.
+  void add_row(std::vector<std::string> cells);
+  // A line of its own under the last row (a note such as damage), printed
+  // as given after the table's indent.
+  void add_note(std::string line);
+
+  // Every line starts with `indent` spaces; trailing spaces are trimmed.
+  std::string render(std::size_t indent = 0, std::size_t width = k_table_width) const;
+
+ private:
+  struct Line {
+    std::vector<std::string> cells;
+    std::string note;  // set for a note line; cells empty
+  };
+  std::size_t m_columns = 0;
+  std::vector<Line> m_lines;
+};
+
+// The display width of UTF-8 text: its code points (the tables print names,
+// versions and messages; no wide characters).
+std::size_t display_width(const std::string& text);
+
+// `text` broken at spaces into lines of at most `width` columns (a word
+// longer than `width` stays whole on its own line).
+std::vector<std::string> wrap_words(const std::string& text, std::size_t width);
+
+}  // namespace orc::cli

@@ -1,0 +1,107 @@
+// The conventions every command shares, as a user meets them: one value per
+// flag occurrence (repeat the flag for more, as docker and pip do), so a
+// repeatable flag never swallows the positionals after it.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "orchestrator/util/strings.hpp"
+
+#include "tests/unit/cli/cli_fixture.hpp"
+#include "tests/unit/cli/run_cli.hpp"
+
+namespace orc::cli {
+namespace {
+
+using testing::CliTest;
+using testing::fake_host_cuda;
+using testing::fatbin;
+using testing::k_config;
+using testing::run_cli;
+
+TEST_F(CliTest, InspectRepeatableFlagsLeaveThePositionalsFiles) {
+  const auto a = write("a.fatbin", fatbin({{2, 80, 0x11}}));
+  const auto b = write("b.fatbin", fatbin({{2, 90, 0x11}}));
+  const auto config = write("orchestrate.yaml", k_config);
+  for (const std::string flag : {"--tier", "--gpu", "--cc"}) {
+    const std::string value = flag == "--tier" ? "tier-new" : flag == "--gpu" ? "H200" : "9.0";
+    const auto r = run_cli({"inspect", flag, value, a, b, "-f", config, "--json"});
+    ASSERT_NE(r.code, 2) << flag << ": " << r.err;
+    const auto j = nlohmann::json::parse(r.out);
+    ASSERT_EQ(j["files"].size(), 2u) << flag;
+    EXPECT_EQ(j["files"][0]["path"], a);
+    EXPECT_EQ(j["files"][1]["path"], b);
+  }
+  // Repeated, each occurrence adds one.
+  const auto both = write("both.fatbin", fatbin({{2, 80, 0x11}, {2, 90, 0x11}}));
+  const auto r = run_cli({"inspect", "--cc", "8.0", "--cc", "9.0", both, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["files"][0]["verdicts"].size(), 2u);
+}
+
+TEST_F(CliTest, PlanRecipeFlagLeavesThePositionalsTiers) {
+  const auto config = write("orchestrate.yaml", k_config);
+  const auto host = fake_host_cuda(m_dir / "cuda", "13.0");
+  const auto r = run_cli({"plan", "-r", "ext", "tier-new", "-f", config, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  const auto plans = nlohmann::json::parse(r.out)["plans"];
+  ASSERT_EQ(plans.size(), 1u);
+  EXPECT_EQ(plans[0]["recipe"], "ext");
+  EXPECT_EQ(plans[0]["tier"], "tier-new");
+  const auto two = run_cli({"plan", "-r", "ext", "-r", "tf", "tier-new", "-f", config, "--json"});
+  ASSERT_EQ(two.code, 0) << two.err;
+  EXPECT_EQ(nlohmann::json::parse(two.out)["plans"].size(), 2u);
+}
+
+TEST_F(CliTest, BuildRecipeFlagLeavesThePositionalsTiers) {
+  const auto config = write("orchestrate.yaml", k_config);
+  // The tier is taken as the tier: the error names the recipe only.
+  const auto r = run_cli({"build", "-r", "nosuch", "tier-new", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no recipe 'nosuch'"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("tier-new"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, SmokeArtifactFlagLeavesThePositionalTier) {
+  const auto config = write("orchestrate.yaml", k_config);
+  const auto a = write("a.fatbin", fatbin({{2, 80, 0x11}}));
+  const auto r = run_cli({"smoke", "--artifact", a, "tier-nwe", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("unknown tier 'tier-nwe'"), std::string::npos) << r.err;
+}
+
+TEST_F(CliTest, DoctorPathFlagTakesOneValuePerOccurrence) {
+  const auto a = write("a.so", fatbin({{2, 80, 0x11}}));
+  const auto b = write("b.so", fatbin({{2, 90, 0x11}}));
+  const auto r = run_cli({"doctor", "--no-python", "--path", a, "--path", b, "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  EXPECT_EQ(nlohmann::json::parse(r.out)["libraries"].size(), 2u);
+  // A second value without its flag is an extra argument, not a second path.
+  const auto extra = run_cli({"doctor", "--no-python", "--path", a, b});
+  EXPECT_EQ(extra.code, 2);
+  EXPECT_NE(extra.err.find(b), std::string::npos) << extra.err;
+}
+
+// Like git: a command of subcommands run bare prints its own help (on
+// stderr, with the error) and exits 2.
+TEST_F(CliTest, CommandsOfSubcommandsRunBarePrintTheirOwnHelp) {
+  const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
+      {"key", {"generate", "export", "trust"}}, {"cache", {"ls", "verify", "gc"}}, {"images", {"list", "build"}}};
+  for (const auto& [command, subs] : commands) {
+    const auto r = run_cli({command});
+    EXPECT_EQ(r.code, 2) << command;
+    EXPECT_EQ(r.out, "") << command;
+    EXPECT_NE(r.err.find("Usage: orchestrate " + command), std::string::npos) << r.err;
+    for (const auto& s : subs) EXPECT_NE(r.err.find("\n  " + s + " "), std::string::npos) << command << " " << s;
+    EXPECT_TRUE(r.err.ends_with("orchestrate: error: orchestrate " + command + " needs a subcommand: " +
+                                util::join(subs, ", ") + " (see 'orchestrate " + command + " --help')\n"))
+        << r.err;
+    EXPECT_EQ(run_cli({command, "--help"}).code, 0);
+  }
+}
+
+}  // namespace
+}  // namespace orc::cli
