@@ -3,9 +3,13 @@
 # packages already present are skipped, so a second run costs one dpkg query.
 #   --fuzz   also clang 19 and its libFuzzer runtime (clang 14 cannot compile
 #            libstdc++ 12's std::expected, see tests/fuzz/CMakeLists.txt)
-#   --test   also what the integration suites start for real: dockerd (docker.io,
-#            runc), podman, debootstrap for the base image, docker-registry and
-#            htpasswd (apache2-utils) for the registry suite
+#   --test   also what the integration suites start or call for real: dockerd
+#            (docker.io, runc), podman, debootstrap for the base image,
+#            docker-registry and htpasswd (apache2-utils) for the registry
+#            suite, and curl (the readiness pings of start-dockerd.sh and
+#            start-registry.sh; the build suite reads engine events with it)
+#   --bench  also what bench/ compares with: curl, openssl (its dgst), and
+#            docker-registry for the fetch benchmarks
 set -euo pipefail
 
 packages=(
@@ -17,8 +21,9 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils) ;;
-    *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test)" >&2; exit 2 ;;
+    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl) ;;
+    --bench) packages+=(curl openssl docker-registry apache2-utils) ;;
+    *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test, --bench)" >&2; exit 2 ;;
   esac
 done
 

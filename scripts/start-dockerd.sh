@@ -27,13 +27,15 @@ if [ "$(id -u)" -ne 0 ]; then
   exit 3
 fi
 
-# Debian's docker.io and runc; the machine image ships only a docker CLI.
-if ! command -v dockerd >/dev/null || ! command -v runc >/dev/null; then
-  echo "start-dockerd: installing docker.io runc" >&2
+# Debian's docker.io and runc (the machine image ships only a docker CLI),
+# and curl, which pings the socket below: without it a daemon that started
+# would be declared dead after TIMEOUT_S.
+if ! command -v dockerd >/dev/null || ! command -v runc >/dev/null || ! command -v curl >/dev/null; then
+  echo "start-dockerd: installing docker.io runc curl" >&2
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq --no-install-recommends docker.io runc >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends docker.io runc >/dev/null \
-      || { echo "start-dockerd: cannot install docker.io" >&2; exit 3; }
+  if ! apt-get install -y -qq --no-install-recommends docker.io runc curl >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends docker.io runc curl >/dev/null \
+      || { echo "start-dockerd: cannot install docker.io runc curl (scripts/install-deps.sh --test)" >&2; exit 3; }
   fi
 fi
 

@@ -27,16 +27,19 @@ while [ $# -gt 0 ]; do
   esac
 done
 
-if ! command -v docker-registry >/dev/null || { [ -n "$user" ] && ! command -v htpasswd >/dev/null; }; then
+# curl pings /v2/ below: without it a registry that started would be
+# declared dead after the timeout.
+if ! command -v docker-registry >/dev/null || ! command -v curl >/dev/null ||
+  { [ -n "$user" ] && ! command -v htpasswd >/dev/null; }; then
   if [ "$(id -u)" -ne 0 ]; then
-    echo "start-registry: docker-registry and apache2-utils are missing (scripts/install-deps.sh --test)" >&2
+    echo "start-registry: docker-registry, apache2-utils or curl is missing (scripts/install-deps.sh --test)" >&2
     exit 3
   fi
-  echo "start-registry: installing docker-registry apache2-utils" >&2
+  echo "start-registry: installing docker-registry apache2-utils curl" >&2
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-get install -y -qq --no-install-recommends docker-registry apache2-utils >/dev/null 2>&1; then
-    apt-get update -qq && apt-get install -y -qq --no-install-recommends docker-registry apache2-utils >/dev/null \
-      || { echo "start-registry: cannot install docker-registry" >&2; exit 3; }
+  if ! apt-get install -y -qq --no-install-recommends docker-registry apache2-utils curl >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq --no-install-recommends docker-registry apache2-utils curl >/dev/null \
+      || { echo "start-registry: cannot install docker-registry apache2-utils curl" >&2; exit 3; }
   fi
 fi
 

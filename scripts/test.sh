@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The test command (README, .ci/run): installs what the tests need, builds the
 # project twice (release, and with AddressSanitizer + UBSan), and runs every
-# suite. Suites whose outside part is missing skip with a printed reason.
-# The last thing printed is ctest's summary.
+# suite. Suites whose outside part is missing skip with a printed reason and
+# ctest counts them Skipped; the last lines say how many skipped and why,
+# then ctest's summary.
 #
 #   ORC_SKIP_SANITIZE=1  skip the sanitizer build (saves a few minutes)
 #   ORC_SKIP_TOOLCHAINS=1  do not install Debian's CUDA 11.8 / 12.4 nvcc
@@ -35,10 +36,16 @@ if [ "${ORC_SKIP_SANITIZE:-0}" != 1 ]; then
 fi
 
 cd build
-# ctest lists skipped tests after its summary; repeat the summary so it is the
-# last line of the run, and keep ctest's exit status.
+# ctest lists skipped tests after its summary. The last lines of the run say
+# instead how many suites skipped and why (scripts/ctest-skips.py, from the
+# JUnit file, whose output of every suite is kept up to 64 KiB from its end,
+# where the suites print their reasons), then repeat ctest's summary line;
+# ctest's exit status is kept.
 set +e
-ctest -j "$jobs" --output-on-failure 2>&1 | tee ctest.log
+rm -f ctest-junit.xml
+ctest -j "$jobs" --output-on-failure --output-junit "$PWD/ctest-junit.xml" \
+  --test-output-size-passed 65536 --test-output-truncation tail 2>&1 | tee ctest.log
 rc=${PIPESTATUS[0]}
+python3 "$root/scripts/ctest-skips.py" ctest-junit.xml
 grep -E '^[0-9]+% tests passed' ctest.log | tail -n 1
 exit "$rc"

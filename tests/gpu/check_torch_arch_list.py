@@ -33,7 +33,7 @@ def main():
         import torch
         from torch.utils import cpp_extension
     except ImportError as e:
-        print(f"SKIP: PyTorch is not installed here ({e}); run this on the GPU host")
+        print(f"skipped: PyTorch is not installed here ({e}); run this on the GPU host")
         return 77
     plans = json.load(open(sys.argv[1]))["plans"]
     failures = 0

@@ -49,7 +49,10 @@ int creates_once(std::time_t since) {
       run_process({"curl", "-sfG", "--unix-socket", engine_service().socket.string(), "--data-urlencode",
                    "filters=" + filters.dump(), "--data-urlencode", "since=" + std::to_string(since),
                    "--data-urlencode", "until=" + std::to_string(std::time(nullptr) + 1), "http://localhost/events"});
-  if (got.exit_code != 0) return -1;
+  if (got.exit_code != 0) {
+    ADD_FAILURE() << "reading the engine's events with curl failed (exit " << got.exit_code << "): " << got.output;
+    return -1;
+  }
   int count = 0;
   std::istringstream lines(got.output);
   for (std::string line; std::getline(lines, line);)
