@@ -9,6 +9,7 @@
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
+#include "orchestrator/version.hpp"
 
 namespace orc::cli {
 
@@ -19,17 +20,29 @@ using util::ExitCode;
 constexpr std::array<Command, 13> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
-    {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table", attach_toolkits},
-    {"inspect", "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run", attach_inspect},
-    {"build", "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them", attach_build},
+    {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
+     attach_toolkits},
+    {"inspect",
+     "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run",
+     attach_inspect},
+    {"build",
+     "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them",
+     attach_build},
     {"images", "List the build-image catalog, or build an offline image (Debian packages, no registry)", attach_images},
     {"key", "Generate, export and trust the Ed25519 keys that sign and verify manifests", attach_key},
     {"cache", "The local store: list artifact sets, verify every blob, collect garbage", attach_cache},
-    {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)", attach_push},
-    {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked", attach_pull},
-    {"fetch", "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely", attach_fetch},
-    {"smoke", "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results", attach_smoke},
-    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs", attach_doctor},
+    {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)",
+     attach_push},
+    {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked",
+     attach_pull},
+    {"fetch",
+     "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely",
+     attach_fetch},
+    {"smoke",
+     "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results",
+     attach_smoke},
+    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs",
+     attach_doctor},
 }};
 
 int report(std::ostream& err, const util::Failure& failure) {
@@ -53,7 +66,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
   CLI::App app{"Orchestrate: builds CUDA software for every GPU generation of a cluster, and proves what it built.",
                "orchestrate"};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "orchestrate 0.1.0");
+  app.set_version_flag("--version", "orchestrate " + std::string(k_version));
   std::vector<std::string> names;
   for (const auto& c : k_commands) {
     CLI::App* sub = app.add_subcommand(std::string(c.name), std::string(c.summary));
