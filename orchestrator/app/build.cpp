@@ -181,6 +181,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   console.done();
   BuildReport report;
   for (auto& job : jobs) report.builds.push_back(std::move(job.result));
+  for (const auto& w : planned.config_warnings) report.warnings.push_back({.text = w.headline(), .builds = {}});
+  for (auto& w : planned.grouped_warnings()) report.warnings.push_back({.text = w.text, .builds = std::move(w.plans)});
   return report;
 }
 

@@ -56,8 +56,16 @@ struct BuildResult {
   int exit_code = 0;  // 0, 1 (build or verification failed) or 3 (the engine failed)
 };
 
+// A warning of the run (the configuration's, or the plan's), once, with
+// the builds it concerns ("recipe/tier"; empty for the configuration's).
+struct RunWarning {
+  std::string text;
+  std::vector<std::string> builds;
+};
+
 struct BuildReport {
   std::vector<BuildResult> builds;
+  std::vector<RunWarning> warnings;
   int exit_code() const;  // the worst: 3 over 1 over 0
 };
 

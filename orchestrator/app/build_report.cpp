@@ -75,6 +75,10 @@ std::string render_build_json(const BuildReport& report) {
   for (const auto& b : report.builds) builds.push_back(build_json(b));
   Json root;
   root["builds"] = std::move(builds);
+  // The run's warnings (stderr said each once), with the builds they concern.
+  root["warnings"] = Json::array();
+  for (const auto& w : report.warnings)
+    root["warnings"].push_back({{"message", util::utf8_escaped(w.text)}, {"builds", w.builds}});
   // The net under utf8_escaped: a string missed costs a U+FFFD, not the report.
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }

@@ -43,7 +43,7 @@ class BuildHost : public ::testing::Test {
   }
   void write_config(const std::string& toolkits) {
     std::ofstream(m_dir / "orchestrate.yaml") << "toolkits: [\"" << toolkits << "\"]\n"
-                                              << "tiers:\n  tier-h:\n    gpus: [H100]\n"
+                                              << "tiers:\n  tier-h:\n    gpus: [H100]\n  idle:\n    gpus: [A100]\n"
                                               << "recipes:\n  - name: broken\n    framework: nvcc\n"
                                               << "    source: {path: src}\n    tiers: [tier-h]\n"
                                               << "    build: [[sh, -c, 'echo compiling; exit 1']]\n"
@@ -100,6 +100,11 @@ TEST_F(BuildHost, EveryReportSaysTheToolkitImageAndEngineItUsed) {
   EXPECT_EQ(j["builds"][0]["engine"], "host");
   EXPECT_NE(render_build_text(m_report, false).find("with CUDA 13.0.88 in host (host)"), std::string::npos)
       << render_build_text(m_report, false);
+  // The configuration's warnings are in the JSON too, as stderr said them once.
+  ASSERT_EQ(j["warnings"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["warnings"][0]["message"], "orchestrate: warning: " + (m_dir / "orchestrate.yaml").string() +
+                                             ":5:3: tier 'idle' is not used by any recipe");
+  EXPECT_NE(m_progress.str().find("tier 'idle' is not used"), std::string::npos) << m_progress.str();
   // Errors are not in the text report (stdout): they go to stderr in the one format.
   EXPECT_EQ(render_build_text(m_report, false).find("error"), std::string::npos);
   EXPECT_TRUE(render_build_errors(m_report).starts_with("orchestrate: error: broken x tier-h: step 1 (sh) exited"))
