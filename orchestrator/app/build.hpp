@@ -9,18 +9,20 @@
 #include <vector>
 
 #include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/util/version.hpp"
 
 namespace orc::app {
 
 struct BuildRequest {
   std::filesystem::path config;
-  std::vector<std::string> tiers;    // at least one
-  std::vector<std::string> recipes;  // empty = every recipe of the tiers
+  std::vector<std::string> tiers;            // at least one
+  std::vector<std::string> recipes;          // empty = every recipe of the tiers
   std::optional<engine::EngineKind> engine;  // nullopt = discover
-  unsigned jobs = 0;                          // 0 = one per core
-  bool explain = false;                       // print every key input
-  std::filesystem::path store_root;           // empty = cache::default_store_root()
-  bool terminal = false;                      // stderr is a terminal: progress, not every log line
+  unsigned jobs = 0;                         // 0 = one per core
+  bool explain = false;                      // print every key input
+  std::filesystem::path store_root;          // empty = cache::default_store_root()
+  bool terminal = false;                     // stderr is a terminal: progress, not every log line
+  bool keep_failed = false;                  // keep a failed build's tree, and name it
 };
 
 struct BuiltArtifact {
@@ -38,6 +40,10 @@ struct BuildResult {
   std::string recipe;
   std::string tier;
   BuildStatus status = BuildStatus::failed;
+  // What it was built with (for a hit: what the key says it was built with).
+  std::optional<util::Version> toolkit;  // the image's or host's nvcc; nullopt when none was chosen
+  std::optional<std::string> image;      // "host" for the host engine
+  engine::EngineKind engine = engine::EngineKind::host;
   std::string key;
   std::string manifest;  // "sha256:..." when stored
   std::vector<BuiltArtifact> artifacts;
@@ -45,12 +51,21 @@ struct BuildResult {
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
   std::string log_file;
+  std::string kept_tree;  // with --keep-failed: where the failed build's tree was kept
   double seconds = 0;
   int exit_code = 0;  // 0, 1 (build or verification failed) or 3 (the engine failed)
 };
 
+// A warning of the run (the configuration's, or the plan's), once, with
+// the builds it concerns ("recipe/tier"; empty for the configuration's).
+struct RunWarning {
+  std::string text;
+  std::vector<std::string> builds;
+};
+
 struct BuildReport {
   std::vector<BuildResult> builds;
+  std::vector<RunWarning> warnings;
   int exit_code() const;  // the worst: 3 over 1 over 0
 };
 
@@ -60,6 +75,9 @@ struct BuildReport {
 BuildReport build(const BuildRequest& request, std::ostream& progress);
 
 std::string render_build_json(const BuildReport& report);
+// Each build's line and artifacts; errors are not in it.
 std::string render_build_text(const BuildReport& report, bool explain);
+// Every build's errors, each as "orchestrate: error: RECIPE x TIER: ..." (stderr).
+std::string render_build_errors(const BuildReport& report);
 
 }  // namespace orc::app

@@ -18,19 +18,6 @@ using Argv = std::vector<std::string>;
 // The PATH of a Debian image: what a container starts with when the image
 // sets none we know of.
 constexpr std::string_view k_container_path = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
-// The variables bazel's CUDA configuration (and so its cache) depends on.
-constexpr std::array<std::string_view, 3> k_bazel_arch_vars = {"TF_CUDA_COMPUTE_CAPABILITIES",
-                                                               "HERMETIC_CUDA_COMPUTE_CAPABILITIES", "TF_CUDA_VERSION"};
-
-std::string env_value(const std::vector<flags::EnvVar>& env, std::string_view name) {
-  for (const auto& v : env)
-    if (v.name == name) return v.value;
-  return {};
-}
-
-bool has_env(const std::vector<flags::EnvVar>& env, std::string_view name) {
-  return std::ranges::any_of(env, [name](const flags::EnvVar& v) { return v.name == name; });
-}
 
 // `cmake -S . -B build ...` configures; `cmake --build`, `-E`, `-P` and
 // `--install` do not, and get no cache variables.
@@ -66,8 +53,14 @@ void append_cache_args(DriverPlan& out, const Argv& args) {
 }
 
 Argv cmake_configure(const DriverInput& in, const Argv& cache_args) {
-  Argv argv = {"cmake", "-S", std::string(k_src_dir), "-B", std::string(k_build_dir), "-G",
-               in.generator == CmakeGenerator::ninja ? "Ninja" : "Unix Makefiles", "-DCMAKE_BUILD_TYPE=Release"};
+  Argv argv = {"cmake",
+               "-S",
+               std::string(k_src_dir),
+               "-B",
+               std::string(k_build_dir),
+               "-G",
+               in.generator == CmakeGenerator::ninja ? "Ninja" : "Unix Makefiles",
+               "-DCMAKE_BUILD_TYPE=Release"};
   argv.insert(argv.end(), cache_args.begin(), cache_args.end());
   return argv;
 }
@@ -82,66 +75,72 @@ std::optional<std::string> read_text(const fs::path& file) {
   return std::move(*text);
 }
 
-std::expected<void, std::string> framework_steps(const DriverInput& in, DriverPlan& out) {
-  const PlanEntry& plan = *in.plan;
-  const recipe::Recipe& r = *in.recipe;
-  const bool defaults = r.build.empty();
-  switch (r.framework) {
-    case recipe::Framework::cmake: {
-      const Argv args = {"-DCMAKE_CUDA_ARCHITECTURES=" + env_value(plan.env, "CMAKE_CUDA_ARCHITECTURES")};
-      if (defaults) out.steps = {cmake_configure(in, args), cmake_build(in)};
-      else append_cache_args(out, args);
-      return {};
-    }
-    case recipe::Framework::caffe_cmake: {
-      Argv args = {"-DCUDA_ARCH_NAME=Manual", "-DCUDA_ARCH_BIN=" + env_value(plan.env, "CUDA_ARCH_BIN"),
-                   "-DCUDA_ARCH_PTX=" + env_value(plan.env, "CUDA_ARCH_PTX")};
-      if (has_env(plan.env, "CUDA_NVCC_FLAGS")) args.push_back("-DCUDA_NVCC_FLAGS=" + env_value(plan.env, "CUDA_NVCC_FLAGS"));
-      if (defaults) out.steps = {cmake_configure(in, args), cmake_build(in)};
-      else append_cache_args(out, args);
-      return {};
-    }
-    case recipe::Framework::nvcc:
-      // NVCC_APPEND_FLAGS (from the plan's env) adds the -gencode list to
-      // every nvcc the recipe runs; there is nothing to compile by default.
-      if (defaults) return std::unexpected("recipe '" + r.name + "' (nvcc) has no build steps; nvcc recipes name their own");
-      return {};
-    case recipe::Framework::pytorch:
-      if (defaults) out.steps = {{"python3", "setup.py", "bdist_wheel"}};
-      return {};
-    case recipe::Framework::caffe: {
-      const auto example = read_text(in.source_dir / "Makefile.config.example");
-      if (!example) return std::unexpected("recipe '" + r.name + "' (caffe): the source has no Makefile.config.example");
-      out.files.push_back({.relative = "Makefile.config",
-                           .text = rewrite_caffe_makefile_config(*example, env_value(plan.env, "CUDA_ARCH"), in.cuda_home)});
-      out.notes.push_back("caffe: Makefile.config written from Makefile.config.example with CUDA_ARCH := " +
-                          env_value(plan.env, "CUDA_ARCH"));
-      if (defaults) out.steps = {{"make", "-j" + std::to_string(in.jobs), "all"}};
-      return {};
-    }
-    case recipe::Framework::tensorflow: {
-      out.env.emplace_back("TEST_TMPDIR", std::string(k_bazel_dir));  // bazel's output root, kept in the workspace
-      out.mounts.push_back({.host = in.workspace / "bazel", .container = std::string(k_bazel_dir), .access = engine::Access::read_write});
-      const std::string now = bazel_arch_fingerprint(plan.env);
-      if (auto why = bazel_expunge_reason(read_bazel_fingerprint(in.workspace), now)) {
-        out.pre_steps.push_back({"bazel", "clean", "--expunge"});
-        out.notes.push_back("bazel: running 'bazel clean --expunge' first: " + *why);
-      }
-      out.bazel_fingerprint = now;
-      if (defaults)
-        out.steps = {{"python3", "configure.py"},
-                     {"bazel", "build", "--config=cuda", "--jobs=" + std::to_string(in.jobs), "//tensorflow/tools/pip_package:wheel"}};
-      return {};
-    }
+// Each framework's steps and files, from its typed variables.
+struct FrameworkSteps {
+  const DriverInput& in;
+  DriverPlan& out;
+  bool defaults;  // the recipe names no steps of its own
+
+  using Result = std::expected<void, std::string>;
+  Result configure_with(const Argv& args) {
+    if (defaults)
+      out.steps = {cmake_configure(in, args), cmake_build(in)};
+    else
+      append_cache_args(out, args);
+    return {};
   }
-  return {};
-}
+  Result operator()(const flags::CmakeVars& v) {
+    return configure_with({"-DCMAKE_CUDA_ARCHITECTURES=" + v.architectures});
+  }
+  Result operator()(const flags::CaffeCmakeVars& v) {
+    Argv args = {"-DCUDA_ARCH_NAME=Manual", "-DCUDA_ARCH_BIN=" + v.bin, "-DCUDA_ARCH_PTX=" + v.ptx};
+    if (v.nvcc_flags) args.push_back("-DCUDA_NVCC_FLAGS=" + *v.nvcc_flags);
+    return configure_with(args);
+  }
+  // NVCC_APPEND_FLAGS (from the plan's env) adds the -gencode list to
+  // every nvcc the recipe runs; there is nothing to compile by default.
+  Result operator()(const flags::NvccVars&) {
+    if (defaults)
+      return std::unexpected("recipe '" + in.recipe->name + "' (nvcc) has no build steps; nvcc recipes name their own");
+    return {};
+  }
+  Result operator()(const flags::TorchVars&) {
+    if (defaults) out.steps = {{"python3", "setup.py", "bdist_wheel"}};
+    return {};
+  }
+  Result operator()(const flags::CaffeVars& v) {
+    const auto example = read_text(in.source_dir / "Makefile.config.example");
+    if (!example)
+      return std::unexpected("recipe '" + in.recipe->name + "' (caffe): the source has no Makefile.config.example");
+    out.files.push_back(
+        {.relative = "Makefile.config", .text = rewrite_caffe_makefile_config(*example, v.cuda_arch, in.cuda_home)});
+    out.notes.push_back("caffe: Makefile.config written from Makefile.config.example with CUDA_ARCH := " + v.cuda_arch);
+    if (defaults) out.steps = {{"make", "-j" + std::to_string(in.jobs), "all"}};
+    return {};
+  }
+  Result operator()(const flags::TensorflowVars& v) {
+    out.env.emplace_back("TEST_TMPDIR", std::string(k_bazel_dir));  // bazel's output root, kept in the workspace
+    out.mounts.push_back(
+        {.host = in.workspace / "bazel", .container = std::string(k_bazel_dir), .access = engine::Access::read_write});
+    const std::string now = bazel_arch_fingerprint(v);
+    if (auto why = bazel_expunge_reason(read_bazel_fingerprint(in.workspace), now)) {
+      out.pre_steps.push_back({"bazel", "clean", "--expunge"});
+      out.notes.push_back("bazel: running 'bazel clean --expunge' first: " + *why);
+    }
+    out.bazel_fingerprint = now;
+    if (defaults)
+      out.steps = {{"python3", "configure.py"},
+                   {"bazel", "build", "--config=cuda", "--jobs=" + std::to_string(in.jobs),
+                    "//tensorflow/tools/pip_package:wheel"}};
+    return {};
+  }
+};
 
 }  // namespace
 
 std::expected<DriverPlan, std::string> plan_driver(const DriverInput& in) {
   DriverPlan out;
-  for (const auto& v : in.plan->env) out.env.emplace_back(v.name, v.value);
+  for (const auto& v : in.plan->framework.env) out.env.emplace_back(v.name, v.value);
   out.env.emplace_back("CUDA_HOME", in.cuda_home);
   const std::string base = in.base_path.empty() ? std::string(k_container_path) : in.base_path;
   out.env.emplace_back("PATH", in.cuda_home + "/bin:" + base);
@@ -151,11 +150,15 @@ std::expected<DriverPlan, std::string> plan_driver(const DriverInput& in) {
   // A container runs as the invoking user, who has no home in the image.
   if (in.place == BuildPlace::container) out.env.emplace_back("HOME", "/tmp");
   recipe_steps(*in.recipe, out);
-  if (auto ok = framework_steps(in, out); !ok) return std::unexpected(ok.error());
+  if (auto ok = std::visit(FrameworkSteps{.in = in, .out = out, .defaults = in.recipe->build.empty()},
+                           in.plan->framework.vars);
+      !ok)
+    return std::unexpected(ok.error());
   return out;
 }
 
-std::string rewrite_caffe_makefile_config(std::string_view example, std::string_view cuda_arch, std::string_view cuda_dir) {
+std::string rewrite_caffe_makefile_config(std::string_view example, std::string_view cuda_arch,
+                                          std::string_view cuda_dir) {
   const auto lines = [&example] {
     std::vector<std::string> v;
     std::size_t start = 0;
@@ -191,14 +194,17 @@ std::string rewrite_caffe_makefile_config(std::string_view example, std::string_
     }
     out += line + "\n";
   }
-  if (!arch_written) out += "\n# Set by orchestrate from the tier's plan.\nCUDA_ARCH := " + std::string(cuda_arch) + "\n";
+  if (!arch_written)
+    out += "\n# Set by orchestrate from the tier's plan.\nCUDA_ARCH := " + std::string(cuda_arch) + "\n";
   return out;
 }
 
-std::string bazel_arch_fingerprint(const std::vector<flags::EnvVar>& env) {
-  std::vector<std::string> parts;
-  for (const auto name : k_bazel_arch_vars) parts.push_back(std::string(name) + "=" + env_value(env, name));
-  return util::join(parts, ";");
+std::string bazel_arch_fingerprint(const flags::TensorflowVars& vars) {
+  // The variables bazel's CUDA configuration (and so its cache) depends on,
+  // in the form workspaces already remember.
+  return "TF_CUDA_COMPUTE_CAPABILITIES=" + vars.capabilities +
+         ";HERMETIC_CUDA_COMPUTE_CAPABILITIES=" + (vars.hermetic ? vars.capabilities : std::string()) +
+         ";TF_CUDA_VERSION=" + vars.cuda_version;
 }
 
 std::optional<std::string> bazel_expunge_reason(const std::optional<std::string>& last, std::string_view now) {

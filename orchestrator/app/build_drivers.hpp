@@ -37,7 +37,7 @@ struct DriverInput {
   const recipe::Recipe* recipe = nullptr;
   BuildPlace place = BuildPlace::container;
   std::string cuda_home = "/usr/local/cuda";  // in the build's file system
-  std::string base_path;                       // PATH the toolkit's bin is put in front of
+  std::string base_path;                      // PATH the toolkit's bin is put in front of
   unsigned jobs = 1;
   CmakeGenerator generator = CmakeGenerator::makefiles;
   std::filesystem::path source_dir;  // the source tree on the host (caffe reads Makefile.config.example)
@@ -70,11 +70,12 @@ std::expected<DriverPlan, std::string> plan_driver(const DriverInput& input);
 // assignment (with its backslash-continued lines) replaced by `cuda_arch`,
 // CUDA_DIR set to `cuda_dir`; commented lines and everything else kept. An
 // example without a CUDA_ARCH assignment gets one appended.
-std::string rewrite_caffe_makefile_config(std::string_view example, std::string_view cuda_arch, std::string_view cuda_dir);
+std::string rewrite_caffe_makefile_config(std::string_view example, std::string_view cuda_arch,
+                                          std::string_view cuda_dir);
 
 // The variables bazel's CUDA configuration reads, as one line; equal
 // fingerprints mean bazel's cached configure still matches.
-std::string bazel_arch_fingerprint(const std::vector<flags::EnvVar>& env);
+std::string bazel_arch_fingerprint(const flags::TensorflowVars& vars);
 // Why the workspace must be expunged, or nullopt when it need not: a
 // workspace never configured needs nothing; a different fingerprint does.
 std::optional<std::string> bazel_expunge_reason(const std::optional<std::string>& last, std::string_view now);

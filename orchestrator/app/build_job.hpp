@@ -28,17 +28,33 @@ struct BuildImage {
   std::string cuda_home;  // in the build's file system
   std::string host_compiler;
   std::vector<engine::Mount> mounts;  // the host toolkit of a host-mount image
+  util::Version toolkit;              // what its nvcc is: 12.4.1, the host's 13.0.88
 };
 
 struct BuildJob {
-  const recipe::Recipe* recipe = nullptr;
   PlanEntry plan;
   SourceState source;
   BuildImage image;
   DriverPlan driver;
   std::string key;
   BuildResult result;
+  bool image_problem = false;  // the image could not be chosen (a reachable engine is asked first)
 };
+
+// What preparing a job needs besides its plan entry.
+struct PrepareContext {
+  engine::EngineKind kind = engine::EngineKind::host;
+  const cache::Store* store = nullptr;
+  unsigned jobs_per_build = 1;
+  bool explain = false;
+};
+
+// The image, source, driver plan and key of one plan entry, and the store
+// looked up: a hit comes back cached, a problem failed with its exit code.
+BuildJob prepare_job(const PlanEntry& entry, const PrepareContext& context);
+
+// The parallelism each of `builds` builds gets from --jobs (0: the cores).
+unsigned jobs_per_build(unsigned requested, std::size_t builds);
 
 // Where a run's progress goes (stderr), serialized between parallel builds.
 // Plain mode (a log file, CI) prints every line of every build with its
@@ -57,6 +73,8 @@ class Console {
   void finished(const std::string& build, const std::string& outcome);
   // Clears the status line (the report follows on stdout).
   void done();
+  // Whether build output is summarized (true) or streamed line by line.
+  bool terminal() const { return m_terminal; }
 
  private:
   void draw_status();
@@ -86,6 +104,7 @@ struct RunContext {
   Console* console = nullptr;
   const engine::CancelFlag* cancel = nullptr;
   unsigned jobs_per_build = 1;
+  bool keep_failed = false;
 };
 
 // Runs a job that missed the cache: fills job.result (status, artifacts,

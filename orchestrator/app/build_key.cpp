@@ -48,14 +48,17 @@ void KeyHasher::list(std::string_view name, const std::vector<std::string>& valu
     m_lines.emplace_back(std::string(name) + "[" + std::to_string(i) + "]", values[i]);
 }
 
-std::string KeyHasher::hex() const { return inspect::sha256_hex(std::as_bytes(std::span(m_bytes.data(), m_bytes.size()))); }
+std::string KeyHasher::hex() const {
+  return inspect::sha256_hex(std::as_bytes(std::span(m_bytes.data(), m_bytes.size())));
+}
 
 std::string KeyHasher::explain() const {
   std::string out;
   for (const auto& [name, value] : m_lines) {
     // A value with newlines (the canonical recipe) stays one line per field.
     std::string flat;
-    for (char c : value) flat += c == '\n' ? std::string("\\n") : c == '\x1f' ? std::string(" \\x1f ") : std::string(1, c);
+    for (char c : value)
+      flat += c == '\n' ? std::string("\\n") : c == '\x1f' ? std::string(" \\x1f ") : std::string(1, c);
     out += name + ": " + flat + "\n";
   }
   return out;
@@ -93,8 +96,6 @@ KeyHasher hash_key(const KeyInputs& in) {
   h.text("tool.version", in.tool_version);
   h.text("recipe", in.recipe_text);
   h.text("tier", in.tier);
-  h.list("tier.gpus", in.gpus);
-  h.text("tier.ptx", in.ptx_policy);
   h.text("source.kind", in.source_kind);
   h.text("source.revision", in.source_revision);
   h.text("engine", in.engine);

@@ -16,7 +16,9 @@ struct Recipe;
 namespace orc::app {
 
 // Bumped when the meaning of a field changes, so old entries miss.
-inline constexpr std::string_view k_key_schema = "orchestrate-build-key.v1";
+// v2: the tier's GPU names and PTX policy left out (the resolved arch set
+// says what they mean), the version from project(VERSION).
+inline constexpr std::string_view k_key_schema = "orchestrate-build-key.v2";
 
 class KeyHasher {
  public:
@@ -35,13 +37,15 @@ class KeyHasher {
   std::vector<std::pair<std::string, std::string>> m_lines;
 };
 
-// Everything a build's outcome depends on, as text.
+// Everything a build's outcome depends on, as text. Not the tier's GPUs or
+// its PTX policy: what they resolve to (the toolkit, the SASS and PTX
+// sets, the framework's variables) is here, so a GPU of an arch the tier
+// already has changes no key. The tier's name stays: artifact sets are
+// indexed by recipe and tier.
 struct KeyInputs {
-  std::string tool_version;   // orchestrate's own version
-  std::string recipe_text;    // canonical_recipe()
+  std::string tool_version;  // orchestrate's own version
+  std::string recipe_text;   // canonical_recipe()
   std::string tier;
-  std::vector<std::string> gpus;  // "name=cc"
-  std::string ptx_policy;
   std::string source_kind;      // "path" | "git"
   std::string source_revision;  // commit, or "tree:<sha256>"
   std::string engine;

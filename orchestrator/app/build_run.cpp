@@ -47,6 +47,9 @@ class BuildLog final : public engine::LogSink {
   }
   // A line of our own (what was decided), written like the build's output.
   void note(const std::string& text) { on_output(engine::OutputStream::err, "orchestrate: " + text + "\n"); }
+  // A line for the log file only (what the console already said once).
+  void file_note(const std::string& text) { m_file << "orchestrate: " << text << '\n'; }
+  bool streamed() const { return !m_console.terminal(); }
   void flush() {
     if (!m_pending.empty()) emit();
     m_file.flush();
@@ -111,6 +114,28 @@ bool check_image(BuildJob& job, const RunContext& context, engine::DockerEngine&
   return true;
 }
 
+// Where a failed step's compiler messages point: the build's /src and
+// /build are the scratch tree's src/ and build/.
+std::string tree_words(const fs::path& scratch, const RunContext& context) {
+  if (context.keep_failed)
+    return "the build tree is kept at " + scratch.string() + " (" + std::string(k_src_dir) + " and " +
+           std::string(k_build_dir) + " in the messages are its src/ and build/)";
+  return "the build tree " + scratch.string() + " is removed; --keep-failed keeps it";
+}
+
+// What a step that exited non-zero says: the step, the log, the tree. The
+// log's last lines only when the console did not already stream them.
+std::string step_failure(const BuildJob& job, const RunContext& context, const fs::path& scratch,
+                         const std::string& program, std::size_t number, int exit_code, const BuildLog& log) {
+  std::string message = "step " + std::to_string(number) + " (" + program + ") exited with " +
+                        std::to_string(exit_code) + "; " + tree_words(scratch, context) +
+                        "; log: " + job.result.log_file;
+  if (log.streamed()) return message;
+  message += "; its last " + std::to_string(log.tail().size()) + " lines:";
+  for (const auto& line : log.tail()) message += "\n    " + line;
+  return message;
+}
+
 engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::vector<std::string> argv) {
   engine::BuildSpec spec;
   spec.image = job.image.reference;
@@ -125,8 +150,8 @@ engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::v
   // The build writes into our scratch directories as us, not as root.
   spec.user = std::to_string(::getuid()) + ":" + std::to_string(::getgid());
   spec.labels = {{std::string(engine::k_managed_label), "true"},
-                 {"org.orchestrate.recipe", job.plan.recipe},
-                 {"org.orchestrate.tier", job.plan.tier}};
+                 {"org.orchestrate.recipe", job.result.recipe},
+                 {"org.orchestrate.tier", job.result.tier}};
   return spec;
 }
 
@@ -151,14 +176,9 @@ bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine,
       return false;
     }
     if (result->exit_code != 0) {
-      std::string message = "step " + std::to_string(i + 1) + " (" + steps[i].front() + ") exited with " +
-                            std::to_string(result->exit_code) + "; the last " + std::to_string(log.tail().size()) +
-                            " lines of the log (" + job.result.log_file + "):";
-      for (const auto& line : log.tail()) message += "\n    " + line;
-      fail(job, 1, std::move(message));
+      fail(job, 1, step_failure(job, context, scratch, steps[i].front(), i + 1, result->exit_code, log));
       return false;
     }
-    (void)context;
   }
   return true;
 }
@@ -168,25 +188,25 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   cache::Store& store = *context.store;
   cache::NewArtifactSet set;
   cache::Manifest& m = set.manifest;
-  m.recipe = job.plan.recipe;
-  m.framework = job.plan.framework;
-  m.tier = job.plan.tier;
+  m.recipe = job.result.recipe;
+  m.framework = std::string(recipe::framework_name(job.plan.recipe->framework));
+  m.tier = job.result.tier;
   m.key = job.key;
   m.source_kind = job.source.kind;
   m.source_revision = job.source.revision;
   m.engine = std::string(engine::to_string(context.discovery.kind));
   m.image = job.image.reference;
   m.image_digest = job.image.digest;
-  m.toolkit = job.plan.toolkit.value_or("");
-  m.cudnn = job.plan.cudnn.value_or("");
+  m.toolkit = job.plan.toolkit->version.str();
+  m.cudnn = job.plan.cudnn ? job.plan.cudnn->version.str() : "";
   m.host_compiler = job.image.host_compiler;
   m.warnings = verification.warnings;
   for (std::size_t i = 0; i < files.size(); ++i) {
     cache::ManifestFile f{.path = files[i].name,
                           .sha256 = {},
                           .size = 0,
-                          .requested_sass = job.plan.sass,
-                          .requested_ptx = job.plan.ptx,
+                          .requested_sass = job.plan.archs.sass_names(),
+                          .requested_ptx = job.plan.archs.ptx_names(),
                           .embedded_sass = {},
                           .embedded_ptx = {}};
     // What the runtime loads: fetch judges coverage from these.
@@ -217,7 +237,7 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
     job.result.artifacts.push_back(std::move(a));
   }
   if (job.driver.bazel_fingerprint) {
-    const fs::path workspace = workspace_dir(store, job.plan.recipe);
+    const fs::path workspace = workspace_dir(store, job.result.recipe);
     if (auto ok = cache::write_file_atomic(workspace / k_bazel_fingerprint_file, *job.driver.bazel_fingerprint + "\n",
                                            store.tmp_dir());
         !ok)
@@ -228,10 +248,10 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
 }
 
 void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch, BuildLog& log) {
-  log.note("building " + job.plan.recipe + " for " + job.plan.tier + " in " + job.image.reference + " (" +
+  log.note("building " + job.result.recipe + " for " + job.result.tier + " in " + job.image.reference + " (" +
            std::string(engine::to_string(context.discovery.kind)) + "), key " + job.key);
   if (context.discovery.kind == engine::EngineKind::host)
-    log.note("host engine: the steps run as local processes on this machine, NOT ISOLATED");
+    log.file_note("host engine: the steps run as local processes on this machine, NOT ISOLATED");
   for (const auto& n : job.driver.notes) log.note(n);
   if (auto ok = copy_source_tree(job.source.dir, scratch / "src"); !ok) return fail(job, 3, ok.error());
   std::error_code ec;
@@ -247,9 +267,9 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
     return;
   if (!run_steps(job, context, *engine, scratch, log)) return;
 
-  if (job.recipe->artifacts.empty())
-    return fail(job, 2, "recipe '" + job.plan.recipe + "' declares no artifacts: nothing to verify or store");
-  auto files = collect_artifacts(job.recipe->artifacts, {scratch / "build", scratch / "src"});
+  if (job.plan.recipe->artifacts.empty())
+    return fail(job, 2, "recipe '" + job.result.recipe + "' declares no artifacts: nothing to verify or store");
+  auto files = collect_artifacts(job.plan.recipe->artifacts, {scratch / "build", scratch / "src"});
   if (!files) return fail(job, 1, files.error());
   if (const auto refused = unstorable_names(*files); !refused.empty()) {
     for (const auto& e : refused) fail(job, 2, e);
@@ -267,7 +287,7 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
     reports[i].path = (*files)[i].name;
   }
   if (unreadable) return;
-  const Verification verification = verify_artifacts(job.plan, reports);
+  const Verification verification = verify_artifacts(job.plan.archs, job.plan.tier->gpus, reports);
   job.result.warnings.insert(job.result.warnings.end(), verification.warnings.begin(), verification.warnings.end());
   if (!verification.ok()) {
     for (const auto& e : verification.errors) fail(job, 1, "verification: " + e);
@@ -280,18 +300,22 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
 
 void run_job(BuildJob& job, const RunContext& context) {
   const auto started = std::chrono::steady_clock::now();
-  const std::string name = job.plan.recipe + "-" + job.plan.tier;
+  const std::string name = job.result.recipe + "-" + job.result.tier;
   std::error_code ec;
   const fs::path logs = logs_dir(*context.store);
   fs::create_directories(logs, ec);
   job.result.log_file = (logs / (name + "-" + job.key.substr(0, 12) + ".log")).string();
   const fs::path scratch = context.store->tmp_dir() / ("build-" + name + "-" + std::to_string(::getpid()));
   {
-    BuildLog log(job.result.log_file, job.plan.recipe + "/" + job.plan.tier, *context.console);
+    BuildLog log(job.result.log_file, plan_name(job.plan), *context.console);
     build_in(job, context, scratch, log);
   }
-  // The scratch tree is ours (the steps ran as our user), so it can go.
-  fs::remove_all(scratch, ec);
+  // The scratch tree is ours (the steps ran as our user), so it can go,
+  // unless a failed build's is to be kept for a look.
+  if (job.result.status == BuildStatus::failed && context.keep_failed)
+    job.result.kept_tree = scratch.string();
+  else
+    fs::remove_all(scratch, ec);
   job.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 

@@ -29,14 +29,9 @@ std::string suggestion_clause(const std::vector<std::string>& candidates) {
   return out + "?)";
 }
 
-std::set<ComputeCapability> parse_all(const std::vector<std::string>& names) {
-  std::set<ComputeCapability> out;
-  for (const auto& n : names)
-    if (auto cc = ComputeCapability::parse(n)) out.insert(*cc);
-  return out;
+std::string gpu_label(const recipe::TierGpu& g) {
+  return g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " (" + g.cc.dotted() + ")";
 }
-
-std::string gpu_label(const PlannedGpu& g) { return g.name == g.cc ? "CC " + g.cc : g.name + " (" + g.cc + ")"; }
 
 }  // namespace
 
@@ -81,10 +76,11 @@ std::vector<std::string> unstorable_names(const std::vector<CollectedArtifact>& 
   return out;
 }
 
-Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::FileReport>& reports) {
+Verification verify_artifacts(const arch::ArchSet& planned, const std::vector<recipe::TierGpu>& gpus,
+                              const std::vector<inspect::FileReport>& reports) {
   Verification v;
-  const auto want_sass = parse_all(plan.sass);
-  const auto want_ptx = parse_all(plan.ptx);
+  const auto& want_sass = planned.sass;
+  const auto& want_ptx = planned.ptx;
   bool any_device_code = false;
   for (const auto& r : reports) {
     if (!r.device_code()) continue;
@@ -103,10 +99,9 @@ Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::
     for (const auto& cc : ptx)
       if (!want_ptx.contains(cc))
         v.warnings.push_back(r.path + ": embeds PTX " + cc.compute() + ", which the plan did not ask for");
-    for (const auto& gpu : plan.gpus) {
-      const auto device = ComputeCapability::parse(gpu.cc);
-      if (!device) continue;
-      const auto verdict = inspect::judge_file(r, *device).verdict;
+    for (const auto& gpu : gpus) {
+      const ComputeCapability device = gpu.cc;
+      const auto verdict = inspect::judge_file(r, device).verdict;
       if (verdict.outcome == inspect::Outcome::partial) {
         // A recipe's own artifact: every kernel it builds must run on the tier.
         v.errors.push_back(r.path + ": " + gpu_label(gpu) + ": " + verdict.detail);
@@ -115,7 +110,7 @@ Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::
                            " would see \"no kernel image is available for execution on the device\"");
       } else if (verdict.outcome == inspect::Outcome::jit) {
         const bool planned_native =
-            std::ranges::any_of(want_sass, [&](const ComputeCapability& cc) { return cc.sass_runs_on(*device); });
+            std::ranges::any_of(want_sass, [&](const ComputeCapability& cc) { return cc.sass_runs_on(device); });
         if (planned_native)
           v.errors.push_back(r.path + ": " + gpu_label(gpu) + " runs only by PTX JIT, though the plan gives it SASS");
         else

@@ -6,8 +6,9 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/app/plan.hpp"
+#include "orchestrator/arch/arch_set.hpp"
 #include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/recipe/config.hpp"
 
 namespace orc::app {
 
@@ -40,6 +41,7 @@ struct Verification {
 // every GPU of the tier native (JIT is accepted only for a GPU the plan gave
 // no SASS to: the plan then meant it); an embedded arch the plan did not ask
 // for is a warning. No artifact with device code at all is an error.
-Verification verify_artifacts(const PlanEntry& plan, const std::vector<inspect::FileReport>& reports);
+Verification verify_artifacts(const arch::ArchSet& planned, const std::vector<recipe::TierGpu>& gpus,
+                              const std::vector<inspect::FileReport>& reports);
 
 }  // namespace orc::app

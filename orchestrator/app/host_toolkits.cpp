@@ -1,12 +1,16 @@
 #include "orchestrator/app/host_toolkits.hpp"
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <sstream>
 
+#include "orchestrator/cache/files.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
 #include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -31,7 +35,57 @@ std::vector<fs::path> versioned_children(const fs::path& parent) {
   return out;
 }
 
+// The identity of a file as one line of text, or empty when it is not there.
+std::string file_identity(const fs::path& file) {
+  struct stat st {};
+  if (::stat(file.c_str(), &st) != 0) return {};
+  std::ostringstream out;
+  out << st.st_dev << ':' << st.st_ino << ':' << st.st_size << ':' << st.st_mtim.tv_sec << '.' << st.st_mtim.tv_nsec
+      << ':' << st.st_ctim.tv_sec << '.' << st.st_ctim.tv_nsec;
+  return out.str();
+}
+
+// The cache file's format: one "PATH<TAB>IDENTITY<TAB>VERSION" line per nvcc;
+// a line that does not match (another format, a changed file) is a miss.
+std::optional<util::Version> remembered(const fs::path& cache_file, const std::string& path, const std::string& id) {
+  const auto text = util::read_file(cache_file);
+  if (!text) return std::nullopt;
+  for (const auto& line : util::split_any(*text, "\n")) {
+    const auto fields = util::split_any(line, "\t");
+    if (fields.size() == 3 && fields[0] == path && fields[1] == id)
+      if (auto v = util::Version::parse(fields[2])) return *v;
+  }
+  return std::nullopt;
+}
+
+void remember(const fs::path& cache_file, const std::string& path, const std::string& id, const util::Version& v) {
+  std::string kept;
+  if (const auto text = util::read_file(cache_file))
+    for (const auto& line : util::split_any(*text, "\n"))
+      if (!line.empty() && !line.starts_with(path + "\t")) kept += line + "\n";
+  kept += path + "\t" + id + "\t" + v.str() + "\n";
+  std::error_code ec;
+  fs::create_directories(cache_file.parent_path(), ec);
+  // Best effort: a store that cannot be written costs only the nvcc run.
+  (void)cache::write_file_atomic(cache_file, kept, cache_file.parent_path());
+}
+
 }  // namespace
+
+std::optional<util::Version> nvcc_version(const fs::path& root, const fs::path& cache_file) {
+  const fs::path nvcc = root / "bin" / "nvcc";
+  if (::access(nvcc.c_str(), X_OK) != 0) return std::nullopt;
+  const std::string id = file_identity(nvcc);
+  if (!cache_file.empty() && !id.empty())
+    if (auto v = remembered(cache_file, nvcc.string(), id)) return v;
+  const auto ran = util::run_process({.argv = {nvcc.string(), "--version"}, .merge_stderr = true});
+  if (!ran || !ran->ok()) return std::nullopt;
+  auto version = compat::parse_nvcc_version(ran->out);
+  if (version && !cache_file.empty() && !id.empty()) remember(cache_file, nvcc.string(), id, *version);
+  return version;
+}
+
+fs::path nvcc_version_cache() { return cache::default_store_root() / "nvcc-versions.v1"; }
 
 HostToolkitSearch host_toolkit_search_from_environment() {
   HostToolkitSearch search;
@@ -42,6 +96,7 @@ HostToolkitSearch host_toolkit_search_from_environment() {
   const std::string host_cuda = env_or_empty("ORCHESTRATE_HOST_CUDA");
   search.default_root = host_cuda.empty() ? fs::path(compat::k_default_host_cuda) : fs::path(host_cuda);
   search.versioned_parent = fs::path(compat::k_default_host_cuda).parent_path();
+  search.version_cache = nvcc_version_cache();
   return search;
 }
 
@@ -76,9 +131,7 @@ std::vector<HostToolkit> discover_host_toolkits(const HostToolkitSearch& search)
     const fs::path key = ec ? root : canonical;
     if (std::ranges::find(seen, key) != seen.end()) continue;
     seen.push_back(key);
-    const auto ran = util::run_process({.argv = {(root / "bin" / "nvcc").string(), "--version"}, .merge_stderr = true});
-    if (!ran || !ran->ok()) continue;
-    const auto version = compat::parse_nvcc_version(ran->out);
+    const auto version = nvcc_version(root, search.version_cache);
     if (!version) continue;
     // The canonical root: /usr/local/cuda and cuda-13.0 are one toolkit.
     found.push_back({.version = *version, .root = key, .found_by = how});

@@ -6,7 +6,6 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "orchestrator/app/images.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/compat/resolver.hpp"
 #include "orchestrator/recipe/config.hpp"
@@ -75,16 +74,20 @@ ImageContext image_context() {
                           "ORCHESTRATE_IMAGE_PREFERENCE is '" + *env + "'; expected 'offline' or 'official'");
     context.preference = *preference;
   }
-  context.host = detect_host_cuda();
+  // As images' detect_host_cuda(), with nvcc's answer remembered by its file's identity.
+  const std::string root = util::env_value("ORCHESTRATE_HOST_CUDA");
+  const std::string host_root = !root.empty() ? root : std::string(compat::k_default_host_cuda);
+  if (auto version = nvcc_version(host_root, nvcc_version_cache()))
+    context.host = compat::HostCuda{.toolkit = *version, .root = host_root};
   return context;
 }
 
 // The plan's image. Offline-first means this site has no registry, so an
 // official tag is no image it can use: the plan says which one a site with
 // a registry would use instead.
-void choose_plan_image(PlanEntry& e, const compat::Resolution& res, const ImageContext& context) {
-  const auto choice = compat::choose_image(*res.toolkit, res.cudnn, context.preference, context.host);
-  const std::string cuda = res.toolkit->version.str();
+void choose_plan_image(PlanEntry& e, const ImageContext& context) {
+  auto choice = compat::choose_image(*e.toolkit, e.cudnn, context.preference, context.host);
+  const std::string cuda = e.toolkit->version.str();
   if (!choice) {
     e.warnings.push_back("no build image serves CUDA " + cuda +
                          ": neither an offline image (orchestrate images list) nor an nvidia/cuda tag");
@@ -96,48 +99,44 @@ void choose_plan_image(PlanEntry& e, const compat::Resolution& res, const ImageC
     e.warnings.push_back("no offline image serves CUDA " + cuda + " (" + host + "); with registry access use " +
                          choice->reference +
                          " (images/official/Dockerfile.cuda, ORCHESTRATE_IMAGE_PREFERENCE=official)");
+    e.image_needs_registry = true;
+    e.image = std::move(choice);
     return;
   }
-  e.image = choice->reference;
   for (const auto& note : choice->notes) e.warnings.push_back("image: " + note);
+  e.image = std::move(choice);
+}
+
+flags::Emitted emit_framework(const recipe::Recipe& r, const compat::Toolkit& toolkit,
+                              const compat::CudnnRelease* cudnn, const arch::ArchSet& archs) {
+  flags::EmitContext context{.cuda = toolkit.version, .cudnn = std::nullopt, .framework = std::nullopt};
+  if (cudnn) context.cudnn = cudnn->version;
+  if (r.requires_.framework && r.requires_.framework->range.lower())
+    context.framework = r.requires_.framework->range.lower()->version;
+  return flags::framework_info(r.framework).emit(archs, context);
 }
 
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
                    const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
-  PlanEntry e;
-  e.recipe = r.name;
-  e.framework = std::string(recipe::framework_name(r.framework));
-  e.tier = tier.name;
-  e.ptx_policy = std::string(recipe::ptx_policy_name(tier.ptx));
-  for (const auto& g : tier.gpus) e.gpus.push_back({g.name, g.cc.dotted()});
-
-  const auto outcome = compat::resolve(request_for(config, r, tier, toolkits));
-  if (const auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
-    e.reasons = u->reasons;
+  PlanEntry e{.recipe = &r, .tier = &tier};
+  auto outcome = compat::resolve(request_for(config, r, tier, toolkits));
+  if (auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
+    e.reasons = std::move(u->reasons);
     if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
-    e.split = u->split;
+    for (std::size_t i = 0; i < u->split.size(); ++i)
+      e.split.push_back({.gpus = std::move(u->split[i]), .toolkit = u->split_toolkits.at(i)});
     return e;
   }
-  const auto& res = std::get<compat::Resolution>(outcome);
+  auto& res = std::get<compat::Resolution>(outcome);
   e.ok = true;
-  e.toolkit = res.toolkit->version.str();
-  if (res.cudnn) e.cudnn = res.cudnn->version.str();
-  e.sass = res.archs.sass_names();
-  e.ptx = res.archs.ptx_names();
-  e.nvcc_flags = flags::nvcc_gencode(res.archs);
-  e.reasons = res.reasons;
-  e.warnings = res.warnings;
-  choose_plan_image(e, res, images);
-
-  flags::EmitContext context{.cuda = res.toolkit->version, .cudnn = std::nullopt, .framework = std::nullopt};
-  if (res.cudnn) context.cudnn = res.cudnn->version;
-  if (r.requires_.framework && r.requires_.framework->range.lower())
-    context.framework = r.requires_.framework->range.lower()->version;
-  const flags::Emitter* emitter = flags::find_emitter(recipe::framework_name(r.framework));
-  if (!emitter) throw util::Failure(ExitCode::bad_input, "no arch emitter for framework " + e.framework);
-  auto emitted = emitter->emit(res.archs, context);
-  e.env = std::move(emitted.env);
-  e.warnings.insert(e.warnings.end(), emitted.warnings.begin(), emitted.warnings.end());
+  e.toolkit = res.toolkit;
+  e.cudnn = res.cudnn;
+  e.archs = res.archs;
+  e.reasons = std::move(res.reasons);
+  e.warnings = std::move(res.warnings);
+  choose_plan_image(e, images);
+  e.framework = emit_framework(r, *e.toolkit, e.cudnn, e.archs);
+  e.warnings.insert(e.warnings.end(), e.framework.warnings.begin(), e.framework.warnings.end());
   return e;
 }
 
@@ -161,85 +160,207 @@ bool PlanReport::all_ok() const {
   return std::ranges::all_of(plans, [](const PlanEntry& e) { return e.ok; });
 }
 
-PlanReport plan(const PlanRequest& request) {
-  const recipe::Config config = load_or_fail(request.config);
+std::shared_ptr<const recipe::Config> load_plan_config(const std::filesystem::path& file) {
+  return std::make_shared<const recipe::Config>(load_or_fail(file));
+}
+
+PlanReport plan(std::shared_ptr<const recipe::Config> shared, const PlanScope& scope) {
+  const recipe::Config& config = *shared;
   check_names(
-      request.tiers, config.tiers, [](const recipe::Tier& t) { return t.name; }, "tier", request.config);
+      scope.tiers, config.tiers, [](const recipe::Tier& t) { return t.name; }, "tier", config.file);
   check_names(
-      request.recipes, config.recipes, [](const recipe::Recipe& r) { return r.name; }, "recipe", request.config);
+      scope.recipes, config.recipes, [](const recipe::Recipe& r) { return r.name; }, "recipe", config.file);
 
   PlanReport report;
   report.config_warnings = config.warnings;
   const ImageContext images = image_context();
   // Tier order as declared, recipes in declaration order within each tier.
-  const auto by_tier = recipes_by_tier(config, request.recipes);
+  const auto by_tier = recipes_by_tier(config, scope.recipes);
   for (const auto& tier : config.tiers) {
-    if (!request.tiers.empty() && std::ranges::find(request.tiers, tier.name) == request.tiers.end()) continue;
+    if (!scope.tiers.empty() && std::ranges::find(scope.tiers, tier.name) == scope.tiers.end()) continue;
     const auto recipes = by_tier.find(tier.name);
     if (recipes == by_tier.end()) continue;
     for (const recipe::Recipe* r : recipes->second)
-      report.plans.push_back(plan_one(config, *r, tier, images, request.toolkits));
+      report.plans.push_back(plan_one(config, *r, tier, images, scope.toolkits));
   }
+  report.config = std::move(shared);
   return report;
 }
 
-std::string render_plan_json(const PlanReport& report) {
-  nlohmann::ordered_json plans = nlohmann::ordered_json::array();
-  for (const auto& e : report.plans) {
-    nlohmann::ordered_json j;
-    j["recipe"] = e.recipe;
-    j["framework"] = e.framework;
-    j["tier"] = e.tier;
-    j["status"] = e.ok ? "ok" : "unsatisfiable";
-    j["gpus"] = nlohmann::ordered_json::array();
-    for (const auto& g : e.gpus) j["gpus"].push_back({{"name", g.name}, {"cc", g.cc}});
-    j["ptx_policy"] = e.ptx_policy;
-    j["toolkit"] = e.toolkit ? nlohmann::ordered_json(*e.toolkit) : nlohmann::ordered_json(nullptr);
-    j["cudnn"] = e.cudnn ? nlohmann::ordered_json(*e.cudnn) : nlohmann::ordered_json(nullptr);
-    j["image"] = e.image ? nlohmann::ordered_json(*e.image) : nlohmann::ordered_json(nullptr);
-    j["sass"] = e.sass;
-    j["ptx"] = e.ptx;
-    j["env"] = nlohmann::ordered_json::object();
-    for (const auto& v : e.env) j["env"][v.name] = v.value;
-    j["nvcc_flags"] = e.nvcc_flags;
-    j["reasons"] = e.reasons;
-    j["warnings"] = e.warnings;
-    if (!e.ok) j["split"] = e.split;
-    plans.push_back(std::move(j));
+PlanReport plan(const PlanRequest& request) {
+  return plan(load_plan_config(request.config), PlanScope{.tiers = request.tiers, .recipes = request.recipes});
+}
+
+std::string plan_name(const PlanEntry& e) { return e.recipe->name + "/" + e.tier->name; }
+
+std::vector<GroupedWarning> PlanReport::grouped_warnings() const {
+  std::vector<GroupedWarning> out;
+  for (const auto& e : plans)
+    for (const auto& w : e.warnings) {
+      auto it = std::ranges::find(out, w, &GroupedWarning::text);
+      if (it == out.end()) it = out.insert(out.end(), GroupedWarning{.text = w, .plans = {}});
+      if (std::ranges::find(it->plans, plan_name(e)) == it->plans.end()) it->plans.push_back(plan_name(e));
+    }
+  return out;
+}
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+template <typename T, typename Text>
+Json or_null(const T* value, Text text) {
+  return value ? Json(text(*value)) : Json(nullptr);
+}
+
+std::string version_of_toolkit(const compat::Toolkit& t) { return t.version.str(); }
+std::string version_of_cudnn(const compat::CudnnRelease& c) { return c.version.str(); }
+
+// The image the plan shows: none when only an official tag serves an
+// offline-first site (its warning names the tag).
+const compat::ImageChoice* shown_image(const PlanEntry& e) {
+  return e.image && !e.image_needs_registry ? &*e.image : nullptr;
+}
+
+Json host_json(const PlanEntry& e) {
+  if (!e.host) return Json(nullptr);
+  Json j;
+  j["toolkit"] = e.host->toolkit.version.str();
+  j["root"] = e.host->toolkit.root.string();
+  j["instead_of"] = or_null(e.host->instead_of, version_of_toolkit);
+  return j;
+}
+
+Json plan_json(const PlanEntry& e) {
+  Json j;
+  j["recipe"] = e.recipe->name;
+  j["framework"] = recipe::framework_name(e.recipe->framework);
+  j["tier"] = e.tier->name;
+  j["status"] = e.ok ? "ok" : "unsatisfiable";
+  j["gpus"] = Json::array();
+  for (const auto& g : e.tier->gpus) j["gpus"].push_back({{"name", g.name}, {"cc", g.cc.dotted()}});
+  j["ptx_policy"] = recipe::ptx_policy_name(e.tier->ptx);
+  j["toolkit"] = or_null(e.toolkit, version_of_toolkit);
+  j["cudnn"] = or_null(e.cudnn, version_of_cudnn);
+  j["image"] = or_null(shown_image(e), [](const compat::ImageChoice& i) { return i.reference; });
+  j["host"] = host_json(e);
+  j["sass"] = e.archs.sass_names();
+  j["ptx"] = e.archs.ptx_names();
+  j["env"] = Json::object();
+  if (e.ok)
+    for (const auto& v : e.framework.env) j["env"][v.name] = v.value;
+  j["nvcc_flags"] = flags::nvcc_gencode(e.archs);
+  j["reasons"] = e.reasons;
+  j["warnings"] = e.warnings;
+  if (!e.ok) {
+    j["split"] = Json::array();
+    for (const auto& part : e.split)
+      j["split"].push_back({{"gpus", part.gpus}, {"toolkit", or_null(part.toolkit, version_of_toolkit)}});
   }
-  nlohmann::ordered_json root;
+  return j;
+}
+
+}  // namespace
+
+std::string render_plan_json(const PlanReport& report) {
+  Json plans = Json::array();
+  for (const auto& e : report.plans) plans.push_back(plan_json(e));
+  Json root;
   root["plans"] = std::move(plans);
+  // The configuration's own warnings, as stderr shows them (file:line: text).
+  root["warnings"] = Json::array();
+  for (const auto& w : report.config_warnings)
+    root["warnings"].push_back({{"file", w.where.file.empty() ? Json(nullptr) : Json(w.where.file)},
+                                {"line", w.where.line ? Json(w.where.line) : Json(nullptr)},
+                                {"column", w.where.col ? Json(w.where.col) : Json(nullptr)},
+                                {"message", w.message}});
   return root.dump(2) + "\n";
 }
 
+namespace {
+
+constexpr std::size_t k_text_width = 100;
+
+std::string padded(std::string text, std::size_t width) {
+  if (text.size() < width) text.append(width - text.size(), ' ');
+  return text;
+}
+
+// `text` broken at spaces into lines of at most k_text_width columns, each
+// after `indent`; a word longer than a line stays whole.
+std::string wrapped(std::string_view text, std::string_view first, std::string_view indent) {
+  std::string out(first), line;
+  std::size_t used = first.size();
+  for (const auto& word : util::split_any(text, " ")) {
+    if (used + line.size() + 1 + word.size() > k_text_width && !line.empty()) {
+      out += line + "\n" + std::string(indent);
+      used = indent.size();
+      line.clear();
+    }
+    line += (line.empty() ? "" : " ") + word;
+  }
+  return out + line + "\n";
+}
+
+std::string tier_heading(const recipe::Tier& tier) {
+  std::vector<std::string> gpus;
+  for (const auto& g : tier.gpus) gpus.push_back(g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " " + g.cc.dotted());
+  return wrapped("tier " + tier.name + ": " + util::join(gpus, ", ") +
+                     " (ptx: " + std::string(recipe::ptx_policy_name(tier.ptx)) + ")",
+                 "", "    ");
+}
+
+// One plan's line: name and framework padded to `name_width`, then the
+// resolution in aligned fields.
+std::string plan_line(const PlanEntry& e, std::size_t name_width, bool explain) {
+  std::string out =
+      "  " +
+      padded(e.recipe->name + " [" + std::string(recipe::framework_name(e.recipe->framework)) + "]", name_width) + "  ";
+  const std::string indent(4, ' ');
+  if (!e.ok) {
+    out += "UNSATISFIABLE\n";
+    for (const auto& r : e.reasons) out += wrapped(r, indent + "- ", indent + "  ");
+    return out;
+  }
+  out += padded("CUDA " + e.toolkit->version.str(), 10);
+  out += padded(e.cudnn ? "cuDNN " + e.cudnn->version.str() : "", 11);
+  out += "SASS " + util::join(e.archs.sass_names(), " ");
+  const auto ptx = e.archs.ptx_names();
+  out += "; PTX " + (ptx.empty() ? std::string("none") : util::join(ptx, " ")) + "\n";
+  if (const auto* image = shown_image(e)) out += indent + "image: " + image->reference + "\n";
+  if (e.host) {
+    out += indent + "host toolkit: " + e.host->toolkit.version.str() + " (" + e.host->toolkit.root.string() + ")\n";
+  }
+  for (const auto& v : e.framework.env) out += wrapped(v.name + "=" + v.value, indent, indent + "  ");
+  if (explain)
+    for (const auto& r : e.reasons) out += wrapped(r, indent + "because: ", indent + "  ");
+  return out;
+}
+
+}  // namespace
+
 std::string render_plan_text(const PlanReport& report, bool explain) {
+  std::size_t name_width = 0;
+  for (const auto& e : report.plans)
+    name_width = std::max(name_width, e.recipe->name.size() + recipe::framework_name(e.recipe->framework).size() + 3);
   std::string out;
-  std::string current_tier;
+  const recipe::Tier* current = nullptr;
   for (const auto& e : report.plans) {
-    if (e.tier != current_tier) {
-      current_tier = e.tier;
-      std::vector<std::string> gpus;
-      for (const auto& g : e.gpus) gpus.push_back(g.name == g.cc ? "CC " + g.cc : g.name + " " + g.cc);
+    if (e.tier != current) {
+      current = e.tier;
       if (!out.empty()) out += '\n';
-      out += "tier " + e.tier + ": " + util::join(gpus, ", ") + " (ptx: " + e.ptx_policy + ")\n";
+      out += tier_heading(*e.tier);
     }
-    out += "  " + e.recipe + " [" + e.framework + "]: ";
-    if (!e.ok) {
-      out += "UNSATISFIABLE\n";
-      for (const auto& r : e.reasons) out += "      - " + r + '\n';
-      continue;
-    }
-    out += "CUDA " + *e.toolkit;
-    if (e.cudnn) out += ", cuDNN " + *e.cudnn;
-    out += "; SASS " + util::join(e.sass, " ");
-    out += "; PTX " + (e.ptx.empty() ? std::string("none") : util::join(e.ptx, " ")) + '\n';
-    if (e.image) out += "      image: " + *e.image + '\n';
-    for (const auto& v : e.env) out += "      " + v.name + "=" + v.value + '\n';
-    if (explain)
-      for (const auto& r : e.reasons) out += "      because: " + r + '\n';
-    for (const auto& w : e.warnings) out += "      warning: " + w + '\n';
+    out += plan_line(e, name_width, explain);
   }
   if (report.plans.empty()) out += "no recipe x tier to plan\n";
+  // Each warning once, with the plans it concerns.
+  const auto warnings = report.grouped_warnings();
+  if (!warnings.empty()) out += '\n';
+  for (const auto& w : warnings) {
+    out += wrapped(w.text, "warning: ", "    ");
+    out += wrapped(util::join(w.plans, ", "), "    for ", "        ");
+  }
   return out;
 }
 

@@ -31,6 +31,7 @@ void attach_build(CLI::App& sub, Io& io) {
     unsigned jobs = 0;
     bool explain = false;
     bool json = false;
+    bool keep_failed = false;
     std::string file;
   };
   auto opt = std::make_shared<Options>();
@@ -41,7 +42,9 @@ void attach_build(CLI::App& sub, Io& io) {
   sub.add_option("--jobs", opt->jobs, "Builds at once, and the parallelism they share (default: one per core)");
   sub.add_flag("--explain", opt->explain, "Print every input of each build's cache key");
   sub.add_flag("--json", opt->json, "Print {\"builds\": [...]} as JSON on stdout, nothing else");
-  sub.add_option("-f,--file", opt->file, "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  sub.add_flag("--keep-failed", opt->keep_failed, "Keep a failed build's tree (its path is in the error)");
+  sub.add_option("-f,--file", opt->file,
+                 "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   sub.footer(k_footer);
 
   sub.callback([opt, &io] {
@@ -53,8 +56,10 @@ void attach_build(CLI::App& sub, Io& io) {
     request.jobs = opt->jobs;
     request.explain = opt->explain;
     request.terminal = ::isatty(STDERR_FILENO) == 1;
+    request.keep_failed = opt->keep_failed;
     const app::BuildReport report = app::build(request, io.err);
     io.out << (opt->json ? app::render_build_json(report) : app::render_build_text(report, opt->explain));
+    io.err << app::render_build_errors(report);
     io.exit_code = report.exit_code();
   });
 }

@@ -35,8 +35,9 @@ std::vector<const Toolkit*> candidate_toolkits(const ResolveRequest& request) {
   std::vector<const Toolkit*> out;
   for (const auto& t : toolkit_table()) {
     if (!t.released) continue;
-    if (!request.candidates.empty() &&
-        std::ranges::none_of(request.candidates, [&](const util::Version& v) { return v.truncated(2) == t.version.truncated(2); }))
+    if (!request.candidates.empty() && std::ranges::none_of(request.candidates, [&](const util::Version& v) {
+          return v.truncated(2) == t.version.truncated(2);
+        }))
       continue;
     out.push_back(&t);
   }
@@ -68,7 +69,8 @@ enum class DriverRule { own_minimum, minor_version_compat };
 // Why `toolkit` cannot serve the request, or empty when it can. Under
 // DriverRule::own_minimum the tier's driver must meet the toolkit's own
 // minimum; under minor_version_compat the family floor is enough.
-std::vector<std::string> toolkit_blockers(const Toolkit& t, const ResolveRequest& request, const CudnnRelease** cudnn_out,
+std::vector<std::string> toolkit_blockers(const Toolkit& t, const ResolveRequest& request,
+                                          const CudnnRelease** cudnn_out,
                                           DriverRule rule = DriverRule::minor_version_compat) {
   std::vector<std::string> why;
   const std::string name = "CUDA " + t.version.str();
@@ -104,7 +106,8 @@ std::string range_words(const Toolkit* first, const Toolkit* last) {
 }
 
 // The window of candidate toolkits that compile SASS for `cc`.
-std::pair<const Toolkit*, const Toolkit*> candidate_window(const std::vector<const Toolkit*>& newest_first, ComputeCapability cc) {
+std::pair<const Toolkit*, const Toolkit*> candidate_window(const std::vector<const Toolkit*>& newest_first,
+                                                           ComputeCapability cc) {
   const Toolkit* first = nullptr;
   const Toolkit* last = nullptr;
   for (const Toolkit* t : newest_first) {
@@ -115,7 +118,8 @@ std::pair<const Toolkit*, const Toolkit*> candidate_window(const std::vector<con
   return {first, last};
 }
 
-std::string window_words(const Toolkit* first, const Toolkit* last, const Toolkit* table_first, const Toolkit* table_last) {
+std::string window_words(const Toolkit* first, const Toolkit* last, const Toolkit* table_first,
+                         const Toolkit* table_last) {
   if (!first) return "no available toolkit";
   if (first == table_first && last == table_last) return "any toolkit";
   if (first == table_first) return "CUDA <= " + last->version.str();
@@ -169,8 +173,9 @@ std::vector<std::string> explain(const ResolveRequest& request, const std::vecto
       const auto& b = windows[j];
       if (!a.first || !b.first) continue;
       if (a.last->version < b.first->version || b.last->version < a.first->version) {
-        reasons.push_back(gpu_label(*a.gpu) + " needs " + window_words(a.first, a.last, table_first, table_last) + ", " +
-                          gpu_label(*b.gpu) + " needs " + window_words(b.first, b.last, table_first, table_last) +
+        reasons.push_back(gpu_label(*a.gpu) + " needs " + window_words(a.first, a.last, table_first, table_last) +
+                          ", " + gpu_label(*b.gpu) + " needs " +
+                          window_words(b.first, b.last, table_first, table_last) +
                           ": no single toolkit compiles for both");
       }
     }
@@ -180,7 +185,8 @@ std::vector<std::string> explain(const ResolveRequest& request, const std::vecto
     for (const Toolkit* t : newest_first) {
       bool all_accept = std::ranges::all_of(request.gpus, [&](const TargetGpu& g) { return t->accepts(g.cc.base()); });
       if (!all_accept) continue;
-      for (const auto& why : toolkit_blockers(*t, request, nullptr)) reasons.push_back("CUDA " + t->version.str() + ": " + why);
+      for (const auto& why : toolkit_blockers(*t, request, nullptr))
+        reasons.push_back("CUDA " + t->version.str() + ": " + why);
     }
   }
   if (reasons.empty()) reasons.push_back("no toolkit satisfies every constraint");
@@ -194,9 +200,9 @@ void suggest_split(const ResolveRequest& request, Unsatisfiable& out) {
   std::map<ComputeCapability, std::vector<const TargetGpu*>> by_cc;
   for (const auto& g : request.gpus) by_cc[g.cc.base()].push_back(&g);
   std::vector<std::vector<const TargetGpu*>> groups;
-  std::vector<std::string> toolkits;
+  std::vector<const Toolkit*> toolkits;
   std::vector<const TargetGpu*> current;
-  std::string current_toolkit;
+  const Toolkit* current_toolkit = nullptr;
   for (const auto& [cc, gpus] : by_cc) {
     std::vector<const TargetGpu*> trial = current;
     trial.insert(trial.end(), gpus.begin(), gpus.end());
@@ -206,7 +212,7 @@ void suggest_split(const ResolveRequest& request, Unsatisfiable& out) {
     const auto outcome = resolve_unsplit(sub, false);
     if (const auto* r = std::get_if<Resolution>(&outcome)) {
       current = std::move(trial);
-      current_toolkit = r->toolkit->version.str();
+      current_toolkit = r->toolkit;
       continue;
     }
     if (!current.empty()) {
@@ -218,7 +224,7 @@ void suggest_split(const ResolveRequest& request, Unsatisfiable& out) {
     const auto alone = resolve_unsplit(sub, false);
     if (!std::holds_alternative<Resolution>(alone)) return;  // this CC cannot build at all: no split helps
     current = gpus;
-    current_toolkit = std::get<Resolution>(alone).toolkit->version.str();
+    current_toolkit = std::get<Resolution>(alone).toolkit;
   }
   if (!current.empty()) {
     groups.push_back(current);
@@ -229,8 +235,9 @@ void suggest_split(const ResolveRequest& request, Unsatisfiable& out) {
   for (std::size_t i = 0; i < groups.size(); ++i) {
     std::vector<std::string> names;
     for (const auto* g : groups[i]) names.push_back(g->name);
-    hint += (i ? "; " : " ") + util::join(names, ", ") + " with CUDA " + toolkits[i];
+    hint += (i ? "; " : " ") + util::join(names, ", ") + " with CUDA " + toolkits[i]->version.str();
     out.split.push_back(std::move(names));
+    out.split_toolkits.push_back(toolkits[i]);
   }
   out.split_hint = std::move(hint);
 }
@@ -245,8 +252,8 @@ bool relevant(std::string_view field, const ResolveRequest& request) {
 }
 
 // The newest toolkit that passes every check under `rule`, or null.
-const Toolkit* first_fit(const std::vector<const Toolkit*>& newest_first, const ResolveRequest& request, DriverRule rule,
-                         const CudnnRelease** cudnn, std::vector<std::string>* skipped) {
+const Toolkit* first_fit(const std::vector<const Toolkit*>& newest_first, const ResolveRequest& request,
+                         DriverRule rule, const CudnnRelease** cudnn, std::vector<std::string>* skipped) {
   for (const Toolkit* t : newest_first) {
     const auto blockers = toolkit_blockers(*t, request, cudnn, rule);
     if (blockers.empty()) return t;
@@ -274,21 +281,27 @@ Outcome resolve_unsplit(const ResolveRequest& request, bool want_split) {
     for (const auto& g : request.gpus) ccs.push_back(g.cc);
     r.archs = arch::select_archs(ccs, request.ptx);
     r.reasons.push_back("CUDA " + t->version.str() + " is the newest available toolkit that compiles " +
-                        util::join(r.archs.sass_names(), ", ") + (request.cuda ? " (" + request.cuda->describe() + ")" : ""));
+                        util::join(r.archs.sass_names(), ", ") +
+                        (request.cuda ? " (" + request.cuda->describe() + ")" : ""));
     r.reasons.insert(r.reasons.end(), skipped.begin(), skipped.end());
-    if (cudnn) r.reasons.push_back("cuDNN " + cudnn->version.str() + " is the newest release for CUDA " + t->version.str() +
-                                   " that runs on CC " + r.archs.sass.begin()->dotted());
+    if (cudnn)
+      r.reasons.push_back("cuDNN " + cudnn->version.str() + " is the newest release for CUDA " + t->version.str() +
+                          " that runs on CC " + r.archs.sass.begin()->dotted());
     for (const auto& cc : r.archs.sass)
-      if (t->is_deprecated(cc)) r.warnings.push_back("nvcc " + t->version.str() + " warns that sm_" + cc.digits() + " is deprecated");
+      if (t->is_deprecated(cc))
+        r.warnings.push_back("nvcc " + t->version.str() + " warns that sm_" + cc.digits() + " is deprecated");
     for (const auto& field : t->unconfirmed)
       if (relevant(field, request))
-        r.warnings.push_back("CUDA " + t->version.str() + ": '" + std::string(field) + "' is UNCONFIRMED in the reference tables");
+        r.warnings.push_back("CUDA " + t->version.str() + ": '" + std::string(field) +
+                             "' is UNCONFIRMED in the reference tables");
     if (cudnn)
       for (const auto& field : cudnn->unconfirmed)
-        r.warnings.push_back("cuDNN " + cudnn->version.str() + ": '" + std::string(field) + "' is UNCONFIRMED in the reference tables");
+        r.warnings.push_back("cuDNN " + cudnn->version.str() + ": '" + std::string(field) +
+                             "' is UNCONFIRMED in the reference tables");
     if (request.driver && *request.driver < t->min_driver) {
-      r.warnings.push_back("the tier's driver " + request.driver->str() + " is older than CUDA " + t->version.str() + "'s " +
-                           t->min_driver.str() + ": it runs only under minor-version compatibility, and PTX built by "
+      r.warnings.push_back("the tier's driver " + request.driver->str() + " is older than CUDA " + t->version.str() +
+                           "'s " + t->min_driver.str() +
+                           ": it runs only under minor-version compatibility, and PTX built by "
                            "this toolkit cannot be JIT-compiled there (error 222)");
     }
     if (request.ptx == arch::PtxPolicy::none)
@@ -307,9 +320,13 @@ Outcome resolve_unsplit(const ResolveRequest& request, bool want_split) {
 std::string RangeConstraint::describe() const { return origin + " " + range.text(); }
 
 Outcome resolve(const ResolveRequest& request) {
-  if (request.gpus.empty()) return Unsatisfiable{.reasons = {"the tier lists no GPUs"}, .split = {}, .split_hint = {}};
+  if (request.gpus.empty())
+    return Unsatisfiable{.reasons = {"the tier lists no GPUs"}, .split = {}, .split_toolkits = {}, .split_hint = {}};
   if (request.cuda && !request.cuda->range.satisfiable())
-    return Unsatisfiable{.reasons = {request.cuda->describe() + " is an impossible range"}, .split = {}, .split_hint = {}};
+    return Unsatisfiable{.reasons = {request.cuda->describe() + " is an impossible range"},
+                         .split = {},
+                         .split_toolkits = {},
+                         .split_hint = {}};
   return resolve_unsplit(request, true);
 }
 

@@ -34,7 +34,7 @@ struct ResolveRequest {
   arch::PtxPolicy ptx = arch::PtxPolicy::highest;
   std::optional<RangeConstraint> cuda;
   std::optional<RangeConstraint> cudnn;
-  std::optional<RangeConstraint> gcc;     // the host compiler the build uses
+  std::optional<RangeConstraint> gcc;  // the host compiler the build uses
   bool needs_cudnn = false;
   std::optional<util::Version> driver;    // oldest driver on the tier's nodes
   std::vector<util::Version> candidates;  // toolkits builds may use; empty = every released one
@@ -53,7 +53,8 @@ struct Unsatisfiable {
   // Groups of GPU names that resolve on their own, oldest first; empty when
   // even a single GPU cannot resolve.
   std::vector<std::vector<std::string>> split;
-  std::string split_hint;  // the split in words, or empty
+  std::vector<const Toolkit*> split_toolkits;  // the toolkit of each group of `split`
+  std::string split_hint;                      // the split in words, or empty
 };
 
 using Outcome = std::variant<Resolution, Unsatisfiable>;

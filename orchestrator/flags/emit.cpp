@@ -20,8 +20,8 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
 // The CCs PyTorch 2.11's torch.utils.cpp_extension accepts in
 // TORCH_CUDA_ARCH_LIST (cuda-compat.md 5.2a); anything else is a ValueError
 // ("Unknown CUDA arch (X) or GPU not supported").
-constexpr std::array k_torch_known{"3.5",  "3.7",  "5.0",   "5.2",  "5.3",   "6.0",  "6.1",   "6.2",  "7.0",
-                                   "7.2",  "7.5",  "8.0",   "8.6",  "8.7",   "8.9",  "9.0",   "9.0a", "10.0",
+constexpr std::array k_torch_known{"3.5",   "3.7",  "5.0",   "5.2",  "5.3",   "6.0",  "6.1",   "6.2",  "7.0",
+                                   "7.2",   "7.5",  "8.0",   "8.6",  "8.7",   "8.9",  "9.0",   "9.0a", "10.0",
                                    "10.0a", "10.3", "10.3a", "11.0", "11.0a", "12.0", "12.0a", "12.1", "12.1a"};
 
 bool torch_knows(const ComputeCapability& cc) {
@@ -36,9 +36,13 @@ bool caffe_cmake_mangles(const ComputeCapability& cc) {
   return cc.variant() != Variant::none || cc.digits().find("20") != std::string::npos;
 }
 
+Emitted with_env(Emitted out) {
+  out.env = environment(out.vars);
+  return out;
+}
+
 Emitted emit_pytorch(const ArchSet& set, const EmitContext&) {
-  Emitted out;
-  out.env.push_back({"TORCH_CUDA_ARCH_LIST", torch_cuda_arch_list(set)});
+  Emitted out{.vars = TorchVars{.arch_list = torch_cuda_arch_list(set)}, .env = {}, .warnings = {}};
   for (const auto& cc : set.all()) {
     if (cc.variant() == Variant::family) {
       out.warnings.push_back("PyTorch rejects the 'f' suffix in TORCH_CUDA_ARCH_LIST (" + cc.dotted() +
@@ -53,21 +57,18 @@ Emitted emit_pytorch(const ArchSet& set, const EmitContext&) {
       out.warnings.push_back("TORCH_CUDA_ARCH_LIST cannot ask for PTX without SASS; " + cc.dotted() +
                              "+PTX also embeds sm_" + cc.digits());
   }
-  return out;
+  return with_env(std::move(out));
 }
 
 Emitted emit_tensorflow(const ArchSet& set, const EmitContext& context) {
-  Emitted out;
-  const std::string caps = tf_compute_capabilities(set);
-  out.env.push_back({"TF_NEED_CUDA", "1"});
-  out.env.push_back({"TF_CUDA_COMPUTE_CAPABILITIES", caps});
-  out.env.push_back({"TF_CUDA_VERSION", context.cuda.truncated(2).str()});
-  if (context.cudnn) out.env.push_back({"TF_CUDNN_VERSION", context.cudnn->truncated(1).str()});
-  // TF 2.18 moved to hermetic CUDA: the repository rule reads
-  // HERMETIC_CUDA_COMPUTE_CAPABILITIES first and TF_CUDA_* only as fallback.
-  if (context.framework && *context.framework >= util::Version(2, 18)) {
-    out.env.push_back({"HERMETIC_CUDA_COMPUTE_CAPABILITIES", caps});
-  }
+  TensorflowVars vars{.capabilities = tf_compute_capabilities(set),
+                      .cuda_version = context.cuda.truncated(2).str(),
+                      .cudnn_version = std::nullopt,
+                      // TF 2.18 moved to hermetic CUDA: the repository rule reads
+                      // HERMETIC_CUDA_COMPUTE_CAPABILITIES first and TF_CUDA_* only as fallback.
+                      .hermetic = context.framework && *context.framework >= util::Version(2, 18)};
+  if (context.cudnn) vars.cudnn_version = context.cudnn->truncated(1).str();
+  Emitted out{.vars = std::move(vars), .env = {}, .warnings = {}};
   for (const auto& cc : set.all()) {
     if (cc.variant() == Variant::family)
       out.warnings.push_back("TensorFlow's configure does not accept the 'f' suffix (" + cc.compute() + ")");
@@ -76,15 +77,16 @@ Emitted emit_tensorflow(const ArchSet& set, const EmitContext& context) {
     if (!set.sass.contains(cc))
       out.warnings.push_back("TensorFlow has no PTX-only entry; " + cc.compute() + " also embeds " + cc.sm());
   }
-  return out;
+  return with_env(std::move(out));
 }
 
 Emitted emit_caffe(const ArchSet& set, const EmitContext&) {
-  return Emitted{.env = {{"CUDA_ARCH", caffe_cuda_arch(set)}}, .warnings = {}};
+  return with_env(Emitted{.vars = CaffeVars{.cuda_arch = caffe_cuda_arch(set)}, .env = {}, .warnings = {}});
 }
 
 Emitted emit_caffe_cmake(const ArchSet& set, const EmitContext&) {
   Emitted out;
+  CaffeCmakeVars vars;
   std::vector<std::string> bin, ptx;
   ArchSet rescued;
   for (const auto& cc : set.sass) {
@@ -101,51 +103,72 @@ Emitted emit_caffe_cmake(const ArchSet& set, const EmitContext&) {
       ptx.push_back(cc.digits());
     }
   }
-  out.env.push_back({"CUDA_ARCH_NAME", "Manual"});
-  out.env.push_back({"CUDA_ARCH_BIN", joined(bin, " ")});
-  out.env.push_back({"CUDA_ARCH_PTX", joined(ptx, " ")});
+  vars.bin = joined(bin, " ");
+  vars.ptx = joined(ptx, " ");
   if (!rescued.empty()) {
     // Cuda.cmake appends its own flags to CUDA_NVCC_FLAGS, so targets passed
     // there survive its list mangling.
-    out.env.push_back({"CUDA_NVCC_FLAGS", joined(nvcc_gencode(rescued), ";")});
+    vars.nvcc_flags = joined(nvcc_gencode(rescued), ";");
     std::vector<std::string> names = rescued.sass_names();
     for (const auto& n : rescued.ptx_names()) names.push_back(n);
     out.warnings.push_back("Caffe's cmake/Cuda.cmake would mangle " + joined(names, ", ") +
                            " (it strips 'a'/'f' suffixes and, for CUDA >= 9, every \"20\" in the list, so 120 "
                            "becomes 1); those targets are passed in CUDA_NVCC_FLAGS instead");
   }
-  return out;
+  out.vars = std::move(vars);
+  return with_env(std::move(out));
 }
 
 Emitted emit_cmake(const ArchSet& set, const EmitContext&) {
-  Emitted out;
-  const std::string value = cmake_cuda_architectures(set);
-  out.env.push_back({"CMAKE_CUDA_ARCHITECTURES", value});
-  // CMake 3.20+ initializes CMAKE_CUDA_ARCHITECTURES from this variable.
-  out.env.push_back({"CUDAARCHS", value});
+  Emitted out{.vars = CmakeVars{.architectures = cmake_cuda_architectures(set)}, .env = {}, .warnings = {}};
   for (const auto& cc : set.all()) {
     if (cc.variant() == Variant::family)
       out.warnings.push_back("CMAKE_CUDA_ARCHITECTURES accepts the 'f' suffix only from CMake 3.31.8 / 4.0.2 (" +
                              cc.digits() + ")");
   }
-  return out;
+  return with_env(std::move(out));
 }
 
 Emitted emit_nvcc(const ArchSet& set, const EmitContext&) {
-  // nvcc appends NVCC_APPEND_FLAGS to every command line it runs.
-  return Emitted{.env = {{"NVCC_APPEND_FLAGS", joined(nvcc_gencode(set), " ")}}, .warnings = {}};
+  return with_env(Emitted{.vars = NvccVars{.append_flags = joined(nvcc_gencode(set), " ")}, .env = {}, .warnings = {}});
 }
 
-constexpr std::array<Emitter, 6> k_emitters{{
-    {"pytorch", emit_pytorch},
-    {"tensorflow", emit_tensorflow},
-    {"caffe", emit_caffe},
-    {"caffe-cmake", emit_caffe_cmake},
-    {"cmake", emit_cmake},
-    {"nvcc", emit_nvcc},
+// A Caffe built with CMake is still Caffe: both take `requires: {caffe: ...}`.
+constexpr std::array<FrameworkInfo, 6> k_frameworks{{
+    {Framework::pytorch, "pytorch", "pytorch", true, emit_pytorch},
+    {Framework::tensorflow, "tensorflow", "tensorflow", true, emit_tensorflow},
+    {Framework::caffe, "caffe", "caffe", true, emit_caffe},
+    {Framework::caffe_cmake, "caffe-cmake", "caffe", true, emit_caffe_cmake},
+    {Framework::cmake, "cmake", "", false, emit_cmake},
+    {Framework::nvcc, "nvcc", "", false, emit_nvcc},
 }};
 
+struct EnvOf {
+  std::vector<EnvVar> operator()(const TorchVars& v) const { return {{"TORCH_CUDA_ARCH_LIST", v.arch_list}}; }
+  std::vector<EnvVar> operator()(const TensorflowVars& v) const {
+    std::vector<EnvVar> env = {
+        {"TF_NEED_CUDA", "1"}, {"TF_CUDA_COMPUTE_CAPABILITIES", v.capabilities}, {"TF_CUDA_VERSION", v.cuda_version}};
+    if (v.cudnn_version) env.push_back({"TF_CUDNN_VERSION", *v.cudnn_version});
+    if (v.hermetic) env.push_back({"HERMETIC_CUDA_COMPUTE_CAPABILITIES", v.capabilities});
+    return env;
+  }
+  std::vector<EnvVar> operator()(const CaffeVars& v) const { return {{"CUDA_ARCH", v.cuda_arch}}; }
+  std::vector<EnvVar> operator()(const CaffeCmakeVars& v) const {
+    std::vector<EnvVar> env = {{"CUDA_ARCH_NAME", "Manual"}, {"CUDA_ARCH_BIN", v.bin}, {"CUDA_ARCH_PTX", v.ptx}};
+    if (v.nvcc_flags) env.push_back({"CUDA_NVCC_FLAGS", *v.nvcc_flags});
+    return env;
+  }
+  // CMake 3.20+ initializes CMAKE_CUDA_ARCHITECTURES from CUDAARCHS.
+  std::vector<EnvVar> operator()(const CmakeVars& v) const {
+    return {{"CMAKE_CUDA_ARCHITECTURES", v.architectures}, {"CUDAARCHS", v.architectures}};
+  }
+  // nvcc appends NVCC_APPEND_FLAGS to every command line it runs.
+  std::vector<EnvVar> operator()(const NvccVars& v) const { return {{"NVCC_APPEND_FLAGS", v.append_flags}}; }
+};
+
 }  // namespace
+
+std::vector<EnvVar> environment(const FrameworkVars& vars) { return std::visit(EnvOf{}, vars); }
 
 std::string torch_cuda_arch_list(const ArchSet& set) {
   std::vector<std::string> parts;
@@ -186,12 +209,21 @@ std::string caffe_cuda_arch(const ArchSet& set) {
   return joined(parts, " ");
 }
 
-std::span<const Emitter> emitter_table() { return k_emitters; }
+std::span<const FrameworkInfo> framework_table() { return k_frameworks; }
 
-const Emitter* find_emitter(std::string_view framework) {
-  for (const auto& e : k_emitters)
-    if (e.framework == framework) return &e;
+const FrameworkInfo& framework_info(Framework framework) {
+  for (const auto& f : k_frameworks)
+    if (f.id == framework) return f;
+  return k_frameworks.front();  // unreachable: every enumerator has a row
+}
+
+const FrameworkInfo* find_framework(std::string_view name) {
+  for (const auto& f : k_frameworks)
+    if (f.framework == name) return &f;
   return nullptr;
 }
+
+std::span<const Emitter> emitter_table() { return k_frameworks; }
+const Emitter* find_emitter(std::string_view framework) { return find_framework(framework); }
 
 }  // namespace orc::flags

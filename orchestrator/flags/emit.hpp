@@ -5,6 +5,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <variant>
 #include <vector>
 
 #include "orchestrator/arch/arch_set.hpp"
@@ -19,13 +20,44 @@ struct EnvVar {
 
 // What an emitter may need besides the archs.
 struct EmitContext {
-  util::Version cuda;                       // the resolved toolkit, 12.8
-  std::optional<util::Version> cudnn;       // the resolved cuDNN, when the framework uses it
-  std::optional<util::Version> framework;   // lowest framework version the recipe allows, when given
+  util::Version cuda;                      // the resolved toolkit, 12.8
+  std::optional<util::Version> cudnn;      // the resolved cuDNN, when the framework uses it
+  std::optional<util::Version> framework;  // lowest framework version the recipe allows, when given
 };
 
+// Each framework's variables, typed: the build drivers read these fields
+// (never the environment back), and environment() renders them.
+struct TorchVars {
+  std::string arch_list;  // TORCH_CUDA_ARCH_LIST
+};
+struct TensorflowVars {
+  std::string capabilities;                  // TF_CUDA_COMPUTE_CAPABILITIES (and the hermetic one)
+  std::string cuda_version;                  // TF_CUDA_VERSION: major.minor
+  std::optional<std::string> cudnn_version;  // TF_CUDNN_VERSION: major
+  bool hermetic = false;                     // TF >= 2.18 reads HERMETIC_CUDA_COMPUTE_CAPABILITIES
+};
+struct CaffeVars {
+  std::string cuda_arch;  // Makefile.config's CUDA_ARCH
+};
+struct CaffeCmakeVars {
+  std::string bin;                        // CUDA_ARCH_BIN
+  std::string ptx;                        // CUDA_ARCH_PTX
+  std::optional<std::string> nvcc_flags;  // CUDA_NVCC_FLAGS: the targets Cuda.cmake would mangle
+};
+struct CmakeVars {
+  std::string architectures;  // CMAKE_CUDA_ARCHITECTURES and CUDAARCHS
+};
+struct NvccVars {
+  std::string append_flags;  // NVCC_APPEND_FLAGS
+};
+using FrameworkVars = std::variant<TorchVars, TensorflowVars, CaffeVars, CaffeCmakeVars, CmakeVars, NvccVars>;
+
+// The variables as the build's environment, in a fixed order.
+std::vector<EnvVar> environment(const FrameworkVars& vars);
+
 struct Emitted {
-  std::vector<EnvVar> env;            // variables for the build's environment
+  FrameworkVars vars;
+  std::vector<EnvVar> env;            // environment(vars): variables for the build's environment
   std::vector<std::string> warnings;  // what the framework's own parser will do wrong, and what we did about it
 };
 
@@ -42,12 +74,23 @@ std::vector<std::string> nvcc_gencode(const arch::ArchSet& set);
 // Caffe Makefile.config: the CUDA_ARCH value, "-gencode arch=compute_80,code=sm_80 ...".
 std::string caffe_cuda_arch(const arch::ArchSet& set);
 
-// One framework's variables. The table of emitters is keyed by the recipe's
-// framework name ("pytorch", "tensorflow", "caffe", "caffe-cmake", "cmake", "nvcc").
-struct Emitter {
-  std::string_view framework;
+// The frameworks a recipe may name: the one table that the configuration's
+// parser, its validation and "did you mean", the emitters and the build
+// drivers read.
+enum class Framework { pytorch, tensorflow, caffe, caffe_cmake, cmake, nvcc };
+
+struct FrameworkInfo {
+  Framework id;
+  std::string_view framework;        // the name recipes use: "caffe-cmake"
+  std::string_view requirement_key;  // `requires:` key of its own version ("caffe"); empty = none
+  bool uses_cudnn;                   // links cuDNN, so its plans choose a release
   Emitted (*emit)(const arch::ArchSet& set, const EmitContext& context);
 };
+using Emitter = FrameworkInfo;
+
+std::span<const FrameworkInfo> framework_table();  // in declaration order
+const FrameworkInfo& framework_info(Framework framework);
+const FrameworkInfo* find_framework(std::string_view name);
 std::span<const Emitter> emitter_table();
 const Emitter* find_emitter(std::string_view framework);
 

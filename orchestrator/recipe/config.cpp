@@ -13,23 +13,7 @@
 
 namespace orc::recipe {
 
-std::string_view framework_name(Framework f) {
-  switch (f) {
-    case Framework::pytorch:
-      return "pytorch";
-    case Framework::tensorflow:
-      return "tensorflow";
-    case Framework::caffe:
-      return "caffe";
-    case Framework::caffe_cmake:
-      return "caffe-cmake";
-    case Framework::cmake:
-      return "cmake";
-    case Framework::nvcc:
-      return "nvcc";
-  }
-  return "cmake";
-}
+std::string_view framework_name(Framework f) { return flags::framework_info(f).framework; }
 
 std::string_view ptx_policy_name(PtxPolicy p) {
   switch (p) {
@@ -43,19 +27,7 @@ std::string_view ptx_policy_name(PtxPolicy p) {
   return "highest";
 }
 
-bool framework_uses_cudnn(Framework f) {
-  switch (f) {
-    case Framework::pytorch:
-    case Framework::tensorflow:
-    case Framework::caffe:
-    case Framework::caffe_cmake:
-      return true;
-    case Framework::cmake:
-    case Framework::nvcc:
-      return false;
-  }
-  return false;
-}
+bool framework_uses_cudnn(Framework f) { return flags::framework_info(f).uses_cudnn; }
 
 const Tier* Config::find_tier(std::string_view name) const {
   const auto it = std::ranges::find(tiers, name, &Tier::name);

@@ -12,7 +12,7 @@
 //   trusted_keys: [keys/ci.pub.pem]       # optional: PEM files (or inline PEM) fetch trusts
 //   recipes:
 //     - name: vision
-//       framework: pytorch                # pytorch|tensorflow|caffe|caffe-cmake|cmake|nvcc
+//       framework: pytorch                # a name of flags::framework_table()
 //       source: {path: ../src/vision}     # or {git: URL, ref: v1.2}
 //       requires: {cuda: ">=12.1", cudnn: ">=9", pytorch: ">=2.4"}
 //       tiers: [tier-new]
@@ -31,21 +31,22 @@
 
 #include "orchestrator/arch/arch_set.hpp"
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/flags/emit.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
 
 namespace orc::recipe {
 
-using PtxPolicy = arch::PtxPolicy;  // none | highest | all
-enum class Framework { pytorch, tensorflow, caffe, caffe_cmake, cmake, nvcc };
+using PtxPolicy = arch::PtxPolicy;   // none | highest | all
+using Framework = flags::Framework;  // one row each in flags::framework_table()
 
-std::string_view framework_name(Framework f);  // "caffe-cmake"
+std::string_view framework_name(Framework f);   // "caffe-cmake"
 std::string_view ptx_policy_name(PtxPolicy p);  // "highest"
 // Frameworks that link cuDNN, so their plans choose a cuDNN release.
 bool framework_uses_cudnn(Framework f);
 
 struct TierGpu {
-  std::string name;              // canonical product name, or the CC as written ("8.6") when given as a CC
+  std::string name;  // canonical product name, or the CC as written ("8.6") when given as a CC
   arch::ComputeCapability cc;
   bool given_as_cc = false;
   util::SourceLocation where;
@@ -130,6 +131,7 @@ std::expected<Config, std::vector<util::Diagnostic>> load_config(const std::file
 // The same from text in memory; `file` names it in diagnostics and its parent
 // directory anchors relative paths. Never throws, whatever the input (the
 // fuzz target calls this).
-std::expected<Config, std::vector<util::Diagnostic>> parse_config(std::string_view text, const std::filesystem::path& file);
+std::expected<Config, std::vector<util::Diagnostic>> parse_config(std::string_view text,
+                                                                  const std::filesystem::path& file);
 
 }  // namespace orc::recipe

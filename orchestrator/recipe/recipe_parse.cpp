@@ -23,12 +23,17 @@ bool valid_recipe_name(std::string_view name) {
 std::optional<Framework> parse_framework(Reader& reader, const YAML::Node& node) {
   const auto text = reader.string(node, "for 'framework'");
   if (!text) return std::nullopt;
-  for (Framework f : {Framework::pytorch, Framework::tensorflow, Framework::caffe, Framework::caffe_cmake,
-                      Framework::cmake, Framework::nvcc})
-    if (framework_name(f) == *text) return f;
-  std::string suggestion = util::did_you_mean(*text, k_framework_names);
+  if (const flags::FrameworkInfo* f = flags::find_framework(*text)) return f->id;
+  std::vector<std::string_view> names;
+  for (const auto& f : flags::framework_table()) names.push_back(f.framework);
+  std::string suggestion = util::did_you_mean(*text, names);
   std::string message = "unknown framework '" + *text + "'";
-  if (suggestion.empty()) message += " (expected pytorch, tensorflow, caffe, caffe-cmake, cmake or nvcc)";
+  if (suggestion.empty()) {
+    message += " (expected ";
+    for (std::size_t i = 0; i < names.size(); ++i)
+      message += std::string(i == 0 ? "" : i + 1 == names.size() ? " or " : ", ") + std::string(names[i]);
+    message += ")";
+  }
   reader.error(node, std::move(message), std::move(suggestion));
   return std::nullopt;
 }
@@ -77,25 +82,6 @@ std::optional<Source> parse_source(Reader& reader, const YAML::Node& node) {
   return std::nullopt;
 }
 
-// The requirement key named after a framework, for those whose version
-// matters to the build ("pytorch: >=2.4"); empty for the others. A Caffe
-// built with CMake is still Caffe.
-std::string_view framework_requirement_key(Framework f) {
-  switch (f) {
-    case Framework::pytorch:
-      return "pytorch";
-    case Framework::tensorflow:
-      return "tensorflow";
-    case Framework::caffe:
-    case Framework::caffe_cmake:
-      return "caffe";
-    case Framework::cmake:
-    case Framework::nvcc:
-      break;
-  }
-  return {};
-}
-
 std::optional<Requirement> parse_requirement(Reader& reader, const std::string& key, const YAML::Node& value) {
   const auto text = reader.string(value, "for '" + key + "'");
   if (!text) return std::nullopt;
@@ -117,14 +103,16 @@ Requirements parse_requires(Reader& reader, const YAML::Node& node, std::optiona
   Requirements out;
   if (!reader.expect_mapping(node, "for 'requires'")) return out;
   std::vector<std::string_view> allowed(k_requirement_keys.begin(), k_requirement_keys.end());
-  const std::string_view own_key = framework ? framework_requirement_key(*framework) : std::string_view{};
+  const std::string_view own_key = framework ? flags::framework_info(*framework).requirement_key : std::string_view{};
   if (!own_key.empty()) allowed.push_back(own_key);
   std::vector<std::string> seen;
   for (auto it = node.begin(); it != node.end(); ++it) {
     const YAML::Node key = it->first;
     const auto name = reader.string(key, "as a requirement name");
     if (!name) continue;
-    const bool names_framework = std::ranges::find(k_framework_names, *name) != k_framework_names.end();
+    const bool names_framework = std::ranges::any_of(flags::framework_table(), [&](const flags::FrameworkInfo& f) {
+      return f.framework == *name || f.requirement_key == *name;
+    });
     if (std::ranges::find(allowed, *name) == allowed.end()) {
       if (!names_framework)
         reader.error(key, "unknown key '" + *name + "'", util::did_you_mean(*name, allowed));

@@ -26,8 +26,7 @@ inline constexpr std::array<std::string_view, 1> k_step_keys = {"script"};
 // ("pytorch") is added per recipe.
 inline constexpr std::array<std::string_view, 3> k_requirement_keys = {"cuda", "cudnn", "gcc"};
 
-inline constexpr std::array<std::string_view, 6> k_framework_names = {"pytorch",     "tensorflow", "caffe",
-                                                                      "caffe-cmake", "cmake",      "nvcc"};
+// The framework names are flags::framework_table()'s.
 inline constexpr std::array<std::string_view, 3> k_ptx_names = {"none", "highest", "all"};
 
 // Nesting deeper than this is refused before yaml-cpp builds nodes: no valid

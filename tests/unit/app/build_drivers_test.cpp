@@ -51,14 +51,15 @@ TEST(CaffeMakefileConfig, ReplacesTheContinuedCudaArchAssignmentAndCudaDir) {
 }
 
 TEST(CaffeMakefileConfig, AppendsCudaArchWhenTheExampleHasNone) {
-  const std::string out = rewrite_caffe_makefile_config("BLAS := open\n", "-gencode arch=compute_80,code=sm_80", "/usr/local/cuda");
+  const std::string out =
+      rewrite_caffe_makefile_config("BLAS := open\n", "-gencode arch=compute_80,code=sm_80", "/usr/local/cuda");
   EXPECT_TRUE(out.starts_with("BLAS := open\n"));
   EXPECT_TRUE(out.ends_with("CUDA_ARCH := -gencode arch=compute_80,code=sm_80\n")) << out;
 }
 
 TEST(BazelFingerprint, ExpungesOnlyWhenTheArchsChanged) {
-  const std::vector<flags::EnvVar> old_env = {{"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,compute_90"}, {"TF_CUDA_VERSION", "12.4"}};
-  const std::vector<flags::EnvVar> new_env = {{"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,sm_90,compute_100"}, {"TF_CUDA_VERSION", "12.4"}};
+  const flags::TensorflowVars old_env{.capabilities = "sm_80,compute_90", .cuda_version = "12.4"};
+  const flags::TensorflowVars new_env{.capabilities = "sm_80,sm_90,compute_100", .cuda_version = "12.4"};
   const std::string before = bazel_arch_fingerprint(old_env);
   const std::string after = bazel_arch_fingerprint(new_env);
   EXPECT_NE(before, after);
@@ -77,17 +78,27 @@ class DriverTest : public ::testing::Test {
             ("orc-driver-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     std::filesystem::remove_all(m_dir);
     std::filesystem::create_directories(m_dir / "src");
-    m_plan.recipe = "r";
-    m_plan.tier = "t";
     m_recipe.name = "r";
+    m_tier.name = "t";
+    m_plan.recipe = &m_recipe;
+    m_plan.tier = &m_tier;
   }
   void TearDown() override { std::filesystem::remove_all(m_dir); }
 
-  DriverPlan run(recipe::Framework framework, std::vector<flags::EnvVar> env) {
+  // The plan's framework variables as the emitters make them: typed, with
+  // their environment.
+  DriverPlan run(recipe::Framework framework, flags::FrameworkVars vars) {
     m_recipe.framework = framework;
-    m_plan.env = std::move(env);
-    DriverInput in{.plan = &m_plan, .recipe = &m_recipe, .place = BuildPlace::container, .cuda_home = "/usr/local/cuda",
-                   .base_path = {}, .jobs = 6, .generator = CmakeGenerator::ninja, .source_dir = m_dir / "src",
+    m_plan.framework.env = flags::environment(vars);
+    m_plan.framework.vars = std::move(vars);
+    DriverInput in{.plan = &m_plan,
+                   .recipe = &m_recipe,
+                   .place = BuildPlace::container,
+                   .cuda_home = "/usr/local/cuda",
+                   .base_path = {},
+                   .jobs = 6,
+                   .generator = CmakeGenerator::ninja,
+                   .source_dir = m_dir / "src",
                    .workspace = m_dir / "ws"};
     auto out = plan_driver(in);
     EXPECT_TRUE(out) << (out ? "" : out.error());
@@ -102,13 +113,15 @@ class DriverTest : public ::testing::Test {
   std::filesystem::path m_dir;
   PlanEntry m_plan;
   recipe::Recipe m_recipe;
+  recipe::Tier m_tier;
 };
 
 TEST_F(DriverTest, CmakeDefaultsConfigureWithThePlansArchitectures) {
-  const auto p = run(recipe::Framework::cmake, {{"CMAKE_CUDA_ARCHITECTURES", "80-real;90"}, {"CUDAARCHS", "80-real;90"}});
+  const auto p = run(recipe::Framework::cmake, flags::CmakeVars{.architectures = "80-real;90"});
   ASSERT_EQ(p.steps.size(), 2u);
-  EXPECT_EQ(p.steps[0], (std::vector<std::string>{"cmake", "-S", "/src", "-B", "/build", "-G", "Ninja",
-                                                  "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CUDA_ARCHITECTURES=80-real;90"}));
+  EXPECT_EQ(p.steps[0],
+            (std::vector<std::string>{"cmake", "-S", "/src", "-B", "/build", "-G", "Ninja",
+                                      "-DCMAKE_BUILD_TYPE=Release", "-DCMAKE_CUDA_ARCHITECTURES=80-real;90"}));
   EXPECT_EQ(p.steps[1], (std::vector<std::string>{"cmake", "--build", "/build", "-j", "6"}));
   EXPECT_EQ(env_of(p, "CUDAARCHS"), "80-real;90");
   EXPECT_EQ(env_of(p, "CUDA_HOME"), "/usr/local/cuda");
@@ -120,15 +133,15 @@ TEST_F(DriverTest, CmakeDefaultsConfigureWithThePlansArchitectures) {
 TEST_F(DriverTest, RecipeCmakeStepsGetTheArchsOnConfigureStepsOnly) {
   m_recipe.build = {{.argv = {"cmake", "-S", ".", "-B", "build"}, .script = {}, .where = {}},
                     {.argv = {"cmake", "--build", "build", "--parallel"}, .script = {}, .where = {}}};
-  const auto p = run(recipe::Framework::cmake, {{"CMAKE_CUDA_ARCHITECTURES", "100-real;120"}});
+  const auto p = run(recipe::Framework::cmake, flags::CmakeVars{.architectures = "100-real;120"});
   ASSERT_EQ(p.steps.size(), 2u);
   EXPECT_EQ(p.steps[0].back(), "-DCMAKE_CUDA_ARCHITECTURES=100-real;120");
   EXPECT_EQ(p.steps[1], (std::vector<std::string>{"cmake", "--build", "build", "--parallel"}));
 }
 
 TEST_F(DriverTest, CaffeCmakeUsesManualArchCacheVariables) {
-  const auto p = run(recipe::Framework::caffe_cmake,
-                     {{"CUDA_ARCH_NAME", "Manual"}, {"CUDA_ARCH_BIN", "60 70 75"}, {"CUDA_ARCH_PTX", ""}});
+  const auto p =
+      run(recipe::Framework::caffe_cmake, flags::CaffeCmakeVars{.bin = "60 70 75", .ptx = "", .nvcc_flags = {}});
   ASSERT_EQ(p.steps.size(), 2u);
   const auto& configure = p.steps[0];
   for (const char* arg : {"-DCUDA_ARCH_NAME=Manual", "-DCUDA_ARCH_BIN=60 70 75", "-DCUDA_ARCH_PTX="})
@@ -136,7 +149,7 @@ TEST_F(DriverTest, CaffeCmakeUsesManualArchCacheVariables) {
 }
 
 TEST_F(DriverTest, PytorchBuildsAWheelWithTheArchList) {
-  const auto p = run(recipe::Framework::pytorch, {{"TORCH_CUDA_ARCH_LIST", "8.0;9.0+PTX"}});
+  const auto p = run(recipe::Framework::pytorch, flags::TorchVars{.arch_list = "8.0;9.0+PTX"});
   ASSERT_EQ(p.steps.size(), 1u);
   EXPECT_EQ(p.steps[0], (std::vector<std::string>{"python3", "setup.py", "bdist_wheel"}));
   EXPECT_EQ(env_of(p, "TORCH_CUDA_ARCH_LIST"), "8.0;9.0+PTX");
@@ -145,10 +158,11 @@ TEST_F(DriverTest, PytorchBuildsAWheelWithTheArchList) {
 
 TEST_F(DriverTest, NvccNeedsTheRecipesStepsAndPassesGencodeThroughTheEnvironment) {
   m_recipe.framework = recipe::Framework::nvcc;
+  m_plan.framework.vars = flags::NvccVars{};
   DriverInput in{.plan = &m_plan, .recipe = &m_recipe, .jobs = 1};
   EXPECT_FALSE(plan_driver(in));
   m_recipe.build = {{.argv = {"nvcc", "-o", "k", "k.cu"}, .script = {}, .where = {}}};
-  const auto p = run(recipe::Framework::nvcc, {{"NVCC_APPEND_FLAGS", "-gencode=arch=compute_80,code=sm_80"}});
+  const auto p = run(recipe::Framework::nvcc, flags::NvccVars{.append_flags = "-gencode=arch=compute_80,code=sm_80"});
   EXPECT_EQ(p.steps, (std::vector<std::vector<std::string>>{{"nvcc", "-o", "k", "k.cu"}}));
   EXPECT_EQ(env_of(p, "NVCC_APPEND_FLAGS"), "-gencode=arch=compute_80,code=sm_80");
 }
@@ -156,7 +170,7 @@ TEST_F(DriverTest, NvccNeedsTheRecipesStepsAndPassesGencodeThroughTheEnvironment
 TEST_F(DriverTest, ScriptStepsAreMountedReadOnlyAndRunByBash) {
   std::ofstream(m_dir / "build.sh") << "make\n";
   m_recipe.build = {{.argv = {}, .script = m_dir / "build.sh", .where = {}}};
-  const auto p = run(recipe::Framework::pytorch, {});
+  const auto p = run(recipe::Framework::pytorch, flags::TorchVars{});
   ASSERT_EQ(p.mounts.size(), 1u);
   EXPECT_EQ(p.mounts[0].container, "/orc/steps/build.sh");
   EXPECT_EQ(p.mounts[0].access, engine::Access::read_only);
@@ -165,7 +179,7 @@ TEST_F(DriverTest, ScriptStepsAreMountedReadOnlyAndRunByBash) {
 
 TEST_F(DriverTest, CaffeWritesMakefileConfigFromTheExample) {
   std::ofstream(m_dir / "src" / "Makefile.config.example") << k_caffe_example;
-  const auto p = run(recipe::Framework::caffe, {{"CUDA_ARCH", "-gencode arch=compute_80,code=sm_80"}});
+  const auto p = run(recipe::Framework::caffe, flags::CaffeVars{.cuda_arch = "-gencode arch=compute_80,code=sm_80"});
   ASSERT_EQ(p.files.size(), 1u);
   EXPECT_EQ(p.files[0].relative, "Makefile.config");
   EXPECT_NE(p.files[0].text.find("CUDA_ARCH := -gencode arch=compute_80,code=sm_80\n"), std::string::npos);
@@ -173,14 +187,15 @@ TEST_F(DriverTest, CaffeWritesMakefileConfigFromTheExample) {
 }
 
 TEST_F(DriverTest, TensorflowExpungesWhenTheWorkspaceWasConfiguredForOtherArchs) {
-  const std::vector<flags::EnvVar> env = {{"TF_NEED_CUDA", "1"}, {"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,compute_90"}};
+  const flags::TensorflowVars env{.capabilities = "sm_80,compute_90"};
   const auto first = run(recipe::Framework::tensorflow, env);
   EXPECT_TRUE(first.pre_steps.empty());
   ASSERT_TRUE(first.bazel_fingerprint);
   std::filesystem::create_directories(m_dir / "ws");
   std::ofstream(m_dir / "ws" / std::string(k_bazel_fingerprint_file)) << *first.bazel_fingerprint << "\n";
   EXPECT_TRUE(run(recipe::Framework::tensorflow, env).pre_steps.empty()) << "same archs: bazel's cache is still right";
-  const auto changed = run(recipe::Framework::tensorflow, {{"TF_CUDA_COMPUTE_CAPABILITIES", "sm_80,sm_90,compute_100"}});
+  const auto changed =
+      run(recipe::Framework::tensorflow, flags::TensorflowVars{.capabilities = "sm_80,sm_90,compute_100"});
   EXPECT_EQ(changed.pre_steps, (std::vector<std::vector<std::string>>{{"bazel", "clean", "--expunge"}}));
   ASSERT_FALSE(changed.notes.empty());
   EXPECT_NE(changed.notes.back().find("clean --expunge"), std::string::npos);

@@ -6,11 +6,11 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include <stdlib.h>
+#include <unistd.h>
 #include <cstdio>
 #include <stdexcept>
 #include <thread>
-#include <stdlib.h>
-#include <unistd.h>
 
 #include <filesystem>
 #include <fstream>
@@ -24,10 +24,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* k_config = R"(toolkits: ["13.0"]
+constexpr const char* k_config_head = R"(toolkits: ["13.0"]
 tiers:
   tier-b:
-    gpus: ["B200"]
+    gpus: [)";
+constexpr const char* k_config_tail = R"(]
 recipes:
   - name: saxpy
     framework: cmake
@@ -46,7 +47,7 @@ class BuildImageKey : public ::testing::Test {
     m_dir = fs::temp_directory_path() / ("orc-image-key-" + std::to_string(::getpid()));
     fs::remove_all(m_dir);
     fs::create_directories(m_dir / "src");
-    std::ofstream(m_dir / "orchestrate.yaml") << k_config;
+    write_config("\"B200\"");
     std::ofstream(m_dir / "src" / "CMakeLists.txt") << "project(saxpy LANGUAGES CUDA)\n";
     save_env("ORCHESTRATE_CACHE_DIR", (m_dir / "cache").string());
     // Nothing answers here: a miss fails at the engine, after the key.
@@ -54,8 +55,10 @@ class BuildImageKey : public ::testing::Test {
   }
   void TearDown() override {
     for (const auto& [name, value] : m_saved)
-      if (value) ::setenv(name.c_str(), value->c_str(), 1);
-      else ::unsetenv(name.c_str());
+      if (value)
+        ::setenv(name.c_str(), value->c_str(), 1);
+      else
+        ::unsetenv(name.c_str());
     if (!m_dir.empty()) fs::remove_all(m_dir);
   }
 
@@ -65,18 +68,32 @@ class BuildImageKey : public ::testing::Test {
     ::setenv(name.c_str(), value.c_str(), 1);
   }
 
+  void write_config(const std::string& gpus) {
+    std::ofstream(m_dir / "orchestrate.yaml") << k_config_head << gpus << k_config_tail;
+  }
+
   void record_image(const std::string& id) {
-    save_image_record(image_state_path(), ImageRecord{.name = "host-bookworm", .reference = "orchestrate/cuda:host-bookworm",
-                                                      .id = id, .digests = {}, .created = "2026-11-29T00:00:00Z",
-                                                      .toolkit = "13.0.88", .packages = {}, .rootfs_key = "k",
+    save_image_record(image_state_path(), ImageRecord{.name = "host-bookworm",
+                                                      .reference = "orchestrate/cuda:host-bookworm",
+                                                      .id = id,
+                                                      .digests = {},
+                                                      .created = "2026-11-29T00:00:00Z",
+                                                      .toolkit = "13.0.88",
+                                                      .packages = {},
+                                                      .rootfs_key = "k",
                                                       .engine = "/absent.sock"});
   }
 
   BuildResult run() {
     std::ostringstream progress;
-    const BuildReport report = build(BuildRequest{.config = m_dir / "orchestrate.yaml", .tiers = {"tier-b"}, .recipes = {},
-                                                  .engine = engine::EngineKind::docker, .jobs = 1, .explain = true,
-                                                  .store_root = m_dir / "store", .terminal = false},
+    const BuildReport report = build(BuildRequest{.config = m_dir / "orchestrate.yaml",
+                                                  .tiers = {"tier-b"},
+                                                  .recipes = {},
+                                                  .engine = engine::EngineKind::docker,
+                                                  .jobs = 1,
+                                                  .explain = true,
+                                                  .store_root = m_dir / "store",
+                                                  .terminal = false},
                                      progress);
     EXPECT_EQ(report.builds.size(), 1u);
     return report.builds.empty() ? BuildResult{} : report.builds.front();
@@ -115,8 +132,9 @@ class VersionOnlyEngine {
           request.append(buf, static_cast<std::size_t>(n));
         }
         const std::string body = R"({"Version":"24.0.7","ApiVersion":"1.43","MinAPIVersion":"1.12","Os":"linux"})";
-        const std::string response = "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
-                                     std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+        const std::string response =
+            "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " + std::to_string(body.size()) +
+            "\r\nConnection: close\r\n\r\n" + body;
         [[maybe_unused]] const auto written = ::write(client, response.data(), response.size());
         ::close(client);
       }
@@ -160,6 +178,25 @@ TEST_F(BuildImageKey, TheRecordedImageIdIsInTheKeyAndTheExplanation) {
   const BuildResult rebuilt = run();
   EXPECT_NE(rebuilt.key, first.key) << "a rebuilt image must miss";
   EXPECT_NE(rebuilt.explain.find("image.digest: sha256:bbbb + host cuda 13."), std::string::npos) << rebuilt.explain;
+}
+
+// The key holds what the tier's GPUs resolve to, not their names: a GB200
+// beside the B200 (both 10.0) keys the same, so the stored build is a hit;
+// an H100 (9.0) adds sm_90 and misses.
+TEST_F(BuildImageKey, AGpuOfAnArchTheTierHasKeysTheSameAndANewArchDoesNot) {
+  record_image("sha256:aaaa");
+  const BuildResult b200 = run();
+  ASSERT_EQ(b200.key.size(), 64u) << errors(b200);
+  EXPECT_EQ(b200.explain.find("B200"), std::string::npos) << "no GPU name in the key:\n" << b200.explain;
+  EXPECT_NE(b200.explain.find("archs.sass[0]: sm_100\n"), std::string::npos) << b200.explain;
+
+  write_config("\"B200\", \"GB200\"");
+  EXPECT_EQ(run().key, b200.key) << "a GPU of an arch the tier already has must not rebuild";
+
+  write_config("\"B200\", \"H100\"");
+  const BuildResult hopper = run();
+  EXPECT_NE(hopper.key, b200.key) << "a GPU of a new arch must rebuild";
+  EXPECT_NE(hopper.explain.find("archs.sass[0]: sm_90\n"), std::string::npos) << hopper.explain;
 }
 
 }  // namespace

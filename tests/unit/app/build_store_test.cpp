@@ -17,7 +17,8 @@ namespace fs = std::filesystem;
 class TempDir : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("orc-app-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+    m_dir = fs::temp_directory_path() /
+            ("orc-app-test-" + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
     fs::remove_all(m_dir);
     fs::create_directories(m_dir);
   }
@@ -30,18 +31,29 @@ class TempDir : public ::testing::Test {
 };
 
 KeyInputs inputs() {
-  return KeyInputs{.tool_version = "0.1.0", .recipe_text = "name=saxpy\n", .tier = "tier-new", .gpus = {"A100=8.0"},
-                   .ptx_policy = "highest", .source_kind = "path", .source_revision = "tree:abc", .engine = "docker",
-                   .image = "orchestrate/cuda:host-bookworm", .image_digest = "", .toolkit = "13.0", .cudnn = "",
-                   .sass = {"sm_80"}, .ptx = {"compute_80"}, .env = {"CUDAARCHS=80"}, .steps = {"cmake -S /src"}};
+  return KeyInputs{.tool_version = "0.1.0",
+                   .recipe_text = "name=saxpy\n",
+                   .tier = "tier-new",
+                   .source_kind = "path",
+                   .source_revision = "tree:abc",
+                   .engine = "docker",
+                   .image = "orchestrate/cuda:host-bookworm",
+                   .image_digest = "",
+                   .toolkit = "13.0",
+                   .cudnn = "",
+                   .sass = {"sm_80"},
+                   .ptx = {"compute_80"},
+                   .env = {"CUDAARCHS=80"},
+                   .steps = {"cmake -S /src"}};
 }
 
 TEST(BuildKey, SameInputsSameKeyAndEveryFieldCounts) {
   const std::string key = hash_key(inputs()).hex();
   EXPECT_EQ(key.size(), 64u);
   EXPECT_EQ(key, hash_key(inputs()).hex());
+  // A GPU of a new arch (H100 beside A100) reaches the key as its SASS.
   auto other = inputs();
-  other.gpus.push_back("H100=9.0");
+  other.sass.push_back("sm_90");
   EXPECT_NE(hash_key(other).hex(), key);
   other = inputs();
   other.source_revision = "tree:abd";
@@ -66,10 +78,10 @@ TEST(BuildKey, FieldsAreDelimitedSoMovedBytesChangeTheKey) {
 
 TEST(BuildKey, ExplainPrintsEveryFieldOnePerLine) {
   const std::string text = hash_key(inputs()).explain();
-  for (const char* line : {"tier: tier-new\n", "tier.gpus[0]: A100=8.0\n", "source.revision: tree:abc\n",
-                           "image.reference: orchestrate/cuda:host-bookworm\n", "image.digest: unknown\n",
-                           "archs.sass[0]: sm_80\n", "env[0]: CUDAARCHS=80\n", "steps[0]: cmake -S /src\n",
-                           "tool.version: 0.1.0\n", "recipe: name=saxpy\\n\n"})
+  for (const char* line :
+       {"tier: tier-new\n", "source.revision: tree:abc\n", "image.reference: orchestrate/cuda:host-bookworm\n",
+        "image.digest: unknown\n", "archs.sass[0]: sm_80\n", "env[0]: CUDAARCHS=80\n", "steps[0]: cmake -S /src\n",
+        "tool.version: 0.1.0\n", "recipe: name=saxpy\\n\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << "\nin:\n" << text;
 }
 
@@ -158,12 +170,14 @@ inspect::FileReport report_with(std::set<arch::ComputeCapability> sass, std::set
   return r;
 }
 
-PlanEntry tier_plan() {
-  PlanEntry p;
-  p.gpus = {{"A100", "8.0"}, {"H100", "9.0"}};
-  p.sass = {"sm_80", "sm_90"};
-  p.ptx = {"compute_90"};
-  return p;
+// A tier of an A100 and an H100, planned with SASS for both and PTX for the H100.
+struct TierPlan {
+  arch::ArchSet archs{.sass = {{8, 0}, {9, 0}}, .ptx = {{9, 0}}};
+  std::vector<recipe::TierGpu> gpus{{.name = "A100", .cc = {8, 0}}, {.name = "H100", .cc = {9, 0}}};
+};
+TierPlan tier_plan() { return {}; }
+Verification verify_artifacts(const TierPlan& plan, const std::vector<inspect::FileReport>& reports) {
+  return app::verify_artifacts(plan.archs, plan.gpus, reports);
 }
 
 // Issue 11: a manifest is UTF-8 JSON; an artifact named by other bytes is
@@ -191,13 +205,14 @@ TEST(Verify, AMissingSassNamesTheGpuThatFails) {
   ASSERT_FALSE(v.ok());
   const std::string all = v.errors.at(0) + "|" + v.errors.at(1);
   EXPECT_NE(all.find("planned SASS sm_80 is missing"), std::string::npos) << all;
-  EXPECT_NE(all.find("A100 (8.0) would see \"no kernel image is available for execution on the device\""), std::string::npos) << all;
+  EXPECT_NE(all.find("A100 (8.0) would see \"no kernel image is available for execution on the device\""),
+            std::string::npos)
+      << all;
 }
 
 TEST(Verify, JitIsAFailureWhenThePlanGaveTheGpuSass) {
   auto plan = tier_plan();
-  plan.sass = {"sm_80"};
-  plan.ptx = {"compute_80"};
+  plan.archs = arch::ArchSet{.sass = {{8, 0}}, .ptx = {{8, 0}}};
   const auto v = verify_artifacts(plan, {report_with({{8, 0}}, {{8, 0}})});
   // H100 gets no SASS by plan design, so JIT there is a warning only.
   EXPECT_TRUE(v.ok());

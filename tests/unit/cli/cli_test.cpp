@@ -111,7 +111,9 @@ TEST_F(CliTest, UnsatisfiablePlanExitsOneWithReasons) {
   const std::string reasons = p["reasons"].dump();
   EXPECT_NE(reasons.find("Tesla K80 (3.7) needs CUDA <= 11.8, B200 (10.0) needs CUDA >= 12.8"), std::string::npos)
       << reasons;
-  EXPECT_EQ(p["split"], nlohmann::json({{"Tesla K80"}, {"B200"}}));
+  // Each part of the split with the toolkit it resolves to.
+  EXPECT_EQ(p["split"], nlohmann::json::parse(R"([{"gpus": ["Tesla K80"], "toolkit": "11.8"},
+                                                   {"gpus": ["B200"], "toolkit": "13.0"}])"));
 }
 
 TEST_F(CliTest, BadConfigIsExitTwoWithFileLineColAndNoOutput) {
@@ -584,10 +586,13 @@ TEST_F(CliTest, BuildWithoutTheEnginesSocketExitsThreeAndSaysWhatToDo) {
   const ScopedEnv cache("ORCHESTRATE_CACHE_DIR", (m_dir / "cache").string());
   const auto r = run_cli({"build", "tier-next", "-f", config});
   EXPECT_EQ(r.code, 3) << r.out << r.err;
-  EXPECT_NE(r.out.find("cannot reach the docker engine at " + (m_dir / "docker.sock").string()), std::string::npos)
-      << r.out;
-  EXPECT_NE(r.out.find("is the daemon running?"), std::string::npos) << r.out;
-  EXPECT_EQ(r.out.find("never built"), std::string::npos) << r.out;
+  // Errors are on stderr, in the one format, and not in the report on stdout.
+  EXPECT_NE(r.err.find("orchestrate: error: "), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("cannot reach the docker engine at " + (m_dir / "docker.sock").string()), std::string::npos)
+      << r.err;
+  EXPECT_NE(r.err.find("is the daemon running?"), std::string::npos) << r.err;
+  EXPECT_EQ(r.err.find("never built"), std::string::npos) << r.err;
+  EXPECT_EQ(r.out.find("error"), std::string::npos) << r.out;
 }
 
 // A socket this user may not open (root's 0600 socket, tried as nobody).

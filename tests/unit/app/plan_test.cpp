@@ -1,0 +1,155 @@
+// The typed plan: rows of the compat tables, the arch set and the
+// framework's typed variables, made from one parsed configuration; the host
+// engine's fallback said in the plan; warnings once; JSON nulls.
+#include "orchestrator/app/plan.hpp"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+namespace orc::app {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* k_config = R"(toolkits: ["11.8", "12.4", "13.0"]
+tiers:
+  tier-new:
+    gpus: ["A100", "H100"]
+  tier-mixed:
+    gpus: ["Tesla K80", "B200"]
+  tier-old:
+    gpus: ["Tesla P100"]
+    ptx: none
+recipes:
+  - name: saxpy
+    framework: cmake
+    source: {path: src}
+    tiers: [tier-new, tier-mixed, tier-old]
+  - name: kernels
+    framework: nvcc
+    source: {path: src}
+    tiers: [tier-old]
+    build: [[nvcc, k.cu]]
+)";
+
+class PlanTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    m_dir = fs::temp_directory_path() / ("orc-plan-test-" + std::to_string(::getpid()) + "-" +
+                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::create_directories(m_dir);
+    std::ofstream(m_dir / "orchestrate.yaml") << k_config;
+    // No host toolkit: the plan's image does not depend on this machine.
+    ::setenv("ORCHESTRATE_HOST_CUDA", (m_dir / "no-cuda").c_str(), 1);
+  }
+  void TearDown() override {
+    ::unsetenv("ORCHESTRATE_HOST_CUDA");
+    fs::remove_all(m_dir);
+  }
+  PlanReport run(std::vector<std::string> tiers) {
+    return plan(load_plan_config(m_dir / "orchestrate.yaml"), PlanScope{.tiers = std::move(tiers)});
+  }
+  fs::path m_dir;
+};
+
+TEST_F(PlanTest, EntriesHoldTheTableRowsTheArchSetAndTypedVariables) {
+  const PlanReport report = run({"tier-new"});
+  ASSERT_EQ(report.plans.size(), 1u);
+  const PlanEntry& e = report.plans[0];
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.recipe, report.config->find_recipe("saxpy"));
+  EXPECT_EQ(e.tier, report.config->find_tier("tier-new"));
+  EXPECT_EQ(e.toolkit, compat::find_toolkit(util::Version(13, 0))) << "a row of the table, not a string";
+  EXPECT_EQ(e.cudnn, nullptr) << "cmake uses no cuDNN";
+  EXPECT_EQ(e.archs, (arch::ArchSet{.sass = {{8, 0}, {9, 0}}, .ptx = {{9, 0}}}));
+  const auto* vars = std::get_if<flags::CmakeVars>(&e.framework.vars);
+  ASSERT_NE(vars, nullptr);
+  EXPECT_EQ(vars->architectures, "80-real;90");
+  ASSERT_TRUE(e.image);
+  EXPECT_TRUE(e.image_needs_registry) << "offline-first with no offline image for 13.0 here";
+}
+
+TEST_F(PlanTest, ASplitNamesEachPartsToolkit) {
+  const PlanReport report = run({"tier-mixed"});
+  ASSERT_EQ(report.plans.size(), 1u);
+  const PlanEntry& e = report.plans[0];
+  EXPECT_FALSE(e.ok);
+  ASSERT_EQ(e.split.size(), 2u);
+  EXPECT_EQ(e.split[0].gpus, std::vector<std::string>{"Tesla K80"});
+  EXPECT_EQ(e.split[0].toolkit, compat::find_toolkit(util::Version(11, 8)));
+  EXPECT_EQ(e.split[1].toolkit, compat::find_toolkit(util::Version(13, 0)));
+}
+
+HostToolkit installed(int major, int minor, const std::string& root) {
+  return HostToolkit{.version = util::Version(std::vector<int>{major, minor, 1}), .root = root, .found_by = "test"};
+}
+
+TEST_F(PlanTest, TheHostPlanSaysWhenItFallsBackToAnotherToolkit) {
+  const PlanReport full = run({"tier-new"});
+  const PlanReport host = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(12, 4, "/opt/cuda-12.4")});
+  ASSERT_EQ(host.plans.size(), 1u);
+  const PlanEntry& e = host.plans[0];
+  ASSERT_TRUE(e.ok);
+  EXPECT_EQ(e.toolkit, compat::find_toolkit(util::Version(12, 4)));
+  ASSERT_TRUE(e.host);
+  EXPECT_EQ(e.host->toolkit.root, "/opt/cuda-12.4");
+  EXPECT_EQ(e.host->instead_of, compat::find_toolkit(util::Version(13, 0)));
+  ASSERT_FALSE(e.warnings.empty());
+  EXPECT_NE(e.warnings.back().find("builds with CUDA 12.4"), std::string::npos) << e.warnings.back();
+  EXPECT_NE(e.warnings.back().find("not the CUDA 13.0"), std::string::npos) << e.warnings.back();
+  const auto j = nlohmann::json::parse(render_plan_json(host));
+  EXPECT_EQ(j["plans"][0]["host"]["toolkit"], "12.4.1");
+  EXPECT_EQ(j["plans"][0]["host"]["instead_of"], "13.0");
+
+  // The same toolkit as the full plan: no fallback to speak of.
+  const PlanReport same = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(13, 0, "/opt/cuda-13.0")});
+  ASSERT_TRUE(same.plans[0].host);
+  EXPECT_EQ(same.plans[0].host->instead_of, nullptr);
+  EXPECT_TRUE(nlohmann::json::parse(render_plan_json(same))["plans"][0]["host"]["instead_of"].is_null());
+
+  // No toolkit here at all: unservable, with what the full plan would use.
+  const PlanReport none = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {});
+  EXPECT_FALSE(none.plans[0].ok);
+  EXPECT_TRUE(none.plans[0].host_unservable);
+  EXPECT_NE(none.plans[0].reasons.at(0).find("it would use CUDA 13.0"), std::string::npos);
+}
+
+TEST_F(PlanTest, AWarningOfSeveralPlansIsSaidOnceWithThePlansItConcerns) {
+  const PlanReport report = run({"tier-old"});
+  ASSERT_EQ(report.plans.size(), 2u);
+  const std::string shared = "ptx: none embeds no PTX";
+  const auto grouped = report.grouped_warnings();
+  std::size_t found = 0;
+  for (const auto& w : grouped) {
+    if (w.text.find(shared) == std::string::npos) continue;
+    ++found;
+    EXPECT_EQ(w.plans, (std::vector<std::string>{"saxpy/tier-old", "kernels/tier-old"}));
+  }
+  EXPECT_EQ(found, 1u);
+  const std::string text = render_plan_text(report);
+  const auto first = text.find(shared);
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find(shared, first + 1), std::string::npos) << "said twice:\n" << text;
+  EXPECT_NE(text.find("for saxpy/tier-old, kernels/tier-old"), std::string::npos) << text;
+}
+
+TEST_F(PlanTest, JsonHasNullsForWhatIsUnknownAndTheConfigurationsWarnings) {
+  auto text = std::string(k_config);
+  text.insert(text.find("recipes:"), "  tier-unused:\n    gpus: [\"A100\"]\n");
+  std::ofstream(m_dir / "orchestrate.yaml") << text;
+  const auto j = nlohmann::json::parse(render_plan_json(run({"tier-mixed"})));
+  const auto& p = j["plans"][0];
+  EXPECT_EQ(p["status"], "unsatisfiable");
+  for (const char* field : {"toolkit", "cudnn", "image", "host"}) EXPECT_TRUE(p[field].is_null()) << field;
+  ASSERT_EQ(j["warnings"].size(), 1u) << j.dump(2);
+  EXPECT_EQ(j["warnings"][0]["message"], "tier 'tier-unused' is not used by any recipe");
+  EXPECT_EQ(j["warnings"][0]["line"], 10);
+}
+
+}  // namespace
+}  // namespace orc::app
