@@ -4,6 +4,7 @@
 // report; app/ returns values.
 #include <string>
 
+#include "orchestrator/app/doctor.hpp"
 #include "orchestrator/app/inspect.hpp"
 #include "orchestrator/app/smoke.hpp"
 #include "orchestrator/app/tables.hpp"
@@ -15,6 +16,7 @@ enum class Format { text, json };
 
 std::string render(const app::GpusReport& report, Format format);
 std::string render(const app::ToolkitsReport& report, Format format);
+std::string render(const app::DoctorReport& report, Format format);
 
 // The result as smoke::render_smoke_* prints it, plus the attestations
 // (`attestations` in the JSON object, an "attested: ..." line each in
