@@ -4,6 +4,7 @@
 // report; app/ returns values.
 #include <string>
 
+#include "orchestrator/app/cache_cmd.hpp"
 #include "orchestrator/app/doctor.hpp"
 #include "orchestrator/app/inspect.hpp"
 #include "orchestrator/app/smoke.hpp"
@@ -28,5 +29,11 @@ void emit(Io& io, const app::SmokeOutput& output, Format format);
 // text the warnings go to stderr. List mode passes cuobjdump's streams and
 // exit code through.
 void emit(Io& io, const app::InspectReport& report, Format format);
+
+// cache ls: the table (or "no artifact sets" on stderr), or {"store", "sets"};
+// verify and gc: their text or JSON, the lock's progress lines on stderr.
+void emit(Io& io, const app::CacheLsReport& report, Format format);
+void emit(Io& io, const app::CacheVerifyReport& report, Format format);
+void emit(Io& io, const app::CacheGcReport& report, Format format);
 
 }  // namespace orc::cli
