@@ -4,8 +4,12 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "orchestrator/cache/error.hpp"
+#include "orchestrator/cache/index.hpp"
+#include "orchestrator/cache/maintenance.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
 
@@ -19,23 +23,42 @@ struct CacheRequest {
   std::filesystem::path config;     // verify --rebuild-index: its trusted_keys, when it exists
 };
 
-// What a command prints and how it exits.
+// What a command prints and how it exits: the shape key, push, pull and
+// fetch still return (cache returns its reports below).
 struct CacheOutput {
   std::string out;
   std::string err;
   int exit_code = 0;
 };
 
+struct CacheLsReport {
+  std::filesystem::path store;
+  std::vector<cache::IndexEntry> sets;  // newest first
+};
+
+struct CacheVerifyReport {
+  std::filesystem::path store;
+  std::optional<cache::RebuildReport> rebuilt;  // --rebuild-index
+  cache::VerifyReport verified;
+  std::string progress;  // waits for the store's lock, for stderr
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
+struct CacheGcReport {
+  cache::GcReport collected;
+  std::string progress;
+};
+
 // Throw util::Failure for a store that cannot be opened (exit 3 when the
 // file system fails, 2 when its index is missing, damaged or of another
 // version, saying how to rebuild it) or read.
-CacheOutput cache_ls(const CacheRequest& request);
+CacheLsReport cache_ls(const CacheRequest& request);
 // Exit 1 when a blob was corrupt or missing (after quarantining it), or a
 // manifest could not be indexed again for want of its files. With
 // rebuild_index the index is made again first (cache::rebuild_index), the
 // one it replaces kept in quarantine.v1/.
-CacheOutput cache_verify(const CacheRequest& request);
-CacheOutput cache_gc(const CacheRequest& request);
+CacheVerifyReport cache_verify(const CacheRequest& request);
+CacheGcReport cache_gc(const CacheRequest& request);
 
 // Throws util::Failure for a cache error: io -> 3, corrupt -> 1, the rest -> 2.
 [[noreturn]] void fail_with(const cache::Error& error);

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "orchestrator/app/driver_facts.hpp"
 #include "orchestrator/arch/gpu_db.hpp"
@@ -23,7 +22,6 @@ namespace orc::app {
 namespace {
 
 namespace fs = std::filesystem;
-using nlohmann::json;
 
 class StdoutSink final : public engine::LogSink {
  public:
@@ -166,74 +164,6 @@ DoctorReport doctor(const DoctorRequest& request) {
     report.libraries.push_back(std::move(lib));
   }
   return report;
-}
-
-std::string render_doctor_json(const DoctorReport& r) {
-  json j{{"driver",
-          {{"version", r.driver_version.empty() ? json(nullptr) : json(r.driver_version)},
-           {"cuda", r.driver_cuda_version ? json(smoke::cuda_version_text(r.driver_cuda_version)) : json(nullptr)},
-           {"error", r.driver_error ? json(*r.driver_error) : json(nullptr)}}},
-         {"gpus", json::array()},
-         {"toolkit",
-          {{"nvcc", r.nvcc.empty() ? json(nullptr) : json(r.nvcc)},
-           {"version", r.toolkit.empty() ? json(nullptr) : json(r.toolkit)}}},
-         {"searched", r.searched},
-         {"libraries", json::array()}};
-  for (const auto& g : r.gpus)
-    j["gpus"].push_back({{"name", g.name},
-                         {"cc", g.cc.dotted()},
-                         {"known", !g.architecture.empty()},
-                         {"architecture", g.architecture.empty() ? json(nullptr) : json(g.architecture)}});
-  for (const auto& l : r.libraries) {
-    json lib{{"framework", l.framework},
-             {"path", util::utf8_escaped(l.path)},
-             {"device_code", l.device_code},
-             {"sass", l.sass},
-             {"ptx", l.ptx},
-             {"verdicts", json::array()}};
-    for (const auto& v : l.verdicts)
-      lib["verdicts"].push_back(
-          {{"gpu", v.gpu}, {"outcome", v.outcome}, {"detail", v.detail}, {"runtime_kernels", v.runtime_kernels}});
-    j["libraries"].push_back(std::move(lib));
-  }
-  return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
-}
-
-std::string render_doctor_text(const DoctorReport& r) {
-  std::string out;
-  if (r.driver_error) {
-    out += "GPUs: none usable: " + *r.driver_error + "\n";
-  } else {
-    out += "driver " + (r.driver_version.empty() ? std::string("(version unknown)") : r.driver_version) +
-           ", supports CUDA " + smoke::cuda_version_text(r.driver_cuda_version) + "\n";
-    for (std::size_t i = 0; i < r.gpus.size(); ++i) {
-      const DoctorGpu& g = r.gpus[i];
-      out += "GPU " + std::to_string(i) + ": " + g.name + ", CC " + g.cc.dotted() + " (" +
-             (g.architecture.empty() ? std::string("unknown to the GPU tables") : g.architecture) + ")\n";
-    }
-  }
-  out += "toolkit: " +
-         (r.nvcc.empty() ? std::string("no nvcc on PATH or in /usr/local/cuda")
-                         : r.nvcc + " (CUDA " + (r.toolkit.empty() ? "version unknown" : r.toolkit) + ")") +
-         "\n";
-  if (r.libraries.empty()) {
-    out += "frameworks: none found" +
-           (r.searched.empty() ? std::string(" (no python3; use --path)") : " in " + util::join(r.searched, ", ")) +
-           "\n";
-    return out;
-  }
-  std::size_t host_only = 0;
-  for (const auto& l : r.libraries) {
-    if (!l.device_code) {
-      ++host_only;
-      continue;
-    }
-    out += l.framework + ": " + l.path + "\n    SASS " + (l.sass.empty() ? "-" : util::join(l.sass, " ")) + "; PTX " +
-           (l.ptx.empty() ? "-" : util::join(l.ptx, " ")) + "\n";
-    for (const auto& v : l.verdicts) out += "    " + v.gpu + ": " + v.outcome + ": " + v.detail + "\n";
-  }
-  if (host_only) out += std::to_string(host_only) + " more libraries hold no device code\n";
-  return out;
 }
 
 }  // namespace orc::app

@@ -69,7 +69,4 @@ std::vector<LibraryVerdict> judge_library(const inspect::FileReport& file, const
 // belongs to ("pytorch", "nvidia-<package>"). Sorted by path.
 std::vector<std::pair<std::string, std::filesystem::path>> find_framework_libraries(const std::filesystem::path& dir);
 
-std::string render_doctor_json(const DoctorReport& report);
-std::string render_doctor_text(const DoctorReport& report);
-
 }  // namespace orc::app

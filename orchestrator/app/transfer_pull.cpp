@@ -206,42 +206,55 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
                                             (newest_problem.empty() ? "unreadable" : newest_problem));
 }
 
-std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
-                                                  const PullOptions& options, const TransferProgress& progress) {
-  const std::string& hex = set.manifest_hex;
-  static const cache::TrustedKeys k_none;
-  const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
-  // A set already stored is not pulled again; its signature is checked as
-  // stored (fetch checks it again, with the archs, before it serves it).
-  const bool require_smoke = options.require_smoke && options.tier;
-  auto stored = [&]() -> std::optional<std::expected<PullReport, TransferError>> {
-    auto entry = store.index().resolve(hex);
-    if (!entry) return std::nullopt;
-    auto loaded = cache::load_artifact_set(store, *entry, trusted);
-    if (!loaded) return std::nullopt;
-    if (require_smoke)
-      if (auto problem = smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
-        return failed(ExitCode::check_failed, "refusing " + problem);
-    return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
-  };
-  if (auto report = stored()) return std::move(*report);
-  // One pull per set at a time in this store: the others wait here, then
-  // find the row the first one wrote (one download for N concurrent fetches).
-  const std::string base = "pull-" + hex.substr(0, k_tag_digest_chars);
-  util::FileLock lock(store.root() / "locks.v1" / (base + ".lock"), progress.stream());
-  if (auto report = stored()) return std::move(*report);
-  auto held = store.pin();
-  if (!held) return std::unexpected(from_cache(held.error()));
-  TempPaths temps;
-  const fs::path tmp = store.tmp_dir();
+namespace {
 
-  // The manifest (the config blob) and the signature first: small, and
-  // enough to refuse a set before its large layer is downloaded.
+using Pulled = std::expected<PullReport, TransferError>;
+
+// A set already stored is not pulled again; its signature is checked as
+// stored (fetch checks it again, with the archs, before it serves it).
+std::optional<Pulled> stored_set(cache::Store& store, const std::string& hex, const cache::TrustedKeys& trusted,
+                                 const PullOptions& options) {
+  auto entry = store.index().resolve(hex);
+  if (!entry) return std::nullopt;
+  auto loaded = cache::load_artifact_set(store, *entry, trusted);
+  if (!loaded) return std::nullopt;
+  if (options.require_smoke && options.tier)
+    if (auto problem = smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
+      return failed(ExitCode::check_failed, "refusing " + problem);
+  return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
+}
+
+// The signed manifest of a set and what its signature said: small, and
+// enough to refuse a set before its large layer is downloaded.
+struct SignedHeader {
+  std::string manifest_bytes;
+  cache::Manifest manifest;
+  cache::Verification verification;
+  std::string signature_text;
+  bool signed_ok = false;
+};
+
+// Where one pull keeps its temporaries: everything gets a gc-collectable
+// name (*.tmp) in case this process dies, and is removed on every way out.
+struct PullScratch {
+  fs::path tmp;
+  std::string base;  // "pull-<16 hex>"
+  TempPaths temps;
+  fs::path make(const std::string& what) {
+    temps.paths.push_back(cache::temp_name(tmp, base + "-" + what));
+    return temps.paths.back();
+  }
+};
+
+// The manifest (the config blob) and the signature, checked: signature
+// (unless --insecure), annotations, arch coverage and smoke for the tier.
+std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client, const RemoteSet& set,
+                                                        const PullOptions& options, const cache::TrustedKeys& trusted,
+                                                        PullScratch& scratch) {
+  const std::string& hex = set.manifest_hex;
   if (set.manifest.config.size > cache::k_max_manifest_bytes)
     return failed(ExitCode::check_failed, "the manifest of sha256:" + hex + " is larger than any manifest can be");
-  // Everything here gets a gc-collectable name (*.tmp) in case this process dies.
-  const fs::path manifest_file = cache::temp_name(tmp, base + "-manifest");
-  temps.paths.push_back(manifest_file);
+  const fs::path manifest_file = scratch.make("manifest");
   if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, manifest_file); !got)
     return std::unexpected(from_registry(got.error()));
   auto manifest_bytes = cache::read_file(manifest_file);
@@ -252,54 +265,63 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
     return failed(ExitCode::check_failed, "manifest sha256:" + hex + " is for " + manifest->recipe + " / " +
                                               manifest->tier + " but its OCI annotations say " + set.info.recipe +
                                               " / " + set.info.tier);
-  const fs::path signature_file = cache::temp_name(tmp, base + "-signature");
-  temps.paths.push_back(signature_file);
-  auto signature = fetch_signature(client, set, *manifest_bytes, trusted, signature_file);
+  auto signature = fetch_signature(client, set, *manifest_bytes, trusted, scratch.make("signature"));
   if (!signature) return std::unexpected(signature.error());
-  const auto& [verification, signature_text] = *signature;
-  const bool signed_ok = verification.status == cache::VerifyStatus::verified;
-  if (!signed_ok && !options.insecure)
-    return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + verification.detail);
+  SignedHeader header{.manifest_bytes = std::move(*manifest_bytes),
+                      .manifest = std::move(*manifest),
+                      .verification = std::move(signature->first),
+                      .signature_text = std::move(signature->second),
+                      .signed_ok = false};
+  header.signed_ok = header.verification.status == cache::VerifyStatus::verified;
+  if (!header.signed_ok && !options.insecure)
+    return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + header.verification.detail);
   if (options.tier) {
-    const ArchCoverage coverage = check_arch_coverage(*manifest, *options.tier);
+    const ArchCoverage coverage = check_arch_coverage(header.manifest, *options.tier);
     if (!coverage.ok)
       return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
+    if (options.require_smoke)
+      if (auto problem = smoke_problem(header.manifest, hex, *options.tier, trusted); !problem.empty())
+        return failed(ExitCode::check_failed, "refusing " + problem);
   }
-  if (require_smoke)
-    if (auto problem = smoke_problem(*manifest, hex, *options.tier, trusted); !problem.empty())
-      return failed(ExitCode::check_failed, "refusing " + problem);
+  return header;
+}
 
-  // The layer, streamed: unpacked while it downloads (no copy of it is
-  // kept), each file hashed as it is written into a staging tree of tmp/
-  // (synced: it becomes the store's blobs) and, for fetch, into DIR as well
-  // (not synced: the user's output); a large file's signed chunks are
-  // checked on several threads instead. Both trees are renamed into place
-  // only after every file matched the signed manifest, so the layer's own
-  // digest, which no signature covers, is not recomputed. The manifest's sizes cap
-  // what the layer may unpack to.
-  const auto& layer = set.manifest.layers.front();
-  const fs::path staging = cache::temp_name(tmp, base + "-files");  // a .tmp tree: gc's if we die
-  temps.paths.push_back(staging);
-  const cache::SignedFiles signed_files(*manifest);
-  const cache::UnpackOptions unpack_options{
+// How the layer is unpacked: only the files the signed manifest names, at
+// their sizes and modes (nothing else, links, devices, extra names, a mode
+// the signature does not cover, is ever created), capped at the manifest's
+// sizes, mirrored into fetch's DIR. A large file's signed chunks are checked
+// on several threads and its blob named by the signed whole-file digest,
+// only for a manifest a trusted key signed: with --insecure the name of a
+// blob must come from its bytes (else such a manifest could name its bytes
+// after another set's file and poison that blob).
+cache::UnpackOptions layer_unpack_options(const SignedHeader& header, const cache::SignedFiles& signed_files,
+                                          const PullOptions& options, const std::string& hex) {
+  return {
       .sync = true,
       .hash = true,
       .mirror = options.dir,
       .max_bytes = std::max<std::uint64_t>(signed_files.total_size(), 1),
-      // Only the files the signed manifest names, at their sizes and modes:
-      // nothing else (links, devices, extra names, a mode the signature does
-      // not cover) is ever created.
-      .admit = [&](std::string_view name, std::uint64_t size,
-                   unsigned mode) { return signed_files.admit(name, size, mode); },
-      // A large file's signed chunks are checked on several threads; its
-      // blob is then named by the signed whole-file digest, unhashed. Only
-      // for a manifest a trusted key signed: with --insecure the name of a
-      // blob must come from its bytes (else such a manifest could name its
-      // bytes after another set's file and poison that blob).
-      .signed_file = [&](std::string_view name) -> const cache::ManifestFile* {
-        return signed_ok ? signed_files.find(name) : nullptr;
+      .admit = [&signed_files](std::string_view name, std::uint64_t size,
+                               unsigned mode) { return signed_files.admit(name, size, mode); },
+      .signed_file = [&signed_files, ok = header.signed_ok](std::string_view name) -> const cache::ManifestFile* {
+        return ok ? signed_files.find(name) : nullptr;
       },
-      .check = [&](const std::vector<cache::UnpackedFile>& files) { return check_layer(*manifest, files, hex); }};
+      .check = [&header, hex](
+                   const std::vector<cache::UnpackedFile>& files) { return check_layer(header.manifest, files, hex); }};
+}
+
+// The layer, streamed: unpacked while it downloads (no copy of it is kept),
+// each file hashed as it is written into `staging` (synced: it becomes the
+// store's blobs) and, for fetch, into DIR as well (not synced: the user's
+// output). Both trees are renamed into place only after every file matched
+// the signed manifest, so the layer's own digest, which no signature covers,
+// is not recomputed.
+std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
+    registry::Client& client, const RemoteSet& set, const SignedHeader& header, const PullOptions& options,
+    const fs::path& staging, const TransferProgress& progress) {
+  const auto& layer = set.manifest.layers.front();
+  const cache::SignedFiles signed_files(header.manifest);
+  const cache::UnpackOptions unpack_options = layer_unpack_options(header, signed_files, options, set.manifest_hex);
   cache::ArchivePipe pipe;
   std::expected<std::vector<cache::UnpackedFile>, cache::Error> files = std::unexpected(cache::io_error("not run"));
   std::thread unpacker([&] {
@@ -343,16 +365,21 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
         unpacker.join();
         return files.has_value();
       });
-  if (!files) {
-    // The unpacker's own failure first: a refusal, or a local error that
-    // stopped the download; the remote's only when it is what ended the unpack.
-    const bool remote = !got && files.error().message == got.error().message;
-    if (!remote && files.error().kind == cache::ErrorKind::invalid)
-      return failed(ExitCode::check_failed, "refusing the layer of sha256:" + hex + ": " + files.error().message);
-    if (remote) return std::unexpected(from_registry(got.error()));
-    return std::unexpected(from_cache(files.error()));
-  }
-  // DIR is in place from here: a failure below takes it away again.
+  if (files) return std::move(*files);
+  // The unpacker's own failure first: a refusal, or a local error that
+  // stopped the download; the remote's only when it is what ended the unpack.
+  const bool remote = !got && files.error().message == got.error().message;
+  if (!remote && files.error().kind == cache::ErrorKind::invalid)
+    return failed(ExitCode::check_failed,
+                  "refusing the layer of sha256:" + set.manifest_hex + ": " + files.error().message);
+  if (remote) return std::unexpected(from_registry(got.error()));
+  return std::unexpected(from_cache(files.error()));
+}
+
+// The staged files become blobs, then the manifest and signature, and last
+// the index row. DIR is in place when this starts: a failure takes it away.
+Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cache::UnpackedFile> files,
+                     const fs::path& staging, const std::string& hex, const PullOptions& options) {
   struct Undo {
     fs::path dir;
     ~Undo() {
@@ -360,27 +387,50 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
       if (!dir.empty()) fs::remove_all(dir, ec);
     }
   } undo{options.dir};
-  for (const auto& f : *files)
+  for (const auto& f : files)
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
-  if (auto put = store.put_bytes(*manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
-  cache::IndexEntry entry = cache::index_entry(*manifest, hex);
+  if (auto put = store.put_bytes(header.manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
+  cache::IndexEntry entry = cache::index_entry(header.manifest, hex);
   for (auto& f : entry.files)
-    if (auto from = std::ranges::find(*files, f.path, &cache::UnpackedFile::name); from != files->end())
+    if (auto from = std::ranges::find(files, f.path, &cache::UnpackedFile::name); from != files.end())
       f.mode = from->mode;
-  if (!signature_text.empty()) {
-    auto put = store.put_bytes(signature_text);
+  if (!header.signature_text.empty()) {
+    auto put = store.put_bytes(header.signature_text);
     if (!put) return std::unexpected(from_cache(put.error()));
     entry.signature = put->hex;
-    entry.signer = verification.key_id;
+    entry.signer = header.verification.key_id;
   }
   // Verified means what `fetch` by tier may serve without asking again.
-  entry.verified = signed_ok && options.tier != nullptr;
+  entry.verified = header.signed_ok && options.tier != nullptr;
   auto id = store.record(entry);
   if (!id) return std::unexpected(from_cache(id.error()));
   entry.id = *id;
   undo.dir.clear();
   return PullReport{
-      .entry = std::move(entry), .downloaded = true, .signature = verification, .files = std::move(*files)};
+      .entry = std::move(entry), .downloaded = true, .signature = header.verification, .files = std::move(files)};
+}
+
+}  // namespace
+
+std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
+                                                  const PullOptions& options, const TransferProgress& progress) {
+  const std::string& hex = set.manifest_hex;
+  static const cache::TrustedKeys k_none;
+  const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
+  if (auto report = stored_set(store, hex, trusted, options)) return std::move(*report);
+  // One pull per set at a time in this store: the others wait here, then
+  // find the row the first one wrote (one download for N concurrent fetches).
+  PullScratch scratch{.tmp = store.tmp_dir(), .base = "pull-" + hex.substr(0, k_tag_digest_chars), .temps = {}};
+  util::FileLock lock(store.root() / "locks.v1" / (scratch.base + ".lock"), progress.stream());
+  if (auto report = stored_set(store, hex, trusted, options)) return std::move(*report);
+  auto held = store.pin();
+  if (!held) return std::unexpected(from_cache(held.error()));
+  auto header = fetch_header(client, set, options, trusted, scratch);
+  if (!header) return std::unexpected(header.error());
+  const fs::path staging = scratch.make("files");  // a .tmp tree: gc's if we die
+  auto files = stream_layer(client, set, *header, options, staging, progress);
+  if (!files) return std::unexpected(files.error());
+  return record_pulled(store, *header, std::move(*files), staging, hex, options);
 }
 
 }  // namespace orc::app

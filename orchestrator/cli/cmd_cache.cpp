@@ -5,6 +5,7 @@
 #include "orchestrator/app/cache_cmd.hpp"
 #include "orchestrator/app/config_path.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 
 namespace orc::cli {
 
@@ -33,7 +34,7 @@ void attach_cache(CLI::App& sub, Io& io) {
   ls->add_option("-r,--recipe", request->recipe, "Only this recipe");
   ls->add_option("-t,--tier", request->tier, "Only this tier");
   ls->add_flag("--json", request->json, "Print {\"store\", \"sets\": [...]} as JSON on stdout, nothing else");
-  ls->callback([request, &io] { emit(io, app::cache_ls(*request)); });
+  ls->callback([request, &io] { emit(io, app::cache_ls(*request), request->json ? Format::json : Format::text); });
 
   CLI::App* verify =
       sub.add_subcommand("verify", "Re-hash every blob; quarantine corrupt ones and drop the sets that name them");
@@ -47,7 +48,7 @@ void attach_cache(CLI::App& sub, Io& io) {
                      "else ./recipes/orchestrate.yaml)");
   verify->callback([request, file, &io] {
     if (request->rebuild_index) request->config = app::locate_config(*file);
-    emit(io, app::cache_verify(*request));
+    emit(io, app::cache_verify(*request), request->json ? Format::json : Format::text);
   });
 
   CLI::App* gc = sub.add_subcommand("gc", "Remove blobs no artifact set names and temporaries left by crashes");
@@ -62,7 +63,7 @@ void attach_cache(CLI::App& sub, Io& io) {
   gc->add_flag("--json", request->json, "Print the report as JSON on stdout, nothing else");
   gc->callback([request, keep, keep_value, &io] {
     if (keep->count() > 0) request->keep = *keep_value;
-    emit(io, app::cache_gc(*request));
+    emit(io, app::cache_gc(*request), request->json ? Format::json : Format::text);
   });
 }
 

@@ -4,6 +4,7 @@
 
 #include "orchestrator/app/doctor.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 
 namespace orc::cli {
 
@@ -38,7 +39,7 @@ void attach_doctor(CLI::App& sub, Io& io) {
     for (const auto& p : opt->paths) request.paths.emplace_back(p);
     request.search_python = !opt->no_python;
     const app::DoctorReport report = app::doctor(request);
-    io.out << (opt->json ? app::render_doctor_json(report) : app::render_doctor_text(report));
+    io.out << render(report, opt->json ? Format::json : Format::text);
     io.exit_code = 0;
   });
 }

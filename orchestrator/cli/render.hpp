@@ -4,6 +4,8 @@
 // report; app/ returns values.
 #include <string>
 
+#include "orchestrator/app/cache_cmd.hpp"
+#include "orchestrator/app/doctor.hpp"
 #include "orchestrator/app/inspect.hpp"
 #include "orchestrator/app/smoke.hpp"
 #include "orchestrator/app/tables.hpp"
@@ -15,6 +17,7 @@ enum class Format { text, json };
 
 std::string render(const app::GpusReport& report, Format format);
 std::string render(const app::ToolkitsReport& report, Format format);
+std::string render(const app::DoctorReport& report, Format format);
 
 // The result as smoke::render_smoke_* prints it, plus the attestations
 // (`attestations` in the JSON object, an "attested: ..." line each in
@@ -26,5 +29,11 @@ void emit(Io& io, const app::SmokeOutput& output, Format format);
 // text the warnings go to stderr. List mode passes cuobjdump's streams and
 // exit code through.
 void emit(Io& io, const app::InspectReport& report, Format format);
+
+// cache ls: the table (or "no artifact sets" on stderr), or {"store", "sets"};
+// verify and gc: their text or JSON, the lock's progress lines on stderr.
+void emit(Io& io, const app::CacheLsReport& report, Format format);
+void emit(Io& io, const app::CacheVerifyReport& report, Format format);
+void emit(Io& io, const app::CacheGcReport& report, Format format);
 
 }  // namespace orc::cli

@@ -1,6 +1,5 @@
-// orchestrate doctor's framework discovery on a fake site-packages tree that
-// holds a real CUDA-built library (nvcc 13.0 at /usr/local/cuda, else
-// $ORC_NVCC; skipped without one).
+// orchestrate doctor's verdicts and the node's driver (its framework
+// discovery, rendered, is in tests/unit/cli/doctor_render_test.cpp).
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -17,48 +16,6 @@ namespace orc::app {
 namespace {
 
 namespace fs = std::filesystem;
-
-TEST(Doctor, FindsTorchAndBundledLibrariesAndJudgesThemWithoutAGpu) {
-  const std::string nvcc = std::getenv("ORC_NVCC") ? std::getenv("ORC_NVCC") : "/usr/local/cuda/bin/nvcc";
-  if (::access(nvcc.c_str(), X_OK) != 0) GTEST_SKIP() << "no nvcc at " << nvcc;
-  const fs::path site = fs::temp_directory_path() / ("orc-doctor-" + std::to_string(::getpid())) / "site-packages";
-  fs::create_directories(site / "torch" / "lib");
-  fs::create_directories(site / "nvidia" / "cublas" / "lib");
-  std::ofstream(site / "k.cu") << "__global__ void add(float* a) { a[threadIdx.x] += 1; }\n";
-  const auto built =
-      util::run_process({.argv = {nvcc, "-shared", "-Xcompiler", "-fPIC", "-gencode", "arch=compute_80,code=sm_80",
-                                  "-o", (site / "torch/lib/libtorch_cuda.so").string(), (site / "k.cu").string()},
-                         .merge_stderr = true});
-  ASSERT_TRUE(built && built->ok()) << (built ? built->out : built.error().message);
-  // A host-only library where the CUDA ones live, and a torch library doctor does not read.
-  fs::copy_file(site / "torch/lib/libtorch_cuda.so", site / "torch/lib/libtorch_cpu.so");
-  std::ofstream(site / "nvidia/cublas/lib/libcublas.so.13") << "\x7f"
-                                                               "ELF not really";
-
-  const auto found = find_framework_libraries(site);
-  ASSERT_EQ(found.size(), 2u);
-  EXPECT_EQ(found[0].first, "nvidia-cublas");
-  EXPECT_EQ(found[1].first, "pytorch");
-
-  const DoctorReport r =
-      doctor({.paths = {site}, .search_python = false, .driver_library = "libcuda-does-not-exist.so.1"});
-  ASSERT_TRUE(r.driver_error.has_value());
-  EXPECT_TRUE(r.gpus.empty());
-  ASSERT_EQ(r.libraries.size(), 2u);
-  const FrameworkLibrary& torch = r.libraries[1];
-  EXPECT_TRUE(torch.device_code);
-  EXPECT_EQ(torch.sass, (std::vector<std::string>{"sm_80"}));
-  EXPECT_FALSE(r.libraries[0].device_code);
-  const std::string text = render_doctor_text(r);
-  EXPECT_NE(text.find("GPUs: none usable: no NVIDIA driver on this machine"), std::string::npos) << text;
-  EXPECT_NE(text.find("pytorch: " + (site / "torch/lib/libtorch_cuda.so").string() + "\n    SASS sm_80; PTX -"),
-            std::string::npos)
-      << text;
-  const auto j = nlohmann::json::parse(render_doctor_json(r));
-  EXPECT_EQ(j["libraries"][1]["framework"], "pytorch");
-  EXPECT_TRUE(j["gpus"].empty());
-  fs::remove_all(site.parent_path());
-}
 
 TEST(Doctor, UnknownComputeCapabilityIsNotGuessed) {
   inspect::FileReport file;

@@ -1,0 +1,163 @@
+// `orchestrate cache ls | verify | gc`, rendered: a table or text, or --json.
+#include <nlohmann/json.hpp>
+#include <ostream>
+#include <sstream>
+
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cli/render.hpp"
+#include "orchestrator/cli/table.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+using util::human_size;
+
+// The table shows this many hex digits of a manifest digest; `fetch --digest`
+// accepts any unique prefix, so the column can be pasted.
+constexpr std::size_t k_short_digest = 16;
+
+std::size_t verified_count(const std::vector<cache::IndexEntry>& sets) {
+  return static_cast<std::size_t>(std::ranges::count(sets, true, &cache::IndexEntry::verified));
+}
+
+ordered_json rebuild_json(const cache::RebuildReport& r) {
+  ordered_json sets = ordered_json::array();
+  for (const auto& e : r.sets) sets.push_back("sha256:" + e.manifest);
+  return {{"blobs", r.blobs},
+          {"sets", std::move(sets)},
+          {"verified", verified_count(r.sets)},
+          {"skipped", r.skipped},
+          {"unknown_modes", r.unknown_modes},
+          {"old_index", r.old_index.empty() ? ordered_json(nullptr) : ordered_json(r.old_index.string())}};
+}
+
+std::string rebuild_text(const cache::RebuildReport& r, const std::filesystem::path& root) {
+  std::ostringstream out;
+  out << "rebuilt the index of " << root.string() << " from " << r.blobs << " blobs: " << r.sets.size()
+      << " artifact set(s), " << verified_count(r.sets) << " verified, " << r.skipped.size() << " left out\n";
+  for (const auto& why : r.skipped) out << "left out: " << why << "\n";
+  if (r.unknown_modes > 0)
+    out << "note: no record of the mode of " << r.unknown_modes
+        << " file(s) was found; they are recorded as 0644 (fetch writes them without an x bit)\n";
+  if (!r.old_index.empty()) out << "the index it replaces is kept as " << r.old_index.string() << "\n";
+  return out.str();
+}
+
+ordered_json or_null(const std::string& hex, bool prefixed = true) {
+  if (hex.empty()) return nullptr;
+  return prefixed ? "sha256:" + hex : hex;
+}
+
+ordered_json set_json(const cache::IndexEntry& e) {
+  ordered_json files = ordered_json::array();
+  for (const auto& f : e.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
+  return {{"manifest", "sha256:" + e.manifest},
+          {"recipe", e.recipe},
+          {"tier", e.tier},
+          {"key", e.key},
+          {"toolkit", e.toolkit},
+          {"cudnn", or_null(e.cudnn, false)},
+          {"sass", e.sass},
+          {"ptx", e.ptx},
+          {"files", std::move(files)},
+          {"build_log", or_null(e.build_log)},
+          {"signature", or_null(e.signature)},
+          {"signer", or_null(e.signer, false)},
+          {"verified", e.verified},
+          {"source_revision", e.source_revision},
+          {"created", cache::utc_rfc3339(e.created)}};
+}
+
+std::string ls_table(const std::vector<cache::IndexEntry>& sets) {
+  Table table(
+      {"MANIFEST", "RECIPE", "TIER", "TOOLKIT", "SASS", "PTX", "FILES", "SIZE", "SIGNER", "VERIFIED", "CREATED"});
+  for (const auto& e : sets) {
+    std::uint64_t size = 0;
+    for (const auto& f : e.files) size += f.size;
+    table.add_row({e.manifest.substr(0, k_short_digest), e.recipe, e.tier, e.toolkit,
+                   e.sass.empty() ? "-" : util::join(e.sass, ","), e.ptx.empty() ? "-" : util::join(e.ptx, ","),
+                   std::to_string(e.files.size()), human_size(size), e.signer.empty() ? "unsigned" : e.signer,
+                   e.verified ? "yes" : "no", cache::utc_rfc3339(e.created)});
+  }
+  return table.render();
+}
+
+std::string verify_json(const app::CacheVerifyReport& r) {
+  ordered_json corrupt = ordered_json::array();
+  for (const auto& c : r.verified.corrupt)
+    corrupt.push_back({{"digest", "sha256:" + c.digest},
+                       {"actual", c.actual},
+                       {"moved_to", c.moved_to.string()},
+                       {"dropped", c.dropped}});
+  ordered_json json{{"blobs", r.verified.blobs},
+                    {"bytes", r.verified.bytes},
+                    {"corrupt", std::move(corrupt)},
+                    {"missing", r.verified.missing}};
+  if (r.rebuilt) json["rebuilt_index"] = rebuild_json(*r.rebuilt);
+  return json.dump(2) + "\n";
+}
+
+std::string verify_text(const app::CacheVerifyReport& r) {
+  std::ostringstream out;
+  if (r.rebuilt) out << rebuild_text(*r.rebuilt, r.store);
+  out << "verified " << r.verified.blobs << " blobs (" << human_size(r.verified.bytes) << ") in " << r.store.string()
+      << ": " << r.verified.corrupt.size() << " corrupt, " << r.verified.missing.size() << " missing\n";
+  for (const auto& c : r.verified.corrupt)
+    out << "corrupt: sha256:" << c.digest << " now hashes to " << c.actual << "; moved to " << c.moved_to.string()
+        << "; dropped " << c.dropped.size() << " artifact set(s)\n";
+  for (const auto& hex : r.verified.missing)
+    out << "missing: sha256:" << hex << "; dropped the artifact sets naming it\n";
+  return out.str();
+}
+
+std::string gc_text(const cache::GcReport& r) {
+  std::string out = "removed " + std::to_string(r.removed_sets.size()) + " artifact set(s), " +
+                    std::to_string(r.removed_blobs) + " blob(s) (" + human_size(r.removed_bytes) + "), " +
+                    std::to_string(r.removed_temps) + " temporary file(s)\n";
+  if (!r.dropped_packs.empty())
+    out += "dropped the pack kept beside the files of " + std::to_string(r.dropped_packs.size()) +
+           " artifact set(s): push packs the same bytes from the files\n";
+  return out;
+}
+
+}  // namespace
+
+void emit(Io& io, const app::CacheLsReport& report, Format format) {
+  if (format == Format::json) {
+    ordered_json list = ordered_json::array();
+    for (const auto& e : report.sets) list.push_back(set_json(e));
+    io.out << ordered_json{{"store", report.store.string()}, {"sets", std::move(list)}}.dump(2) << "\n";
+  } else if (report.sets.empty()) {
+    io.err << "no artifact sets in " << report.store.string() << "\n";
+  } else {
+    io.out << ls_table(report.sets);
+  }
+  io.exit_code = 0;
+}
+
+void emit(Io& io, const app::CacheVerifyReport& report, Format format) {
+  io.err << report.progress;
+  io.out << (format == Format::json ? verify_json(report) : verify_text(report));
+  io.exit_code = static_cast<int>(report.exit_code);
+}
+
+void emit(Io& io, const app::CacheGcReport& report, Format format) {
+  io.err << report.progress;
+  const auto& r = report.collected;
+  if (format == Format::json)
+    io.out << ordered_json{{"removed_sets", r.removed_sets},
+                           {"dropped_packs", r.dropped_packs},
+                           {"removed_blobs", r.removed_blobs},
+                           {"removed_bytes", r.removed_bytes},
+                           {"removed_temporaries", r.removed_temps}}
+                  .dump(2)
+           << "\n";
+  else
+    io.out << gc_text(r);
+  io.exit_code = 0;
+}
+
+}  // namespace orc::cli
