@@ -15,6 +15,11 @@
 
 namespace orc::registry {
 
+using net::BodySink;
+using net::FileSlice;
+using net::Request;
+using net::Response;
+
 namespace {
 
 constexpr std::string_view k_octet_stream = "application/octet-stream";
@@ -220,7 +225,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
       have = 0;
     } else if (response && !is_retryable_status(response->status)) {
       return std::unexpected(http_error(request, *response, "blob " + digest));
-    } else if (!response && !is_transient(response.error().kind)) {
+    } else if (!response && !net::is_transient(response.error().kind)) {
       return std::unexpected(transport_error(request, response.error()));
     } else if (response) {
       if (const auto value = response->header("Retry-After"))
@@ -293,8 +298,8 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
     // The partial file stays for the next fetch to continue, unless its
     // bytes are wrong (too many) or the blob is gone.
     const auto kind = got.error().kind;
-    return give_up(got.error(), kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found &&
-                                    kind != ErrorKind::protocol);
+    return give_up(got.error(),
+                   kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found && kind != ErrorKind::protocol);
   }
   if ((durability == Durability::fsync && ::fsync(fd.get()) != 0) || fd.close() != 0)
     return give_up(Error{ErrorKind::io, "cannot write " + partial.string()}, false);
@@ -334,7 +339,7 @@ std::expected<std::string, Error> Client::start_upload() {
 
 namespace {
 
-std::variant<std::string, FileSlice> slice_of(const BlobSource& source, std::uint64_t offset, std::uint64_t size) {
+net::Body slice_of(const BlobSource& source, std::uint64_t offset, std::uint64_t size) {
   if (const auto* path = std::get_if<std::filesystem::path>(&source)) return FileSlice{*path, offset, size};
   return std::get<std::string>(source).substr(offset, size);
 }
@@ -394,7 +399,7 @@ std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, cons
   } else {
     put.body = slice_of(source, 0, size);
   }
-  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") + "digest=" + url_encode(digest);
+  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") + "digest=" + net::url_encode(digest);
   put.headers.emplace_back("Content-Type", k_octet_stream);
   auto response = exchange(put);
   if (!response) return std::unexpected(response.error());

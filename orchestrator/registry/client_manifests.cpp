@@ -7,6 +7,8 @@
 
 namespace orc::registry {
 
+using net::Request;
+
 namespace {
 
 // Bounds on a tag listing: a registry that pages forever must not hold us.
@@ -114,7 +116,7 @@ std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view
   const Operation operation(*this, "GET the referrers of " + std::string(digest));
   Request request{
       .method = "GET", .url = api_url("referrers/" + std::string(digest)), .max_body = k_max_manifest_bytes};
-  if (!artifact_type.empty()) request.url += "?artifactType=" + url_encode(artifact_type);
+  if (!artifact_type.empty()) request.url += "?artifactType=" + net::url_encode(artifact_type);
   request.headers.emplace_back("Accept", std::string(k_oci_index));
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
