@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -23,7 +23,7 @@ std::string file_digest(const std::filesystem::path& file) {
   std::ostringstream text;
   text << in.rdbuf();
   const std::string data = text.str();
-  return inspect::sha256_hex(std::as_bytes(std::span(data.data(), data.size())));
+  return digest::sha256(std::as_bytes(std::span(data.data(), data.size()))).hex();
 }
 
 }  // namespace
@@ -49,14 +49,17 @@ void KeyHasher::list(std::string_view name, const std::vector<std::string>& valu
     m_lines.emplace_back(std::string(name) + "[" + std::to_string(i) + "]", values[i]);
 }
 
-std::string KeyHasher::hex() const { return inspect::sha256_hex(std::as_bytes(std::span(m_bytes.data(), m_bytes.size()))); }
+std::string KeyHasher::hex() const {
+  return digest::sha256(std::as_bytes(std::span(m_bytes.data(), m_bytes.size()))).hex();
+}
 
 std::string KeyHasher::explain() const {
   std::string out;
   for (const auto& [name, value] : m_lines) {
     // A value with newlines (the canonical recipe) stays one line per field.
     std::string flat;
-    for (char c : value) flat += c == '\n' ? std::string("\\n") : c == '\x1f' ? std::string(" \\x1f ") : std::string(1, c);
+    for (char c : value)
+      flat += c == '\n' ? std::string("\\n") : c == '\x1f' ? std::string(" \\x1f ") : std::string(1, c);
     out += name + ": " + flat + "\n";
   }
   return out;

@@ -13,8 +13,8 @@
 #include <optional>
 #include "orchestrator/app/images.hpp"
 #include "orchestrator/app/images_detail.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
-#include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/file_lock.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -52,7 +52,7 @@ std::string read_text(const fs::path& file) {
 }
 
 std::string sha256_of(std::string_view text) {
-  return inspect::sha256_hex(std::as_bytes(std::span(text.data(), text.size())));
+  return digest::sha256(std::as_bytes(std::span(text.data(), text.size()))).hex();
 }
 
 bool has_scripts(const fs::path& dir) {

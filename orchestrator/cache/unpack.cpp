@@ -23,7 +23,7 @@
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/pack_names.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::cache {
@@ -99,8 +99,7 @@ bool write_all(int fd, std::span<const std::byte> bytes) {
 // too and built by the same steps, has the same shape.
 class Unpacker {
  public:
-  Unpacker(std::vector<fs::path> roots, const UnpackOptions& options)
-      : m_roots(std::move(roots)), m_options(options) {}
+  Unpacker(std::vector<fs::path> roots, const UnpackOptions& options) : m_roots(std::move(roots)), m_options(options) {}
 
   std::expected<void, Error> entry(archive* in, archive_entry* e) {
     const char* raw = archive_entry_pathname(e);
@@ -232,7 +231,7 @@ class Unpacker {
     // tree (the first one handed to the disk as it is written when synced,
     // so the fsync at the end waits for the last few MiB, not the whole
     // file). A large file runs them on threads of their own, side by side.
-    inspect::Sha256 hasher;
+    digest::Sha256 hasher;
     // Looked up by the name admit() saw ("./x" is "x"), not the archive's spelling.
     const ManifestFile* signed_file =
         m_options.hash && m_options.signed_file ? m_options.signed_file(rel.generic_string()) : nullptr;
@@ -242,7 +241,7 @@ class Unpacker {
                           ChunkCheck::lanes_for(signed_file->chunks.sha256.size()));
     std::vector<std::uint64_t> written(out.fds.size(), 0);
     std::vector<int> write_errno(out.fds.size(), 0);  // each tree's, set on its step's thread
-    std::uint64_t flushed = 0;  // of the first tree's file, handed to the disk
+    std::uint64_t flushed = 0;                        // of the first tree's file, handed to the disk
     std::vector<BlockFanout::Step> steps;
     if (chunk_check) {
       for (std::size_t i = 0; i < chunk_check->lanes(); ++i) steps.push_back(chunk_check->lane(i));
@@ -252,7 +251,8 @@ class Unpacker {
         return true;
       });
     }
-    const bool fan_out = declared_size >= static_cast<std::int64_t>(k_fanout_bytes) && (m_options.hash || out.fds.size() > 1);
+    const bool fan_out =
+        declared_size >= static_cast<std::int64_t>(k_fanout_bytes) && (m_options.hash || out.fds.size() > 1);
     // A large file for the store goes to the disk without the page cache
     // (O_DIRECT: the block is DMAed from the ring, no copy, no writeback
     // later), falling back to buffered writes where the file system refuses
@@ -374,7 +374,7 @@ class Unpacker {
       const int fd = std::exchange(out.fds[t], -1);
       if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", m_roots[t] / rel)));
     }
-    std::string sha256 = chunk_check ? signed_file->sha256 : m_options.hash ? hasher.hex_digest() : std::string();
+    std::string sha256 = chunk_check ? signed_file->sha256 : m_options.hash ? hasher.digest().hex() : std::string();
     files.push_back({name, size, std::move(sha256), perm, chunk_check.has_value()});
     return {};
   }
@@ -435,8 +435,8 @@ std::expected<void, Error> begin_tree(const fs::path& dir_in, fs::path& target, 
   for (auto it = fs::directory_iterator(target.parent_path(), ec); !ec && it != fs::directory_iterator();
        it.increment(ec)) {
     const std::string name = it->path().filename().string();
-    if (const auto owner = unpack_owner(name); owner && name.starts_with(stem) && process_gone(*owner) &&
-                                               is_own_directory(it->path()))
+    if (const auto owner = unpack_owner(name);
+        owner && name.starts_with(stem) && process_gone(*owner) && is_own_directory(it->path()))
       fs::remove_all(it->path(), ec);
   }
   std::string pattern = (target.parent_path() / (stem + std::to_string(::getpid()) + "-XXXXXX")).string();
@@ -457,7 +457,7 @@ std::expected<void, Error> commit_tree(TempTree& temp, const fs::path& target, b
 // Copies `source` to the new file `fd`, hashing what it copies: the bytes
 // hashed are the bytes written, whatever happens to `source` meanwhile.
 std::expected<std::uint64_t, Error> copy_hashed(const fs::path& source, int fd, const fs::path& at,
-                                                inspect::BackgroundSha256& hasher) {
+                                                digest::BackgroundSha256& hasher) {
   const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return std::unexpected(io_error(errno_message("reading", source)));
   std::vector<std::byte> buffer(k_buffer_bytes);
@@ -491,7 +491,7 @@ std::expected<std::vector<UnpackedFile>, Error> place_files(const std::vector<Pl
   fs::path target;
   TempTree temp;
   if (auto begun = begin_tree(dir_in, target, temp); !begun) return std::unexpected(begun.error());
-  inspect::BackgroundSha256 hasher;
+  digest::BackgroundSha256 hasher;
   std::vector<UnpackedFile> placed;
   for (const auto& f : files) {
     const auto parts = split_safe_name(f.name);
@@ -511,7 +511,7 @@ std::expected<std::vector<UnpackedFile>, Error> place_files(const std::vector<Pl
     const bool ok = ::fchmod(fd, f.mode & 0777) == 0;
     if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", at)));
     if (!copied) return std::unexpected(copied.error());
-    placed.push_back({f.name, *copied, hasher.hex_digest(), f.mode & 0777});
+    placed.push_back({f.name, *copied, hasher.digest().hex(), f.mode & 0777});
   }
   if (options.check)
     if (auto ok = options.check(placed); !ok) return std::unexpected(ok.error());

@@ -10,7 +10,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/unit/registry/test_support.hpp"
 
@@ -102,7 +102,7 @@ TEST_F(ClientFixture, BearerTokenFlow) {
                                                     R"(scope="repository:team/art:pull")"}}});
   transport->push({.status = 200, .chunks = {R"({"token":"tok-123","expires_in":60})"}});
   transport->push({.status = 200, .headers = {{"Content-Length", "42"}}});
-  const auto size = client.blob_size(sha256_digest("x"));
+  const auto size = client.blob_size(digest::sha256("x").to_string());
   ASSERT_TRUE(size) << size.error().message;
   EXPECT_EQ(*size, 42u);
   ASSERT_EQ(transport->requests().size(), 3u);
@@ -156,7 +156,7 @@ TEST_F(ClientFixture, GivesUpAfterTheAttemptsAsServerOrUnreachable) {
 
 TEST_F(ClientFixture, FetchResumesWithRangeAfterABrokenTransfer) {
   const std::string blob(10'000, 'b');
-  const std::string digest = sha256_digest(blob);
+  const std::string digest = digest::sha256(blob).to_string();
   auto client = make();
   transport->push(
       {.status = 200, .headers = {{"Content-Length", "10000"}}, .chunks = {blob.substr(0, 3000)}, .error = broken()});
@@ -179,7 +179,7 @@ TEST_F(ClientFixture, FetchContinuesAPartialFileOfAnEarlierRun) {
   const auto out = dir / "blob";
   write(out.string() + ".partial", blob.substr(0, 12));
   transport->push({.status = 206, .headers = {{"Content-Range", "bytes 12-19/20"}}, .chunks = {blob.substr(12)}});
-  ASSERT_TRUE(client.fetch_blob(sha256_digest(blob), std::nullopt, out));
+  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob).to_string(), std::nullopt, out));
   EXPECT_EQ(header_of(transport->requests()[0], "Range"), "bytes=12-");
   EXPECT_EQ(read(out), blob);
 }
@@ -190,7 +190,7 @@ TEST_F(ClientFixture, FetchRestartsCleanlyWhenTheServerIgnoresRange) {
   const auto out = dir / "blob";
   write(out.string() + ".partial", "0123456789");
   transport->push({.status = 200, .chunks = {blob}});
-  ASSERT_TRUE(client.fetch_blob(sha256_digest(blob), blob.size(), out));
+  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out));
   EXPECT_EQ(header_of(transport->requests()[0], "Range"), "bytes=10-");
   EXPECT_EQ(read(out), blob);
 }
@@ -200,16 +200,17 @@ TEST_F(ClientFixture, FetchDigestMismatchRemovesThePartialFile) {
   auto client = make();
   const auto out = dir / "blob";
   transport->push({.status = 200, .chunks = {"the reaL bytes"}});
-  const auto result = client.fetch_blob(sha256_digest(blob), blob.size(), out);
+  const auto result = client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::digest_mismatch);
-  EXPECT_NE(result.error().message.find(sha256_digest("the reaL bytes")), std::string::npos);
+  EXPECT_NE(result.error().message.find(digest::sha256("the reaL bytes").to_string()), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
 
   // More bytes than the descriptor says stops the transfer at once.
   transport->push({.status = 200, .chunks = {blob + "extra"}});
-  EXPECT_EQ(client.fetch_blob(sha256_digest(blob), blob.size(), out).error().kind, ErrorKind::digest_mismatch);
+  EXPECT_EQ(client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out).error().kind,
+            ErrorKind::digest_mismatch);
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
 }
 
@@ -217,7 +218,7 @@ TEST_F(ClientFixture, FetchOfAMissingBlobIsNotFound) {
   auto client = make();
   transport->push(
       {.status = 404, .chunks = {R"({"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]})"}});
-  const auto digest = sha256_digest("nope");
+  const auto digest = digest::sha256("nope").to_string();
   const auto result = client.fetch_blob(digest, std::nullopt, dir / "blob");
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::not_found);
@@ -231,7 +232,7 @@ TEST_F(ClientFixture, FetchKeepsThePartialFileWhenTheRegistryStaysAway) {
   transport->push({.status = 200, .chunks = {blob.substr(0, 40)}, .error = broken()});
   for (int i = 0; i < 3; ++i) transport->push({.error = failure(TransportErrorKind::connect)});
   const auto out = dir / "blob";
-  const auto result = client.fetch_blob(sha256_digest(blob), blob.size(), out);
+  const auto result = client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::unreachable);
   EXPECT_EQ(std::filesystem::file_size(out.string() + ".partial"), 40u);
@@ -240,7 +241,7 @@ TEST_F(ClientFixture, FetchKeepsThePartialFileWhenTheRegistryStaysAway) {
 TEST_F(ClientFixture, PushSkipsABlobTheRegistryHas) {
   auto client = make();
   transport->push({.status = 200, .headers = {{"Content-Length", "5"}}});
-  const auto pushed = client.push_blob(sha256_digest("hello"), std::string("hello"));
+  const auto pushed = client.push_blob(digest::sha256("hello").to_string(), std::string("hello"));
   ASSERT_TRUE(pushed) << pushed.error().message;
   EXPECT_FALSE(pushed->uploaded);
   ASSERT_EQ(transport->requests().size(), 1u);
@@ -249,7 +250,7 @@ TEST_F(ClientFixture, PushSkipsABlobTheRegistryHas) {
 
 TEST_F(ClientFixture, MonolithicUpload) {
   auto client = make();
-  const std::string digest = sha256_digest("hello");
+  const std::string digest = digest::sha256("hello").to_string();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?_state=s"}}});
   transport->push({.status = 201, .headers = {{"Docker-Content-Digest", digest}}});
@@ -270,7 +271,7 @@ TEST_F(ClientFixture, ChunkedUploadFromAFile) {
   const std::string bytes = "0123456789";
   const auto file = dir / "blob";
   write(file, bytes);
-  const std::string digest = sha256_digest(bytes);
+  const std::string digest = digest::sha256(bytes).to_string();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1"}}});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?s=1"}, {"Range", "0-3"}}});
@@ -296,7 +297,7 @@ TEST_F(ClientFixture, ChunkedUploadFromAFile) {
 TEST_F(ClientFixture, ManifestByDigestIsVerified) {
   auto client = make();
   const std::string body = R"({"schemaVersion":2})";
-  const std::string digest = sha256_digest(body);
+  const std::string digest = digest::sha256(body).to_string();
   transport->push({.status = 200,
                    .headers = {{"Content-Type", "application/vnd.oci.image.manifest.v1+json; x=y"}},
                    .chunks = {body}});
@@ -340,7 +341,7 @@ TEST_F(ClientFixture, TagsFollowLinkPaginationOnThisRepositoryOnly) {
 
 TEST_F(ClientFixture, ReferrersFallBackToTheTagSchema) {
   auto client = make();
-  const std::string subject = sha256_digest("artifact");
+  const std::string subject = digest::sha256("artifact").to_string();
   Index index;
   Descriptor sig = describe(k_oci_manifest, "sig");
   sig.artifact_type = std::string(k_signature_artifact_type);
@@ -367,7 +368,7 @@ TEST_F(ClientFixture, PutReferrerMaintainsTheFallbackIndex) {
   const Descriptor subject = describe(k_oci_manifest, "artifact");
   const std::string body = signature_manifest(subject, describe(k_signature_layer, "sig"), "");
   const auto parsed = parse_manifest(body).value();
-  const std::string digest = sha256_digest(body);
+  const std::string digest = digest::sha256(body).to_string();
   transport->push({.status = 201});  // PUT by digest, no OCI-Subject header
   transport->push({.status = 404});  // no fallback index yet
   transport->push({.status = 201});  // PUT of the index

@@ -8,8 +8,8 @@
 
 #include <string>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
 #include "tests/unit/registry/test_support.hpp"
 
 namespace orc::registry {
@@ -71,7 +71,7 @@ struct Deadlines : testing::ScriptedClient {
 TEST_F(Deadlines, RangeResumesShareTheDownloadsOneDeadline) {
   deadlines = {.base = milliseconds(2'000), .min_rate = 1 << 20};
   const std::string blob = numbered_blob(1 << 20);
-  const std::string digest = sha256_digest(blob);
+  const std::string digest = digest::sha256(blob).to_string();
   auto client = make();
   transport->handle_with([&](const Request& request) {
     now += milliseconds(1'000);
@@ -147,7 +147,7 @@ TEST_F(Deadlines, ASlowTokenServiceIsATimeout) {
     now += request.timeout;
     return Reply{.error = failure(TransportErrorKind::timeout)};
   });
-  const auto result = client.blob_size(sha256_digest("x"));
+  const auto result = client.blob_size(digest::sha256("x").to_string());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::timeout);
   EXPECT_NE(result.error().message.find("HEAD blob sha256:"), std::string::npos) << result.error().message;
@@ -160,7 +160,7 @@ TEST_F(Deadlines, ASlowTokenServiceIsATimeout) {
 TEST_F(Deadlines, AnUploadSaysHowManyBytesWent) {
   deadlines = {.base = milliseconds(1'000), .min_rate = 1'000};
   const std::string bytes(3'000, 'x');
-  const std::string digest = sha256_digest(bytes);
+  const std::string digest = digest::sha256(bytes).to_string();
   auto client = make();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1"}}});
@@ -187,7 +187,7 @@ TEST_F(Deadlines, ABlobInsideItsDeadlineCompletes) {
     now += milliseconds(2'500);
     return Reply{.status = 200, .chunks = {blob}};
   });
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(received == blob);
 }
