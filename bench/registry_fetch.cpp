@@ -9,8 +9,8 @@
 #include <filesystem>
 #include <string>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
 
 int main(int argc, char** argv) {
   using namespace orc::registry;
@@ -21,13 +21,13 @@ int main(int argc, char** argv) {
   }
   Client client(ClientOptions{.url = argv[2]}, make_curl_transport());
   if (mode == "push") {
-    Sha256 hasher;
-    const auto size = hash_file(argv[3], hasher);
+    orc::digest::Sha256 hasher;
+    const auto size = orc::digest::hash_file(argv[3], hasher);
     if (!size) {
-      std::fprintf(stderr, "%s\n", size.error().message.c_str());
+      std::fprintf(stderr, "%s\n", size.error().c_str());
       return 1;
     }
-    const std::string digest = hasher.digest();
+    const std::string digest = hasher.digest().to_string();
     const auto pushed = client.push_blob(digest, std::filesystem::path(argv[3]));
     if (!pushed) {
       std::fprintf(stderr, "%s\n", pushed.error().message.c_str());

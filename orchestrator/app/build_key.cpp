@@ -3,7 +3,7 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -22,7 +22,7 @@ std::string file_digest(const std::filesystem::path& file) {
   const auto read = util::read_file(file, util::k_no_read_cap);
   if (!read) return "unreadable";
   const std::string& data = *read;
-  return inspect::sha256_hex(std::as_bytes(std::span(data.data(), data.size())));
+  return digest::sha256(std::as_bytes(std::span(data.data(), data.size()))).hex();
 }
 
 }  // namespace
@@ -49,7 +49,7 @@ void KeyHasher::list(std::string_view name, const std::vector<std::string>& valu
 }
 
 std::string KeyHasher::hex() const {
-  return inspect::sha256_hex(std::as_bytes(std::span(m_bytes.data(), m_bytes.size())));
+  return digest::sha256(std::as_bytes(std::span(m_bytes.data(), m_bytes.size()))).hex();
 }
 
 std::string KeyHasher::explain() const {

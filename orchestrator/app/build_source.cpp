@@ -4,7 +4,7 @@
 #include <fstream>
 #include <vector>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::app {
 
@@ -21,8 +21,10 @@ class CaptureSink final : public engine::LogSink {
  public:
   explicit CaptureSink(engine::LogSink& next) : m_next(next) {}
   void on_output(engine::OutputStream stream, std::string_view bytes) override {
-    if (stream == engine::OutputStream::out) m_out += bytes;
-    else m_next.on_output(stream, bytes);
+    if (stream == engine::OutputStream::out)
+      m_out += bytes;
+    else
+      m_next.on_output(stream, bytes);
   }
   const std::string& out() const { return m_out; }
 
@@ -31,7 +33,8 @@ class CaptureSink final : public engine::LogSink {
   std::string m_out;
 };
 
-std::expected<std::string, std::string> git(engine::Engine& runner, engine::LogSink& log, std::vector<std::string> args) {
+std::expected<std::string, std::string> git(engine::Engine& runner, engine::LogSink& log,
+                                            std::vector<std::string> args) {
   args.insert(args.begin(), "git");
   engine::BuildSpec spec;
   spec.argv = args;
@@ -58,7 +61,8 @@ std::expected<std::string, std::string> tree_hash(const fs::path& dir) {
   std::error_code ec;
   if (!fs::is_directory(dir, ec)) return std::unexpected("source " + dir.string() + " is not a directory");
   std::vector<fs::path> entries;
-  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+  for (auto it = fs::recursive_directory_iterator(dir, ec); !ec && it != fs::recursive_directory_iterator();
+       it.increment(ec)) {
     const fs::path rel = it->path().lexically_relative(dir);
     if (under_git(rel)) {
       if (it->is_directory() && !it->is_symlink()) it.disable_recursion_pending();
@@ -67,9 +71,10 @@ std::expected<std::string, std::string> tree_hash(const fs::path& dir) {
     entries.push_back(rel);
   }
   if (ec) return std::unexpected("reading " + dir.string() + ": " + ec.message());
-  std::ranges::sort(entries, [](const fs::path& a, const fs::path& b) { return a.generic_string() < b.generic_string(); });
+  std::ranges::sort(entries,
+                    [](const fs::path& a, const fs::path& b) { return a.generic_string() < b.generic_string(); });
 
-  inspect::Sha256 tree;
+  digest::Sha256 tree;
   const auto put = [&tree](std::string_view piece) {
     const std::string field = std::to_string(piece.size()) + ":" + std::string(piece);
     tree.update(std::as_bytes(std::span(field.data(), field.size())));
@@ -89,15 +94,15 @@ std::expected<std::string, std::string> tree_hash(const fs::path& dir) {
       put((status.permissions() & fs::perms::owner_exec) != fs::perms::none ? "exec" : "file");
       std::ifstream in(full, std::ios::binary);
       if (!in) return std::unexpected("reading " + full.string());
-      inspect::Sha256 file;
+      digest::Sha256 file;
       while (in.read(buffer.data(), static_cast<std::streamsize>(buffer.size())) || in.gcount() > 0)
         file.update(std::as_bytes(std::span(buffer.data(), static_cast<std::size_t>(in.gcount()))));
-      put(file.hex_digest());
+      put(file.digest().hex());
     } else {
       put("other");
     }
   }
-  return "tree:" + tree.hex_digest();
+  return "tree:" + tree.digest().hex();
 }
 
 std::expected<SourceState, std::string> prepare_source(const recipe::Source& source, const fs::path& workspace,
@@ -114,17 +119,22 @@ std::expected<SourceState, std::string> prepare_source(const recipe::Source& sou
   const std::string ref = source.ref.empty() ? "HEAD" : source.ref;
   if (!fs::exists(checkout / ".git")) {
     fs::remove_all(checkout, ec);
-    if (auto r = git(runner, log, {"clone", "--no-checkout", "--", source.url, dir}); !r) return std::unexpected(r.error());
+    if (auto r = git(runner, log, {"clone", "--no-checkout", "--", source.url, dir}); !r)
+      return std::unexpected(r.error());
   }
   // A known commit needs no network; anything else (a tag, a branch) may have moved.
-  const bool have_commit = is_full_commit(ref) && git(runner, log, {"-C", dir, "cat-file", "-e", ref + "^{commit}"}).has_value();
+  const bool have_commit =
+      is_full_commit(ref) && git(runner, log, {"-C", dir, "cat-file", "-e", ref + "^{commit}"}).has_value();
   if (!have_commit)
-    if (auto r = git(runner, log, {"-C", dir, "fetch", "--tags", "--force", "origin"}); !r) return std::unexpected(r.error());
+    if (auto r = git(runner, log, {"-C", dir, "fetch", "--tags", "--force", "origin"}); !r)
+      return std::unexpected(r.error());
   // A branch name resolves to the remote's branch, not a stale local one.
   std::string target = ref;
-  if (!is_full_commit(ref) && git(runner, log, {"-C", dir, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/" + ref}))
+  if (!is_full_commit(ref) &&
+      git(runner, log, {"-C", dir, "rev-parse", "--verify", "--quiet", "refs/remotes/origin/" + ref}))
     target = "origin/" + ref;
-  if (auto r = git(runner, log, {"-C", dir, "checkout", "--force", "--detach", target}); !r) return std::unexpected(r.error());
+  if (auto r = git(runner, log, {"-C", dir, "checkout", "--force", "--detach", target}); !r)
+    return std::unexpected(r.error());
   auto head = git(runner, log, {"-C", dir, "rev-parse", "HEAD"});
   if (!head) return std::unexpected(head.error());
   std::string commit = *head;
@@ -139,8 +149,8 @@ std::expected<void, std::string> copy_source_tree(const fs::path& from, const fs
   if (ec) return std::unexpected("creating " + to.string() + ": " + ec.message());
   for (const auto& entry : fs::directory_iterator(from, ec)) {
     if (entry.path().filename() == ".git") continue;
-    fs::copy(entry.path(), to / entry.path().filename(),
-             fs::copy_options::recursive | fs::copy_options::copy_symlinks, ec);
+    fs::copy(entry.path(), to / entry.path().filename(), fs::copy_options::recursive | fs::copy_options::copy_symlinks,
+             ec);
     if (ec) return std::unexpected("copying " + entry.path().string() + ": " + ec.message());
   }
   if (ec) return std::unexpected("reading " + from.string() + ": " + ec.message());

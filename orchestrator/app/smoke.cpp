@@ -17,7 +17,7 @@
 #include "orchestrator/app/machine_key.hpp"
 #include "orchestrator/app/smoke_attest.hpp"
 #include "orchestrator/cache/files.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/smoke/artifact.hpp"
 #include "orchestrator/smoke/runner.hpp"
@@ -207,7 +207,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
       request.fatbin ? *request.fatbin : build_kernels(*config, *tier, request, progress, out.build_manifest);
   if (!request.fatbin) image = read_image(fatbin);
   r.fatbin = fatbin.string();
-  r.fatbin_sha256 = inspect::sha256_hex(std::span(image).first(image.size() - 1));
+  r.fatbin_sha256 = digest::sha256(std::span(image).first(image.size() - 1)).hex();
   r.seed = std::random_device{}();
   const inspect::DriverFacts facts = driver_facts(node_driver(r.driver_version, r.driver_cuda_version));
   for (const auto& gpu : driver->gpus()) {

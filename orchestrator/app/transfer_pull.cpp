@@ -18,7 +18,7 @@
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/signed_files.hpp"
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/file_lock.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -59,7 +59,7 @@ std::expected<RemoteSet, std::string> to_remote_set(const registry::FetchedManif
     return std::unexpected("it holds " + info->recipe + " for " + info->tier + ", not " + recipe + " for " + tier);
   if (manifest->layers.size() != 1 || manifest->layers[0].media_type != registry::k_layer_tar_zstd)
     return std::unexpected("it does not have exactly one tar+zstd layer");
-  std::string hex(registry::digest_hex(manifest->config.digest));
+  std::string hex(digest::Digest::parse(manifest->config.digest).value().hex());
   return RemoteSet{.artifact_digest = fetched.digest,
                    .manifest = std::move(*manifest),
                    .info = std::move(*info),

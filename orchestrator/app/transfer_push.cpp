@@ -7,7 +7,7 @@
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -82,7 +82,7 @@ std::expected<PushReport, TransferError> push_blobs(registry::Client& client, co
                                                     const TransferProgress& progress) {
   auto manifest = cache::parse_manifest(set.manifest);
   if (!manifest) return std::unexpected(TransferError{ExitCode::bad_input, "manifest: " + manifest.error().message});
-  const std::string hex(registry::digest_hex(registry::sha256_digest(set.manifest)));
+  const std::string hex(digest::Digest::parse(digest::sha256(set.manifest).to_string()).value().hex());
   PushReport report{.tag = set_tag(manifest->recipe, manifest->tier, hex)};
   if (!registry::is_valid_tag(report.tag))
     return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
@@ -93,13 +93,13 @@ std::expected<PushReport, TransferError> push_blobs(registry::Client& client, co
     layer.digest = "sha256:" + set.held_layer->digest;
     layer.size = set.held_layer->size;
   } else {
-    registry::Sha256 hasher;
-    const auto pack_size = registry::hash_file(set.pack, hasher);
-    if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error().message});
-    layer.digest = hasher.digest();
+    digest::Sha256 hasher;
+    const auto pack_size = digest::hash_file(set.pack, hasher);
+    if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error()});
+    layer.digest = hasher.digest().to_string();
     layer.size = *pack_size;
   }
-  report.layer = {.digest = std::string(registry::digest_hex(layer.digest)), .size = layer.size};
+  report.layer = {.digest = digest::Digest::parse(layer.digest).value().hex(), .size = layer.size};
   const registry::Descriptor config = registry::describe(registry::k_artifact_config, set.manifest);
 
   // Blobs first, each after a HEAD (push_blob skips what the registry has).
@@ -122,7 +122,7 @@ std::expected<PushReport, TransferError> push_blobs(registry::Client& client, co
     signature = registry::describe(registry::k_signature_layer, set.signature);
     for (const auto& [digest, bytes] :
          {std::pair{signature->digest, set.signature},
-          std::pair{registry::sha256_digest(registry::k_empty_json), std::string(registry::k_empty_json)}}) {
+          std::pair{digest::sha256(registry::k_empty_json).to_string(), std::string(registry::k_empty_json)}}) {
       pushed = client.push_blob(digest, bytes);
       if (!pushed) return std::unexpected(from_registry(pushed.error()));
       count(pushed);

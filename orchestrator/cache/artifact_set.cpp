@@ -6,7 +6,7 @@
 #include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 
@@ -106,12 +106,12 @@ std::string pack_key(const IndexEntry& entry) {
   std::vector<const IndexedFile*> files;
   for (const auto& f : entry.files) files.push_back(&f);
   std::ranges::sort(files, {}, &IndexedFile::path);
-  inspect::Sha256 hasher;
+  digest::Sha256 hasher;
   for (const IndexedFile* f : files) {
     const std::string line = f->path + '\0' + f->sha256 + '\0' + std::to_string(f->mode & 0777u) + '\n';
     hasher.update(std::as_bytes(std::span(line.data(), line.size())));
   }
-  return hasher.hex_digest();
+  return hasher.digest().hex();
 }
 
 std::expected<LoadedSet, Error> load_artifact_set(const Store& store, const IndexEntry& entry,

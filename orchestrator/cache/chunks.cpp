@@ -9,7 +9,7 @@
 #include <cstring>
 #include <thread>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 
@@ -54,7 +54,7 @@ std::expected<FileChunks, Error> hash_chunks(const std::filesystem::path& file, 
   const auto work = [&] {
     std::vector<std::byte> buffer(1 << 20);
     for (std::uint64_t c; failure.load() == 0 && (c = next.fetch_add(1)) < count;) {
-      inspect::Sha256 hasher;
+      digest::Sha256 hasher;
       const std::uint64_t begin = c * out.size, end = std::min(file_size, begin + out.size);
       for (std::uint64_t at = begin; at < end;) {
         const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), end - at));
@@ -67,7 +67,7 @@ std::expected<FileChunks, Error> hash_chunks(const std::filesystem::path& file, 
         hasher.update(std::span<const std::byte>(buffer.data(), static_cast<std::size_t>(n)));
         at += static_cast<std::uint64_t>(n);
       }
-      out.sha256[c] = hasher.hex_digest();
+      out.sha256[c] = hasher.digest().hex();
     }
   };
   std::vector<std::thread> pool;
@@ -76,9 +76,9 @@ std::expected<FileChunks, Error> hash_chunks(const std::filesystem::path& file, 
   for (auto& t : pool) t.join();
   ::close(fd);
   if (const int e = failure.load(); e != 0)
-    return std::unexpected(io_error("reading " + file.string() + ": " +
-                                    (e > 0 ? std::strerror(e) : "shorter than its " + std::to_string(file_size) +
-                                                                    " bytes")));
+    return std::unexpected(
+        io_error("reading " + file.string() + ": " +
+                 (e > 0 ? std::strerror(e) : "shorter than its " + std::to_string(file_size) + " bytes")));
   return out;
 }
 
@@ -86,7 +86,7 @@ std::expected<FileChunks, Error> hash_chunks(const std::filesystem::path& file, 
 struct ChunkCheck::LaneState {
   std::uint64_t offset = 0;   // bytes of the file seen so far
   std::uint64_t checked = 0;  // chunks of this lane found matching
-  inspect::Sha256 hasher;     // the current chunk of this lane
+  digest::Sha256 hasher;      // the current chunk of this lane
   std::string problem;        // the first mismatch, set once
 };
 
@@ -117,7 +117,7 @@ ChunkCheck::Lane ChunkCheck::lane(std::size_t i) {
       s.offset += n;
       bytes = bytes.subspan(n);
       if (mine && s.offset == chunk_end) {
-        std::string got = s.hasher.hex_digest();
+        std::string got = s.hasher.digest().hex();
         if (got != m_expected.sha256[index]) {
           s.problem = "digest mismatch: chunk " + std::to_string(index) + " (bytes " + std::to_string(index * chunk) +
                       "-" + std::to_string(chunk_end - 1) + ") is sha256:" + got +

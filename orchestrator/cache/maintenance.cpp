@@ -10,7 +10,7 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/file_lock.hpp"
 
 namespace orc::cache {
@@ -22,14 +22,14 @@ namespace {
 std::optional<std::string> hash_file(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
-  inspect::Sha256 hasher;
+  digest::Sha256 hasher;
   std::vector<char> buffer(1 << 20);
   ssize_t n;
   while ((n = ::read(fd, buffer.data(), buffer.size())) > 0 || (n < 0 && errno == EINTR))
     if (n > 0) hasher.update(std::as_bytes(std::span(buffer.data(), static_cast<std::size_t>(n))));
   ::close(fd);
   if (n < 0) return std::nullopt;
-  return hasher.hex_digest();
+  return hasher.digest().hex();
 }
 
 // A blob's place in the layout: blobs.v1/sha256/<first two>/<64 hex>.

@@ -9,7 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/cache/store.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 
@@ -33,7 +33,7 @@ using Bio = std::unique_ptr<BIO, BioFree>;
 
 const unsigned char* bytes_of(std::string_view s) { return reinterpret_cast<const unsigned char*>(s.data()); }
 
-std::string sha256_of(std::string_view s) { return inspect::sha256_hex(std::as_bytes(std::span(s.data(), s.size()))); }
+std::string sha256_of(std::string_view s) { return digest::sha256(std::as_bytes(std::span(s.data(), s.size()))).hex(); }
 
 std::string bio_text(BIO* bio) {
   char* data = nullptr;

@@ -5,7 +5,7 @@
 #include <span>
 #include <tuple>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 
@@ -23,7 +23,7 @@ std::string smoke_subject(const Manifest& manifest) {
   build.created.clear();
   for (auto& f : build.files) f.mode.reset();
   const std::string bytes = canonical_json(build);
-  return inspect::sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));
+  return digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))).hex();
 }
 
 std::string smoke_run_bytes(const SmokeAttestation& run, std::string_view tier, std::string_view subject) {

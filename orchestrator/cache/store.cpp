@@ -8,7 +8,7 @@
 #include <cerrno>
 
 #include "orchestrator/cache/files.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 
@@ -162,7 +162,7 @@ bool Store::has_blob(std::string_view hex) const {
 namespace {
 
 // Copies `in` to `out`, hashing every byte on the way; returns the size.
-std::expected<std::uint64_t, Error> copy_hashing(int in, int out, inspect::Sha256& hasher, const fs::path& from,
+std::expected<std::uint64_t, Error> copy_hashing(int in, int out, digest::Sha256& hasher, const fs::path& from,
                                                  const fs::path& to) {
   std::uint64_t size = 0;
   std::vector<char> buffer(1 << 20);
@@ -195,7 +195,7 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
     ::close(in);
     return std::unexpected(io_error(errno_message("creating", temp)));
   }
-  inspect::Sha256 hasher;
+  digest::Sha256 hasher;
   auto size = copy_hashing(in, out, hasher, file, temp);
   ::close(in);
   if (size && ::fsync(out) != 0) size = std::unexpected(io_error(errno_message("syncing", temp)));
@@ -205,7 +205,7 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
     fs::remove(temp, ec);
     return std::unexpected(size.error());
   }
-  PutResult result{.hex = hasher.hex_digest(), .size = *size, .added = false};
+  PutResult result{.hex = hasher.digest().hex(), .size = *size, .added = false};
   if (has_blob(result.hex)) {
     fs::remove(temp, ec);
     return result;
@@ -219,7 +219,7 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
 std::expected<PutResult, Error> Store::put_bytes(std::string_view bytes) {
   auto held = pin();
   if (!held) return std::unexpected(held.error());
-  PutResult result{.hex = inspect::sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size()))),
+  PutResult result{.hex = digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))).hex(),
                    .size = bytes.size(),
                    .added = false};
   if (has_blob(result.hex)) return result;
@@ -235,7 +235,7 @@ std::expected<std::string, Error> Store::read_blob(std::string_view hex) const {
   auto bytes = read_file(blob_path(hex));
   if (!bytes)
     return std::unexpected(Error{ErrorKind::not_found, "blob sha256:" + std::string(hex) + " is not in the store"});
-  if (inspect::sha256_hex(std::as_bytes(std::span(bytes->data(), bytes->size()))) != hex)
+  if (digest::sha256(std::as_bytes(std::span(bytes->data(), bytes->size()))).hex() != hex)
     return std::unexpected(
         Error{ErrorKind::corrupt,
               "blob sha256:" + std::string(hex) + " does not match its digest (run 'orchestrate cache verify')"});

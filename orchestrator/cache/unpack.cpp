@@ -22,7 +22,7 @@
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/pack_names.hpp"
 #include "orchestrator/cache/unpacker.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::cache {
@@ -143,7 +143,7 @@ std::expected<void, Error> commit_tree(TempTree& temp, const fs::path& target, b
 // Copies `source` to the new file `fd`, hashing what it copies: the bytes
 // hashed are the bytes written, whatever happens to `source` meanwhile.
 std::expected<std::uint64_t, Error> copy_hashed(const fs::path& source, int fd, const fs::path& at,
-                                                inspect::BackgroundSha256& hasher) {
+                                                digest::BackgroundSha256& hasher) {
   const int in = ::open(source.c_str(), O_RDONLY | O_CLOEXEC);
   if (in < 0) return std::unexpected(io_error(errno_message("reading", source)));
   std::vector<std::byte> buffer(k_buffer_bytes);
@@ -177,7 +177,7 @@ std::expected<std::vector<UnpackedFile>, Error> place_files(const std::vector<Pl
   fs::path target;
   TempTree temp;
   if (auto begun = begin_tree(dir_in, target, temp); !begun) return std::unexpected(begun.error());
-  inspect::BackgroundSha256 hasher;
+  digest::BackgroundSha256 hasher;
   std::vector<UnpackedFile> placed;
   for (const auto& f : files) {
     const auto parts = split_safe_name(f.name);
@@ -197,7 +197,7 @@ std::expected<std::vector<UnpackedFile>, Error> place_files(const std::vector<Pl
     const bool ok = ::fchmod(fd, f.mode & 0777) == 0;
     if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", at)));
     if (!copied) return std::unexpected(copied.error());
-    placed.push_back({f.name, *copied, hasher.hex_digest(), f.mode & 0777});
+    placed.push_back({f.name, *copied, hasher.digest().hex(), f.mode & 0777});
   }
   if (options.check)
     if (auto ok = options.check(placed); !ok) return std::unexpected(ok.error());

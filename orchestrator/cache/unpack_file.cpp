@@ -14,7 +14,7 @@
 #include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/unpacker.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 
@@ -78,7 +78,7 @@ class Unpacker::FileWriter {
   const std::string& m_name;
   std::int64_t m_declared;
   std::vector<int> m_fds;
-  inspect::Sha256 m_hasher;
+  digest::Sha256 m_hasher;
   const ManifestFile* m_signed = nullptr;
   std::optional<ChunkCheck> m_chunks;
   std::vector<std::uint64_t> m_written;
@@ -243,7 +243,7 @@ std::expected<UnpackedFile, Error> Unpacker::FileWriter::close(mode_t perm) {
     const int fd = std::exchange(m_fds[t], -1);
     if (::close(fd) != 0 || !ok) return std::unexpected(io_error(errno_message("writing", m_u.m_roots[t] / m_rel)));
   }
-  std::string sha256 = m_chunks ? m_signed->sha256 : m_u.m_options.hash ? m_hasher.hex_digest() : std::string();
+  std::string sha256 = m_chunks ? m_signed->sha256 : m_u.m_options.hash ? m_hasher.digest().hex() : std::string();
   return UnpackedFile{m_name, m_size, std::move(sha256), perm, m_chunks.has_value()};
 }
 

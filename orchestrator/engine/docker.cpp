@@ -35,10 +35,10 @@ std::expected<ImageInfo, Error> parse_image(std::string_view body, std::string_v
 
 // Collects a progress stream: output text to the log, the first error and
 // the last image ID seen.
-class ProgressSink final : public StreamSink {
+class ProgressSink final : public net::BodySink {
  public:
   explicit ProgressSink(LogSink* log) : m_log(log), m_parser([this](const ProgressEvent& e) { take(e); }) {}
-  bool on_chunk(std::string_view bytes) override {
+  bool chunk(std::string_view bytes) override {
     m_parser.feed(bytes);
     return true;
   }
@@ -64,6 +64,10 @@ class ProgressSink final : public StreamSink {
 
 }  // namespace
 
+std::unique_ptr<net::Transport> make_unix_socket_transport(std::filesystem::path socket) {
+  return net::make_curl_transport({.unix_socket = std::move(socket), .peer = "engine"});
+}
+
 std::expected<ApiVersion, Error> negotiate(const EngineVersion& engine) {
   const ApiVersion chosen = std::min(engine.api, k_max_api);
   const std::string name = std::string(engine.podman ? "Podman " : "engine ") + engine.version;
@@ -78,11 +82,11 @@ std::expected<ApiVersion, Error> negotiate(const EngineVersion& engine) {
   return chosen;
 }
 
-DockerClient::DockerClient(std::unique_ptr<Transport> transport, EngineVersion engine, ApiVersion api)
+DockerClient::DockerClient(std::unique_ptr<net::Transport> transport, EngineVersion engine, ApiVersion api)
     : m_transport(std::move(transport)), m_engine(std::move(engine)), m_api(api) {}
 
-std::expected<DockerClient, Error> DockerClient::connect(std::unique_ptr<Transport> transport) {
-  Request request{.method = "GET", .target = "/version", .timeout = k_control_timeout};
+std::expected<DockerClient, Error> DockerClient::connect(std::unique_ptr<net::Transport> transport) {
+  net::Request request{.method = "GET", .url = "/version", .timeout = k_control_timeout};
   auto response = transport->send(request);
   if (!response) return std::unexpected(from_transport(response.error(), "connecting to the container engine"));
   if (!response->ok()) return std::unexpected(from_status(*response, "asking the engine's version"));
@@ -95,11 +99,12 @@ std::expected<DockerClient, Error> DockerClient::connect(std::unique_ptr<Transpo
 
 std::string DockerClient::versioned(std::string_view path) const { return "/v" + m_api.str() + std::string(path); }
 
-Request DockerClient::control(std::string method, std::string path) const {
-  return Request{.method = std::move(method), .target = versioned(path), .timeout = k_control_timeout};
+net::Request DockerClient::control(std::string method, std::string path) const {
+  return net::Request{.method = std::move(method), .url = versioned(path), .timeout = k_control_timeout};
 }
 
-std::expected<Response, Error> DockerClient::call(Request request, std::string_view doing, StreamSink* sink) {
+std::expected<net::Response, Error> DockerClient::call(net::Request request, std::string_view doing,
+                                                       net::BodySink* sink) {
   auto response = m_transport->send(request, sink);
   if (!response) return std::unexpected(from_transport(response.error(), doing));
   if (!response->ok()) return std::unexpected(from_status(*response, doing));
@@ -124,14 +129,15 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
                                                            std::string_view repo, std::string_view tag) {
   const std::string ref = std::string(repo) + ":" + std::string(tag);
   const std::string doing = "importing " + rootfs_tar.string() + " as " + ref;
-  auto body = file_body(rootfs_tar);
+  auto body = net::file_body(rootfs_tar);
   if (!body) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + body.error()});
   const auto timeout = k_control_timeout + std::chrono::seconds(body->size.value_or(0) / k_import_min_rate);
-  Request request{.method = "POST",
-                  .target = versioned("/images/create?fromSrc=-&repo=" + url_encode(repo) + "&tag=" + url_encode(tag)),
-                  .headers = {{"Content-Type", "application/x-tar"}},
-                  .body = std::move(*body),
-                  .timeout = timeout};
+  net::Request request{
+      .method = "POST",
+      .url = versioned("/images/create?fromSrc=-&repo=" + net::url_encode(repo) + "&tag=" + net::url_encode(tag)),
+      .headers = {{"Content-Type", "application/x-tar"}},
+      .body = std::move(*body),
+      .timeout = timeout};
   ProgressSink progress(nullptr);
   if (auto response = call(std::move(request), doing, &progress); !response) return std::unexpected(response.error());
   progress.finish();
@@ -141,9 +147,9 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
   auto info = inspect_image(ref);
   if (!info && info.error().kind == ErrorKind::not_found && !progress.image_id().empty()) {
     // Podman ignores `tag` on import; tag the new image as asked.
-    auto tagged = call(
-        control("POST", "/images/" + progress.image_id() + "/tag?repo=" + url_encode(repo) + "&tag=" + url_encode(tag)),
-        "tagging the imported image as " + ref);
+    auto tagged = call(control("POST", "/images/" + progress.image_id() + "/tag?repo=" + net::url_encode(repo) +
+                                           "&tag=" + net::url_encode(tag)),
+                       "tagging the imported image as " + ref);
     if (!tagged) return std::unexpected(tagged.error());
     info = inspect_image(ref);
   }
@@ -157,19 +163,19 @@ std::expected<ImageInfo, Error> DockerClient::build_image(const std::filesystem:
   auto context = TempFile::create("context");
   if (!context) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + context.error()});
   if (auto written = write_context_tar(context_dir, context->path()); !written) return std::unexpected(written.error());
-  auto body = file_body(context->path());
+  auto body = net::file_body(context->path());
   if (!body) return std::unexpected(Error{.kind = ErrorKind::io, .message = doing + ": " + body.error()});
 
   json args = json::object();
   for (const auto& [key, value] : options.build_args) args[key] = value;
-  std::string target = "/build?t=" + url_encode(tag) + "&dockerfile=" + url_encode(options.dockerfile) +
-                       "&networkmode=" + url_encode(options.network) + "&rm=1&forcerm=1";
+  std::string target = "/build?t=" + net::url_encode(tag) + "&dockerfile=" + net::url_encode(options.dockerfile) +
+                       "&networkmode=" + net::url_encode(options.network) + "&rm=1&forcerm=1";
   if (options.no_cache) target += "&nocache=1";
-  if (!options.build_args.empty()) target += "&buildargs=" + url_encode(args.dump());
-  Request request{.method = "POST",
-                  .target = versioned(target),
-                  .headers = {{"Content-Type", "application/x-tar"}},
-                  .body = std::move(*body)};
+  if (!options.build_args.empty()) target += "&buildargs=" + net::url_encode(args.dump());
+  net::Request request{.method = "POST",
+                       .url = versioned(target),
+                       .headers = {{"Content-Type", "application/x-tar"}},
+                       .body = std::move(*body)};
   ProgressSink progress(&log);
   if (auto response = call(std::move(request), doing, &progress); !response) return std::unexpected(response.error());
   progress.finish();

@@ -1,6 +1,6 @@
 #pragma once
 // A client of the Docker Engine API (1.41 and later) and of Podman's
-// Docker-compatible API, over any Transport. Every call is one or two HTTP
+// Docker-compatible API, over any net::Transport. Every call is one or two HTTP
 // exchanges; the container life cycle built from them is DockerEngine's.
 //
 // Versioning: connect() asks GET /version (unversioned) and speaks
@@ -23,10 +23,14 @@
 #include "orchestrator/engine/archive.hpp"
 #include "orchestrator/engine/engine.hpp"
 #include "orchestrator/engine/error.hpp"
-#include "orchestrator/engine/http.hpp"
 #include "orchestrator/engine/log_stream.hpp"
+#include "orchestrator/net/http.hpp"
 
 namespace orc::engine {
+
+// The engine's API over its unix socket: the libcurl transport, whose
+// connection messages name the engine ("no engine socket at ...").
+std::unique_ptr<net::Transport> make_unix_socket_transport(std::filesystem::path socket);
 
 // The version to speak: min(engine's, k_max_api), which must be at least
 // k_min_api and at least the engine's own minimum.
@@ -49,7 +53,7 @@ std::expected<nlohmann::json, Error> create_body(const BuildSpec& spec);
 class DockerClient {
  public:
   // Asks the engine's version and negotiates the API version.
-  static std::expected<DockerClient, Error> connect(std::unique_ptr<Transport> transport);
+  static std::expected<DockerClient, Error> connect(std::unique_ptr<net::Transport> transport);
 
   const EngineVersion& engine() const { return m_engine; }
   ApiVersion api() const { return m_api; }
@@ -97,15 +101,15 @@ class DockerClient {
                                               const std::filesystem::path& dest);
 
  private:
-  DockerClient(std::unique_ptr<Transport> transport, EngineVersion engine, ApiVersion api);
+  DockerClient(std::unique_ptr<net::Transport> transport, EngineVersion engine, ApiVersion api);
 
   // One exchange with a versioned path; transport failures become Errors
   // that say what was being done.
-  std::expected<Response, Error> call(Request request, std::string_view doing, StreamSink* sink = nullptr);
-  Request control(std::string method, std::string path) const;
+  std::expected<net::Response, Error> call(net::Request request, std::string_view doing, net::BodySink* sink = nullptr);
+  net::Request control(std::string method, std::string path) const;
   std::string versioned(std::string_view path) const;
 
-  std::unique_ptr<Transport> m_transport;
+  std::unique_ptr<net::Transport> m_transport;
   EngineVersion m_engine;
   ApiVersion m_api;
 };

@@ -36,10 +36,10 @@ std::expected<std::string, Error> bind_string(const Mount& m) {
 json ulimit(const char* name, std::uint64_t value) { return json{{"Name", name}, {"Soft", value}, {"Hard", value}}; }
 
 // Feeds the log stream to a demuxer, stopping at the first bad frame.
-class LogStreamSink final : public StreamSink {
+class LogStreamSink final : public net::BodySink {
  public:
   LogStreamSink(LogSink& log, LogDemuxer::Mode mode) : m_demuxer(log, mode) {}
-  bool on_chunk(std::string_view bytes) override {
+  bool chunk(std::string_view bytes) override {
     auto ok = m_demuxer.feed(bytes);
     if (!ok) m_error = std::move(ok.error());
     return ok.has_value();
@@ -53,7 +53,7 @@ class LogStreamSink final : public StreamSink {
 };
 
 // Writes a download to a file as it arrives.
-class FileSink final : public StreamSink {
+class FileSink final : public net::BodySink {
  public:
   explicit FileSink(const std::filesystem::path& path) : m_file(std::fopen(path.c_str(), "wb")) {}
   ~FileSink() override { close(); }
@@ -61,7 +61,7 @@ class FileSink final : public StreamSink {
   FileSink& operator=(const FileSink&) = delete;
 
   bool is_open() const { return m_file != nullptr; }
-  bool on_chunk(std::string_view bytes) override {
+  bool chunk(std::string_view bytes) override {
     if (m_file && std::fwrite(bytes.data(), 1, bytes.size(), m_file) == bytes.size()) return true;
     m_write_failed = true;
     return false;
@@ -121,7 +121,8 @@ std::expected<std::string, Error> DockerClient::create_container(const BuildSpec
   auto body = create_body(spec);
   if (!body) return std::unexpected(body.error());
   const std::string doing = "creating a container from image '" + spec.image + "'";
-  Request request = control("POST", "/containers/create" + (spec.name.empty() ? "" : "?name=" + url_encode(spec.name)));
+  net::Request request =
+      control("POST", "/containers/create" + (spec.name.empty() ? "" : "?name=" + net::url_encode(spec.name)));
   request.headers = {{"Content-Type", "application/json"}};  // anything else is a 400
   request.body = body->dump();
   auto response = call(std::move(request), doing);
@@ -147,9 +148,9 @@ std::expected<void, Error> DockerClient::start_container(std::string_view id) {
 std::expected<void, Error> DockerClient::follow_logs(std::string_view id, bool tty, LogSink& log,
                                                      const std::atomic<bool>* cancel) {
   const std::string doing = "following the output of container " + short_id(id);
-  Request request{.method = "GET",
-                  .target = versioned("/containers/" + std::string(id) + "/logs?follow=1&stdout=1&stderr=1"),
-                  .cancel = cancel};
+  net::Request request{.method = "GET",
+                       .url = versioned("/containers/" + std::string(id) + "/logs?follow=1&stdout=1&stderr=1"),
+                       .cancel = cancel};
   LogStreamSink sink(log, tty ? LogDemuxer::Mode::raw : LogDemuxer::Mode::multiplexed);
   auto response = call(std::move(request), doing, &sink);
   if (!sink.error().empty())
@@ -163,7 +164,8 @@ std::expected<void, Error> DockerClient::follow_logs(std::string_view id, bool t
 std::expected<int, Error> DockerClient::wait_container(std::string_view id, const std::atomic<bool>* cancel) {
   const std::string doing = "waiting for container " + short_id(id);
   // No timeout: a build takes as long as it takes.
-  Request request{.method = "POST", .target = versioned("/containers/" + std::string(id) + "/wait"), .cancel = cancel};
+  net::Request request{
+      .method = "POST", .url = versioned("/containers/" + std::string(id) + "/wait"), .cancel = cancel};
   auto response = call(std::move(request), doing);
   if (!response) return std::unexpected(response.error());
   const auto answer = read_wait(response->body);
@@ -200,7 +202,7 @@ std::expected<void, Error> DockerClient::remove_container(std::string_view id) {
 std::expected<std::vector<ContainerSummary>, Error> DockerClient::list_containers(std::string_view label) {
   const json filters{{"label", json::array({std::string(label)})}};
   const std::string doing = "listing containers labelled " + std::string(label);
-  auto response = call(control("GET", "/containers/json?all=1&filters=" + url_encode(filters.dump())), doing);
+  auto response = call(control("GET", "/containers/json?all=1&filters=" + net::url_encode(filters.dump())), doing);
   if (!response) return std::unexpected(response.error());
   auto list = read_container_list(response->body);
   if (!list) return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + list.error()});
@@ -216,10 +218,10 @@ std::expected<ExtractStats, Error> DockerClient::copy_out(std::string_view id, s
   if (!file.is_open())
     return std::unexpected(
         Error{.kind = ErrorKind::io, .message = doing + ": cannot write " + download->path().string()});
-  Request request{.method = "GET",
-                  .target = versioned("/containers/" + std::string(id) + "/archive?path=" + url_encode(path)),
-                  .timeout = k_copy_timeout,
-                  .stall_timeout = k_copy_stall};
+  net::Request request{.method = "GET",
+                       .url = versioned("/containers/" + std::string(id) + "/archive?path=" + net::url_encode(path)),
+                       .timeout = k_copy_timeout,
+                       .stall_timeout = k_copy_stall};
   auto response = call(std::move(request), doing, &file);
   const bool closed = file.close();
   if (!response) {

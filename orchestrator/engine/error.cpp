@@ -6,6 +6,8 @@ namespace orc::engine {
 
 namespace {
 
+using net::TransportErrorKind;
+
 ErrorKind kind_of(TransportErrorKind kind) {
   switch (kind) {
     case TransportErrorKind::socket_missing:
@@ -14,7 +16,7 @@ ErrorKind kind_of(TransportErrorKind kind) {
       return ErrorKind::permission_denied;
     case TransportErrorKind::connection_refused:
       return ErrorKind::connection_refused;
-    case TransportErrorKind::engine_died:
+    case TransportErrorKind::closed:
       return ErrorKind::engine_died;
     case TransportErrorKind::timeout:
       return ErrorKind::timeout;
@@ -22,11 +24,20 @@ ErrorKind kind_of(TransportErrorKind kind) {
       return ErrorKind::cancelled;
     case TransportErrorKind::body_source:
       return ErrorKind::io;
+    case TransportErrorKind::connect:
+    case TransportErrorKind::tls:
+    case TransportErrorKind::too_large:
     case TransportErrorKind::aborted:
     case TransportErrorKind::other:
       return ErrorKind::transport;
   }
   return ErrorKind::transport;
+}
+
+// The short name of a transport failure in an engine's message: a closed
+// connection is the engine dying under us.
+std::string_view transport_words(TransportErrorKind kind) {
+  return kind == TransportErrorKind::closed ? "engine died" : net::to_string(kind);
 }
 
 }  // namespace
@@ -87,16 +98,17 @@ std::string_view to_string(ErrorKind kind) {
   return "engine error";
 }
 
-Error from_transport(const TransportError& error, std::string_view doing) {
+Error from_transport(const net::TransportError& error, std::string_view doing) {
   const ErrorKind kind = kind_of(error.kind);
+  const std::string_view words = transport_words(error.kind);
   std::string message(doing);
   message += ": ";
-  message += to_string(error.kind);
-  if (!error.message.empty() && error.message != to_string(error.kind)) message += ": " + error.message;
+  message += words;
+  if (!error.message.empty() && error.message != words) message += ": " + error.message;
   return Error{.kind = kind, .message = std::move(message)};
 }
 
-Error from_status(const Response& response, std::string_view doing) {
+Error from_status(const net::Response& response, std::string_view doing) {
   ErrorKind kind = ErrorKind::api;
   if (response.status == 404) kind = ErrorKind::not_found;
   if (response.status == 409) kind = ErrorKind::conflict;

@@ -4,12 +4,12 @@
 #include <string>
 #include <string_view>
 
-#include "orchestrator/engine/http.hpp"
+#include "orchestrator/net/http.hpp"
 
 namespace orc::engine {
 
 enum class ErrorKind {
-  // The transport failed; see TransportErrorKind for what each means.
+  // The transport failed; see net::TransportErrorKind for what each means.
   socket_missing,
   permission_denied,
   connection_refused,
@@ -46,11 +46,11 @@ std::string_view to_string(ErrorKind kind);
 // A transport failure as an engine error; `doing` says what was being done
 // ("starting container 1a2b3c"), so the message reads
 // "starting container 1a2b3c: the engine died: ...".
-Error from_transport(const TransportError& error, std::string_view doing);
+Error from_transport(const net::TransportError& error, std::string_view doing);
 
 // An engine error status as an Error: the message is the engine's own
 // ("message" of Docker's and Podman's JSON error body, or the raw body),
 // prefixed with `doing`. 404 maps to not_found and 409 to conflict.
-Error from_status(const Response& response, std::string_view doing);
+Error from_status(const net::Response& response, std::string_view doing);
 
 }  // namespace orc::engine

@@ -6,7 +6,7 @@
 #include <span>
 
 #include "orchestrator/engine/docker_engine.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/file_lock.hpp"
@@ -27,7 +27,7 @@ namespace {
 constexpr std::string_view k_rootfs_layout = "orchestrate rootfs v1";
 
 std::string sha256_of(std::string_view text) {
-  return inspect::sha256_hex(std::as_bytes(std::span(text.data(), text.size())));
+  return digest::sha256(std::as_bytes(std::span(text.data(), text.size()))).hex();
 }
 
 bool has_scripts(const fs::path& dir) {

@@ -6,12 +6,12 @@
 #include <mutex>
 #include <thread>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/ar.hpp"
 #include "orchestrator/inspect/elf.hpp"
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/inspect/mapped_file.hpp"
 #include "orchestrator/inspect/package.hpp"
-#include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
 
@@ -270,7 +270,7 @@ class Scanner {
 
   void scan_member(FileReport& member, Bytes bytes, Nesting depth) const {
     member.size = bytes.size();
-    member.sha256 = sha256_hex(bytes);
+    member.sha256 = digest::sha256(bytes).hex();
     scan(member, bytes, depth);
   }
 
@@ -337,7 +337,7 @@ std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& 
         const ReadGuard guard(files[task.file]);
         // The two tasks of a file write disjoint fields of its report.
         if (task.hash)
-          reports[task.file].sha256 = sha256_hex(files[task.file].bytes());
+          reports[task.file].sha256 = digest::sha256(files[task.file].bytes()).hex();
         else
           scanner.scan(reports[task.file], files[task.file].bytes(), {});
       } catch (...) {

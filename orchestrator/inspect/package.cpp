@@ -15,8 +15,8 @@
 #include <memory>
 #include <vector>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/fatbin.hpp"
-#include "orchestrator/inspect/sha256.hpp"
 #include "orchestrator/util/env.hpp"
 
 namespace orc::inspect {
@@ -264,7 +264,8 @@ std::expected<Head, Damage> read_head(MemberStream& stream) {
 }
 
 // Hashes (and, with a store, keeps) the member from its head to its end.
-std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, Sha256& hash, MemberStore* store) {
+std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, digest::Sha256& hash,
+                                      MemberStore* store) {
   const auto keep = [&](Bytes chunk) -> std::expected<void, Damage> {
     hash.update(chunk);
     if (!store) return {};
@@ -296,10 +297,10 @@ std::expected<std::optional<PackageMember>, Damage> read_member(MemberStream& st
     return std::nullopt;
   }
   if (use == MemberUse::read) store.emplace(declared, limits.in_memory);
-  Sha256 hash;
+  digest::Sha256 hash;
   if (auto read = read_rest(stream, *head, hash, store ? &*store : nullptr); !read)
     return std::unexpected(std::move(read.error()));
-  PackageMember member{.size = stream.total(), .sha256 = hash.hex_digest(), .bytes = std::nullopt};
+  PackageMember member{.size = stream.total(), .sha256 = hash.digest().hex(), .bytes = std::nullopt};
   if (store) {
     auto bytes = store->bytes();
     if (!bytes) return std::unexpected(stream.spill_damage(bytes.error()));

@@ -55,7 +55,8 @@ bool read_header_line(std::string_view line, int& status, std::vector<std::pair<
     return true;
   }
   if (const auto colon = line.find(':'); colon != std::string_view::npos)
-    headers.emplace_back(std::string(util::trim(line.substr(0, colon))), std::string(util::trim(line.substr(colon + 1))));
+    headers.emplace_back(std::string(util::trim(line.substr(0, colon))),
+                         std::string(util::trim(line.substr(colon + 1))));
   return false;
 }
 

@@ -1,9 +1,9 @@
 #pragma once
-// What the two libcurl transports share (engine's over a unix socket, the
-// registry's over TCP and TLS): owners of an easy handle and of a header
-// list, a pool of idle handles so connections are reused, and the reading
-// of header lines. libcurl's own header stays in the .cpp files that call
-// it: its CURL is `void` and its curl_slist a struct, named here without it.
+// The pieces under the libcurl transport (curl_transport.cpp): owners of an
+// easy handle and of a header list, a pool of idle handles so connections
+// are reused, and the reading of header lines. No module above net includes
+// this: they speak http.hpp. libcurl's own header stays in net's .cpp files:
+// its CURL is `void` and its curl_slist a struct, named here without it.
 #include <mutex>
 #include <string>
 #include <string_view>

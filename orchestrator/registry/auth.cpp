@@ -137,7 +137,7 @@ std::string token_url(const Challenge& challenge) {
       url += separator;
       url += key;
       url += '=';
-      url += url_encode(part);
+      url += net::url_encode(part);
       separator = '&';
     }
   }
@@ -185,7 +185,7 @@ std::string redact_url(std::string_view url) {
   return result;
 }
 
-std::string redact(const Headers& headers) {
+std::string redact(const net::Headers& headers) {
   std::string out;
   for (const auto& [name, value] : headers) {
     const std::string lower = util::to_lower(name);

@@ -11,8 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "orchestrator/net/http.hpp"
 #include "orchestrator/registry/error.hpp"
-#include "orchestrator/registry/transport.hpp"
 
 namespace orc::registry {
 
@@ -50,6 +50,6 @@ std::string redact_url(std::string_view url);
 
 // "Name: value" lines with Authorization (and cookie) values replaced by
 // "<redacted>", for debug logs.
-std::string redact(const Headers& headers);
+std::string redact(const net::Headers& headers);
 
 }  // namespace orc::registry

@@ -8,6 +8,12 @@
 
 namespace orc::registry {
 
+using net::BodySink;
+using net::Request;
+using net::Response;
+using net::TransportError;
+using net::TransportErrorKind;
+
 namespace {
 
 // At most this many 401 answers per request: one for the first challenge,
@@ -27,14 +33,14 @@ ErrorKind kind_of_status(int status) {
   }
 }
 
-std::uint64_t body_size(const std::variant<std::string, FileSlice>& body) {
-  if (const auto* slice = std::get_if<FileSlice>(&body)) return slice->size;
-  return std::get<std::string>(body).size();
-}
-
 }  // namespace
 
-Client::Client(ClientOptions options, std::shared_ptr<Transport> transport)
+std::unique_ptr<net::Transport> make_curl_transport(std::filesystem::path ca_bundle) {
+  return net::make_curl_transport(
+      {.ca_bundle = std::move(ca_bundle), .stall_timeout = std::chrono::seconds(30), .max_body = 4 << 20});
+}
+
+Client::Client(ClientOptions options, std::shared_ptr<net::Transport> transport)
     : m_options(std::move(options)), m_transport(std::move(transport)) {
   auto remote = parse_remote(m_options.url);
   if (!remote) throw util::Failure(util::ExitCode::bad_input, remote.error().message);
@@ -106,7 +112,7 @@ Error Client::http_error(const Request& request, const Response& response, std::
 Error Client::transport_error(const Request& request, const TransportError& error) const {
   const std::string where = request.method + " " + redact_url(request.url) + ": ";
   switch (error.kind) {
-    case TransportErrorKind::file:
+    case TransportErrorKind::body_source:
       return Error{ErrorKind::io, where + error.message};
     case TransportErrorKind::too_large:
       return Error{ErrorKind::protocol, where + error.message};
@@ -166,7 +172,7 @@ std::expected<Response, TransportError> Client::send_authenticated(Request reque
     auto response = m_transport->send(sent, sink);
     // A sink's bytes are counted as it takes them (DownloadSink).
     if (response)
-      moved(sink ? 0 : response->body.size(), body_size(sent.body));
+      moved(sink ? 0 : response->body.size(), net::body_size(sent.body));
     else
       moved(sink ? 0 : response.error().received, response.error().sent);
     if (!response) {
@@ -188,7 +194,7 @@ std::expected<Response, Error> Client::exchange(Request request) {
     if (auto late = past_deadline()) return std::unexpected(std::move(*late));
     std::optional<std::chrono::milliseconds> retry_after;
     if (!response) {
-      if (!is_transient(response.error().kind)) return std::unexpected(transport_error(request, response.error()));
+      if (!net::is_transient(response.error().kind)) return std::unexpected(transport_error(request, response.error()));
     } else if (const auto value = response->header("Retry-After")) {
       retry_after = parse_retry_after(*value, std::chrono::system_clock::now());
     }

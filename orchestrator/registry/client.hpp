@@ -17,15 +17,21 @@
 #include <variant>
 #include <vector>
 
+#include "orchestrator/net/http.hpp"
 #include "orchestrator/registry/auth.hpp"
 #include "orchestrator/registry/deadline.hpp"
 #include "orchestrator/registry/error.hpp"
 #include "orchestrator/registry/layout.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/registry/retry.hpp"
-#include "orchestrator/registry/transport.hpp"
 
 namespace orc::registry {
+
+// libcurl over TCP and TLS with a registry's limits: a transfer that moves
+// no byte for 30 s is broken, and a held response (manifest, tag list,
+// error) over 4 MiB fails, a registry being untrusted. `ca_bundle` replaces
+// the system's CAs; verification stays on either way.
+std::unique_ptr<net::Transport> make_curl_transport(std::filesystem::path ca_bundle = {});
 
 struct ClientOptions {
   // "http://127.0.0.1:5000/team/artifacts"; credentials in the URL are taken
@@ -81,7 +87,7 @@ struct PutManifestResult {
 class Client {
  public:
   // Throws util::Failure (bad_input) for a malformed URL: configuration.
-  Client(ClientOptions options, std::shared_ptr<Transport> transport);
+  Client(ClientOptions options, std::shared_ptr<net::Transport> transport);
 
   const std::string& repository() const { return m_remote.repository; }
   // The repository URL without credentials, for messages.
@@ -165,19 +171,19 @@ class Client {
  private:
   // The GET loop of fetch_blob and stream_blob: resumes with Range from
   // `have`, retries per the policy.
-  std::expected<void, Error> download(const std::string& digest, std::optional<std::uint64_t> size,
-                                      std::uint64_t& have, BlobWriter& writer);
+  std::expected<void, Error> download(const std::string& digest, std::optional<std::uint64_t> size, std::uint64_t& have,
+                                      BlobWriter& writer);
 
   std::string api_url(std::string_view tail) const;
   // One exchange with the authentication dance (401 -> credentials -> once
   // more), no retries.
-  std::expected<Response, TransportError> send_authenticated(Request request, BodySink* sink);
+  std::expected<net::Response, net::TransportError> send_authenticated(net::Request request, net::BodySink* sink);
   // send_authenticated with retries on transient failures and 429/5xx.
-  std::expected<Response, Error> exchange(Request request);
+  std::expected<net::Response, Error> exchange(net::Request request);
   // Answers a 401's challenge; false when nothing we have can answer it.
-  bool authenticate(const Response& response);
-  Error http_error(const Request& request, const Response& response, std::string_view what = {}) const;
-  Error transport_error(const Request& request, const TransportError& error) const;
+  bool authenticate(const net::Response& response);
+  Error http_error(const net::Request& request, const net::Response& response, std::string_view what = {}) const;
+  Error transport_error(const net::Request& request, const net::TransportError& error) const;
   void log(std::string_view line) const;
   void wait(std::chrono::milliseconds delay) const;
   std::chrono::steady_clock::time_point now() const;
@@ -195,7 +201,7 @@ class Client {
 
   ClientOptions m_options;
   Remote m_remote;
-  std::shared_ptr<Transport> m_transport;
+  std::shared_ptr<net::Transport> m_transport;
   std::string m_authorization;         // the header value that last worked
   std::optional<Deadline> m_deadline;  // of the operation under way
 };

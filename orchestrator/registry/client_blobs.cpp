@@ -9,11 +9,16 @@
 #include <system_error>
 #include <vector>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::registry {
+
+using net::BodySink;
+using net::FileSlice;
+using net::Request;
+using net::Response;
 
 namespace {
 
@@ -124,7 +129,7 @@ namespace {
 // fetch_blob's writer: the partial file, hashed as it grows.
 class PartialFile final : public Client::BlobWriter {
  public:
-  PartialFile(int fd, BackgroundSha256& hasher) : m_fd(fd), m_hasher(hasher) { m_buffer.reserve(k_write_size); }
+  PartialFile(int fd, digest::BackgroundSha256& hasher) : m_fd(fd), m_hasher(hasher) { m_buffer.reserve(k_write_size); }
 
   bool restart() override {
     m_buffer.clear();
@@ -152,7 +157,7 @@ class PartialFile final : public Client::BlobWriter {
 
  private:
   int m_fd;
-  BackgroundSha256& m_hasher;
+  digest::BackgroundSha256& m_hasher;
   // curl hands over 16 KiB at a time; one write() per 16 KiB costs a 1 GiB
   // download more kernel time than the transfer itself.
   static constexpr std::size_t k_write_size = 2 << 20;
@@ -220,7 +225,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
       have = 0;
     } else if (response && !is_retryable_status(response->status)) {
       return std::unexpected(http_error(request, *response, "blob " + digest));
-    } else if (!response && !is_transient(response.error().kind)) {
+    } else if (!response && !net::is_transient(response.error().kind)) {
       return std::unexpected(transport_error(request, response.error()));
     } else if (response) {
       if (const auto value = response->header("Retry-After"))
@@ -241,7 +246,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
 }
 
 std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string_view digest) {
-  if (!is_sha256_digest(digest))
+  if (!digest::Digest::parse(digest).has_value())
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   const Operation operation(*this, blob_operation("HEAD", digest, std::nullopt));
   Request request{.method = "HEAD", .url = api_url("blobs/" + std::string(digest))};
@@ -261,17 +266,17 @@ std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string
 
 std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::optional<std::uint64_t> size,
                                               const std::filesystem::path& destination, Durability durability) {
-  if (!is_sha256_digest(digest))
+  if (!digest::Digest::parse(digest).has_value())
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   const Operation operation(*this, blob_operation("GET", digest, size), size.value_or(0));
   const std::filesystem::path partial = destination.string() + ".partial";
-  BackgroundSha256 hasher;
+  digest::BackgroundSha256 hasher;
   std::uint64_t have = 0;
   std::error_code ec;
   if (std::filesystem::exists(partial, ec)) {
     // An earlier run's bytes: hash them so the download continues after them.
-    auto prefix = hash_file(partial, hasher);
-    if (!prefix) return std::unexpected(prefix.error());
+    auto prefix = digest::hash_file(partial, hasher);
+    if (!prefix) return std::unexpected(Error{ErrorKind::io, prefix.error()});
     have = *prefix;
     if (size && have > *size) {
       std::filesystem::remove(partial, ec);
@@ -293,12 +298,12 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
     // The partial file stays for the next fetch to continue, unless its
     // bytes are wrong (too many) or the blob is gone.
     const auto kind = got.error().kind;
-    return give_up(got.error(), kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found &&
-                                    kind != ErrorKind::protocol);
+    return give_up(got.error(),
+                   kind != ErrorKind::digest_mismatch && kind != ErrorKind::not_found && kind != ErrorKind::protocol);
   }
   if ((durability == Durability::fsync && ::fsync(fd.get()) != 0) || fd.close() != 0)
     return give_up(Error{ErrorKind::io, "cannot write " + partial.string()}, false);
-  const std::string got = hasher.digest();
+  const std::string got = hasher.digest().to_string();
   if (got != digest || (size && have != *size)) {
     return give_up(Error{ErrorKind::digest_mismatch, "GET " + redact_url(api_url("blobs/" + std::string(digest))) +
                                                          ": the " + std::to_string(have) + " bytes received hash to " +
@@ -312,7 +317,7 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
 
 std::expected<void, Error> Client::stream_blob(std::string_view digest, std::uint64_t size,
                                                const std::function<bool(std::string_view)>& receive) {
-  if (!is_sha256_digest(digest))
+  if (!digest::Digest::parse(digest).has_value())
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   const Operation operation(*this, blob_operation("GET", digest, size), size);
   std::uint64_t have = 0;
@@ -334,7 +339,7 @@ std::expected<std::string, Error> Client::start_upload() {
 
 namespace {
 
-std::variant<std::string, FileSlice> slice_of(const BlobSource& source, std::uint64_t offset, std::uint64_t size) {
+net::Body slice_of(const BlobSource& source, std::uint64_t offset, std::uint64_t size) {
   if (const auto* path = std::get_if<std::filesystem::path>(&source)) return FileSlice{*path, offset, size};
   return std::get<std::string>(source).substr(offset, size);
 }
@@ -367,7 +372,7 @@ std::expected<std::string, Error> Client::upload_chunks(std::string location, co
 
 std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, const BlobSource& source,
                                                    UploadOptions options) {
-  if (!is_sha256_digest(digest))
+  if (!digest::Digest::parse(digest).has_value())
     return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   std::uint64_t size = 0;
   if (const auto* path = std::get_if<std::filesystem::path>(&source)) {
@@ -394,7 +399,7 @@ std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, cons
   } else {
     put.body = slice_of(source, 0, size);
   }
-  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") + "digest=" + url_encode(digest);
+  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") + "digest=" + net::url_encode(digest);
   put.headers.emplace_back("Content-Type", k_octet_stream);
   auto response = exchange(put);
   if (!response) return std::unexpected(response.error());

@@ -1,11 +1,13 @@
 // Manifests, tag lists and referrers.
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::registry {
+
+using net::Request;
 
 namespace {
 
@@ -18,7 +20,9 @@ std::string accept_manifests() {
          std::string(k_docker_manifest_list);
 }
 
-bool is_reference(std::string_view reference) { return is_valid_tag(reference) || is_sha256_digest(reference); }
+bool is_reference(std::string_view reference) {
+  return is_valid_tag(reference) || digest::Digest::parse(reference).has_value();
+}
 
 std::unexpected<Error> invalid(std::string message) {
   return std::unexpected(Error{ErrorKind::invalid, std::move(message)});
@@ -29,8 +33,8 @@ std::unexpected<Error> invalid(std::string message) {
 std::expected<PutManifestResult, Error> Client::put_manifest(std::string_view reference, std::string_view media_type,
                                                              std::string_view body) {
   if (!is_reference(reference)) return invalid("bad manifest reference '" + std::string(reference) + "'");
-  const std::string digest = sha256_digest(body);
-  if (is_sha256_digest(reference) && reference != digest)
+  const std::string digest = digest::sha256(body).to_string();
+  if (digest::Digest::parse(reference).has_value() && reference != digest)
     return invalid("manifest bytes hash to " + digest + ", not " + std::string(reference));
   const Operation operation(*this, "PUT manifest " + std::string(reference), 0, Direction::upload);
   Request request{.method = "PUT", .url = api_url("manifests/" + std::string(reference)), .body = std::string(body)};
@@ -54,15 +58,15 @@ std::expected<FetchedManifest, Error> Client::get_manifest(std::string_view refe
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
   if (!response->ok()) return std::unexpected(http_error(request, *response, "manifest " + std::string(reference)));
-  FetchedManifest out{.digest = sha256_digest(response->body)};
+  FetchedManifest out{.digest = digest::sha256(response->body).to_string()};
   const std::string content_type = response->header("Content-Type").value_or("");
   out.media_type = std::string(util::trim(std::string_view(content_type).substr(0, content_type.find(';'))));
   // By digest the reference is the proof; by tag the registry's own header
   // is, when it sends one (distribution always does).
   std::string expected(reference);
-  if (!is_sha256_digest(reference)) {
+  if (!digest::Digest::parse(reference).has_value()) {
     const auto header = response->header("Docker-Content-Digest");
-    expected = header && is_sha256_digest(*header) ? *header : out.digest;
+    expected = header && digest::Digest::parse(*header).has_value() ? *header : out.digest;
   }
   if (out.digest != expected)
     return std::unexpected(Error{ErrorKind::digest_mismatch, "GET " + redact_url(request.url) + ": expected " +
@@ -110,11 +114,11 @@ std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t pag
 
 std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view digest,
                                                                 std::string_view artifact_type) {
-  if (!is_sha256_digest(digest)) return invalid("bad digest '" + std::string(digest) + "'");
+  if (!digest::Digest::parse(digest).has_value()) return invalid("bad digest '" + std::string(digest) + "'");
   const Operation operation(*this, "GET the referrers of " + std::string(digest));
   Request request{
       .method = "GET", .url = api_url("referrers/" + std::string(digest)), .max_body = k_max_manifest_bytes};
-  if (!artifact_type.empty()) request.url += "?artifactType=" + url_encode(artifact_type);
+  if (!artifact_type.empty()) request.url += "?artifactType=" + net::url_encode(artifact_type);
   request.headers.emplace_back("Accept", std::string(k_oci_index));
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
@@ -142,7 +146,7 @@ std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view
 
 std::expected<std::string, Error> Client::put_referrer(const Manifest& parsed, std::string_view body) {
   if (!parsed.subject) return invalid("put_referrer: the manifest has no subject");
-  const std::string digest = sha256_digest(body);
+  const std::string digest = digest::sha256(body).to_string();
   const Operation operation(*this, "PUT referrer " + digest + " of " + parsed.subject->digest, 0, Direction::upload);
   auto put = put_manifest(digest, parsed.media_type, body);
   if (!put) return std::unexpected(put.error());

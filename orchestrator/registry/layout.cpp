@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::registry {
@@ -88,7 +88,7 @@ std::expected<Descriptor, Error> read_descriptor(const json& j, const std::strin
   d.media_type = std::move(*media_type);
   auto digest = optional_string(j, "digest");
   if (!digest) return std::unexpected(digest.error());
-  if (!is_sha256_digest(*digest)) return bad(where + ".digest is missing or not sha256:<64 hex>");
+  if (!digest::Digest::parse(*digest).has_value()) return bad(where + ".digest is missing or not sha256:<64 hex>");
   d.digest = std::move(*digest);
   const auto size = j.find("size");
   if (size == j.end() || !size->is_number_integer() || size->get<std::int64_t>() < 0)
@@ -142,7 +142,8 @@ std::expected<json, Error> read_top(std::string_view text, std::span<const std::
 }  // namespace
 
 Descriptor describe(std::string_view media_type, std::string_view bytes) {
-  return Descriptor{.media_type = std::string(media_type), .digest = sha256_digest(bytes), .size = bytes.size()};
+  return Descriptor{
+      .media_type = std::string(media_type), .digest = digest::sha256(bytes).to_string(), .size = bytes.size()};
 }
 
 std::string artifact_manifest(const Descriptor& config, std::span<const Descriptor> layers, const ArtifactInfo& info) {

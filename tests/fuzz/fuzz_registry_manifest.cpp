@@ -7,7 +7,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/layout.hpp"
 
 namespace {
@@ -17,7 +17,7 @@ void check(bool ok) {
 }
 
 void check_descriptor(const orc::registry::Descriptor& d) {
-  check(orc::registry::is_sha256_digest(d.digest));
+  check(orc::digest::Digest::parse(d.digest).has_value());
   check(!d.media_type.empty() && d.media_type.size() <= 255);
   check(d.annotations.size() <= orc::registry::k_max_annotations);
 }

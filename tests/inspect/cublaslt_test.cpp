@@ -12,7 +12,7 @@
 #include <iostream>
 #include <map>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "tests/inspect/fixtures.hpp"
 #include "tests/integration/process.hpp"
 
@@ -103,9 +103,9 @@ TEST(CublasLt, ListsEveryEntryAndHeaderNamesEqualExactNames) {
 
   // The size tells that copy apart (here it is a plain file, there a symlink).
   if (fs::file_size(path) == k_recorded_size) {
-    inspect::Sha256 sha;
-    sha.update(inspect::as_bytes(exact.out));
-    EXPECT_EQ(sha.hex_digest(), k_recorded_stdout_sha256) << "stdout differs from cuobjdump 13.0.85's";
+    digest::Sha256 sha;
+    sha.update(exact.out);
+    EXPECT_EQ(sha.digest().hex(), k_recorded_stdout_sha256) << "stdout differs from cuobjdump 13.0.85's";
     EXPECT_EQ(arch_counts(exact.out), k_recorded_archs);
   } else {
     std::cout << "[ skipped  ] digest check: " << path << " is not the copy cuobjdump 13.0 was run on\n";

@@ -18,7 +18,7 @@
 #include <sstream>
 #include <thread>
 
-#include "orchestrator/engine/http.hpp"
+#include "orchestrator/engine/docker.hpp"
 #include "orchestrator/util/process.hpp"
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
@@ -50,7 +50,7 @@ void write_configs(const fs::path& dir) {
 }
 
 bool answers(const fs::path& socket) {
-  auto response = engine::make_unix_socket_transport(socket)->send(engine::Request{.target = "/_ping", .timeout = 2s});
+  auto response = engine::make_unix_socket_transport(socket)->send(net::Request{.url = "/_ping", .timeout = 2s});
   return response && response->status == 200;
 }
 

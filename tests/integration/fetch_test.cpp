@@ -29,7 +29,7 @@
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "tests/integration/fault_proxy.hpp"
@@ -92,7 +92,7 @@ class Registry {
            "127.0.0.1:" + std::to_string(m_port) + "/team/artifacts";
   }
   fs::path blob_data(std::string_view digest) const {
-    const std::string hex(registry::digest_hex(digest));
+    const std::string hex(digest::Digest::parse(digest).value().hex());
     return m_dir / "data/docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
   }
   // GETs of one blob that the registry answered with bytes (200 or 206).
@@ -628,11 +628,12 @@ cache::Manifest crafted_manifest(const std::string& recipe, std::optional<unsign
                            .image = "host",
                            .toolkit = "13.0",
                            .created = "2026-01-01T00:00:00Z"};
-  manifest.files.push_back({.path = "evil",
-                            .sha256 = std::string(registry::digest_hex(registry::sha256_digest("evil\n"))),
-                            .size = 5,
-                            .embedded_sass = {"sm_100", "sm_90"},
-                            .mode = mode});
+  manifest.files.push_back(
+      {.path = "evil",
+       .sha256 = std::string(digest::Digest::parse(digest::sha256("evil\n").to_string()).value().hex()),
+       .size = 5,
+       .embedded_sass = {"sm_100", "sm_90"},
+       .mode = mode});
   return manifest;
 }
 

@@ -13,8 +13,8 @@
 #include <random>
 #include <string>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
 #include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
 
@@ -66,7 +66,7 @@ class RegistryProcess {
   }
   // Where distribution's filesystem driver keeps a blob's bytes.
   fs::path blob_data(std::string_view digest) const {
-    const std::string hex(digest_hex(digest));
+    const std::string hex(digest::Digest::parse(digest).value().hex());
     return m_dir / "data/docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
   }
 
@@ -123,7 +123,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
     EXPECT_FALSE(pushed->uploaded) << "pushed twice: " << d->digest;
     EXPECT_EQ(c.blob_size(d->digest).value(), d->size);
   }
-  EXPECT_EQ(c.blob_size(sha256_digest("absent")).value(), std::nullopt);
+  EXPECT_EQ(c.blob_size(digest::sha256("absent").to_string()).value(), std::nullopt);
 
   // The artifact manifest, by tag and by digest.
   const std::string config_json = R"({"schema":1,"recipe":"vision-ext"})";
@@ -141,7 +141,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
   const std::string manifest = artifact_manifest(config, layers, info);
   auto put = c.put_manifest("tier-new", k_oci_manifest, manifest);
   ASSERT_OK(put);
-  EXPECT_EQ(put->digest, sha256_digest(manifest));
+  EXPECT_EQ(put->digest, digest::sha256(manifest).to_string());
   EXPECT_FALSE(put->subject_indexed);
   auto by_tag = c.get_manifest("tier-new");
   ASSERT_OK(by_tag);
@@ -156,7 +156,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
 
   // Pull every layer: identical bytes, no partial file left.
   for (const auto& layer : parsed->layers) {
-    const fs::path out = dir.path() / ("pulled-" + std::string(digest_hex(layer.digest)));
+    const fs::path out = dir.path() / ("pulled-" + std::string(digest::Digest::parse(layer.digest).value().hex()));
     ASSERT_OK(c.fetch_blob(layer.digest, layer.size, out));
     EXPECT_EQ(read(out), layer.digest == d1.digest ? layer1 : layer2);
     EXPECT_FALSE(fs::exists(out.string() + ".partial"));
@@ -167,7 +167,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
   const std::string signature_bytes = random_bytes(64, 3);
   const Descriptor signature = describe(k_signature_layer, signature_bytes);
   ASSERT_OK(c.push_blob(signature.digest, signature_bytes));
-  ASSERT_OK(c.push_blob(sha256_digest(k_empty_json), std::string(k_empty_json)));
+  ASSERT_OK(c.push_blob(digest::sha256(k_empty_json).to_string(), std::string(k_empty_json)));
   const Descriptor subject = describe(k_oci_manifest, manifest);
   const std::string signature_json = signature_manifest(subject, signature, info.created);
   const auto signature_manifest_digest = c.put_referrer(parse_manifest(signature_json).value(), signature_json);
@@ -220,7 +220,8 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
     const auto result = c.fetch_blob(d1.digest, d1.size, out);
     ASSERT_FALSE(result);
     EXPECT_EQ(result.error().kind, ErrorKind::digest_mismatch) << result.error().message;
-    EXPECT_NE(result.error().message.find(sha256_digest(bytes)), std::string::npos) << result.error().message;
+    EXPECT_NE(result.error().message.find(digest::sha256(bytes).to_string()), std::string::npos)
+        << result.error().message;
     EXPECT_FALSE(fs::exists(out));
     EXPECT_FALSE(fs::exists(out.string() + ".partial"));
   }
@@ -258,7 +259,7 @@ TEST_F(RegistryFixture, BasicAuth) {
   EXPECT_EQ(c.display_url(), registry.url("team/artifacts"));
   ASSERT_OK(c.ping());
   const std::string blob = random_bytes(300'000, 4);
-  const std::string digest = sha256_digest(blob);
+  const std::string digest = digest::sha256(blob).to_string();
   auto pushed = c.push_blob(digest, blob);
   ASSERT_OK(pushed);
   EXPECT_TRUE(pushed->uploaded);

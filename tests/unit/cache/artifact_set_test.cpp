@@ -5,7 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "orchestrator/cache/pack.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "test_support.hpp"
 
 namespace orc::cache {
@@ -102,7 +102,7 @@ TEST_F(ArtifactSet, LargeFilesGetChunkDigestsInTheSignedManifest) {
   ASSERT_EQ(file.chunks.sha256.size(), 3u);
   for (std::size_t c = 0; c < 3; ++c) {
     const std::string_view slice = std::string_view(big).substr(c * (4 << 20), 4 << 20);
-    EXPECT_EQ(file.chunks.sha256[c], inspect::sha256_hex(std::as_bytes(std::span(slice.data(), slice.size()))));
+    EXPECT_EQ(file.chunks.sha256[c], digest::sha256(std::as_bytes(std::span(slice.data(), slice.size()))).hex());
   }
   EXPECT_EQ(loaded->manifest.files[1].chunks, FileChunks{});
 }

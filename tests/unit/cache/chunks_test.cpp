@@ -9,7 +9,7 @@
 #include <string>
 
 #include "orchestrator/cache/fanout.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "test_support.hpp"
 
 namespace orc::cache {
@@ -31,7 +31,7 @@ std::string random_bytes(std::size_t n, unsigned seed) {
 FileChunks by_hand(const std::string& data) {
   FileChunks out{.size = chunk_size_for(data.size())};
   for (std::uint64_t at = 0; out.size != 0 && at < data.size(); at += out.size)
-    out.sha256.push_back(inspect::sha256_hex(as_bytes(std::string_view(data).substr(at, out.size))));
+    out.sha256.push_back(digest::sha256(as_bytes(std::string_view(data).substr(at, out.size))).hex());
   return out;
 }
 
@@ -69,8 +69,7 @@ TEST(Chunks, LayoutProblemsAreNamed) {
   EXPECT_EQ(chunk_layout_problem({.size = 4 * k_mib, .sha256 = {hex, hex, hex}}, 9 * k_mib), "");
   EXPECT_NE(chunk_layout_problem({.size = 4 * k_mib, .sha256 = {hex, hex}}, 9 * k_mib).find("2 chunk digests"),
             std::string::npos);
-  EXPECT_NE(chunk_layout_problem({.size = k_mib, .sha256 = {hex, hex}}, 2 * k_mib).find("has none"),
-            std::string::npos);
+  EXPECT_NE(chunk_layout_problem({.size = k_mib, .sha256 = {hex, hex}}, 2 * k_mib).find("has none"), std::string::npos);
   EXPECT_NE(chunk_layout_problem({.size = 8 * k_mib, .sha256 = {hex, hex}}, 9 * k_mib).find("chunks of 4194304"),
             std::string::npos);
 }

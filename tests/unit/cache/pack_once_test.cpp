@@ -9,7 +9,7 @@
 
 #include "built_sets.hpp"
 #include "orchestrator/cache/maintenance.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::cache {
 namespace {
@@ -20,7 +20,7 @@ class PackOnce : public testing::BuiltSets {
  protected:
   std::string hash_of(const fs::path& file) {
     const std::string bytes = slurp(file);
-    return inspect::sha256_hex(std::as_bytes(std::span(bytes.data(), bytes.size())));
+    return digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))).hex();
   }
   std::string packed_from_blobs(const Store& store, const IndexEntry& entry, const std::string& name) {
     const fs::path out = m_dir / name;

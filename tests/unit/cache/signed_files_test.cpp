@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "orchestrator/cache/pack.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "raw_tar.hpp"
 #include "test_support.hpp"
 
@@ -18,7 +18,7 @@ namespace fs = std::filesystem;
 using testing::RawEntry;
 using testing::write_tar;
 
-std::string sha256_of(std::string_view s) { return inspect::sha256_hex(std::as_bytes(std::span(s.data(), s.size()))); }
+std::string sha256_of(std::string_view s) { return digest::sha256(std::as_bytes(std::span(s.data(), s.size()))).hex(); }
 
 unsigned mode_of(const fs::path& path) {
   struct stat st {};

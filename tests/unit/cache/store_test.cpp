@@ -7,13 +7,13 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "test_support.hpp"
 
 namespace orc::cache {
 namespace {
 
-std::string sha(std::string_view s) { return inspect::sha256_hex(std::as_bytes(std::span(s.data(), s.size()))); }
+std::string sha(std::string_view s) { return digest::sha256(std::as_bytes(std::span(s.data(), s.size()))).hex(); }
 
 class BlobStore : public testing::TempDirTest {
  protected:

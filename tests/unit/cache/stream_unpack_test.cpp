@@ -11,9 +11,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <csignal>
 #include <atomic>
 #include <chrono>
+#include <csignal>
 #include <future>
 #include <memory>
 #include <random>
@@ -22,7 +22,7 @@
 
 #include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/cache/pack.hpp"
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "raw_tar.hpp"
 #include "test_support.hpp"
 
@@ -39,7 +39,7 @@ constexpr std::size_t k_chunk = 7 * 1024 + 3;
 
 std::span<const std::byte> as_bytes(std::string_view s) { return std::as_bytes(std::span(s.data(), s.size())); }
 
-std::string sha256_of(std::string_view s) { return inspect::sha256_hex(as_bytes(s)); }
+std::string sha256_of(std::string_view s) { return digest::sha256(as_bytes(s)).hex(); }
 
 // Bytes zstd cannot shrink, so the pack is as large as its files.
 std::string random_bytes(std::size_t n, unsigned seed) {
@@ -197,7 +197,10 @@ class StreamUnpack : public testing::TempDirTest {
     const auto chunks = hash_chunks(m_dir / "src/libbig.so", m_big.size());
     EXPECT_TRUE(chunks) << chunks.error().message;
     EXPECT_EQ(chunks.value_or(FileChunks{}).sha256.size(), 3u);
-    return {.path = "lib/libbig.so", .sha256 = sha256_of(m_big), .size = m_big.size(), .chunks = chunks.value_or(FileChunks{})};
+    return {.path = "lib/libbig.so",
+            .sha256 = sha256_of(m_big),
+            .size = m_big.size(),
+            .chunks = chunks.value_or(FileChunks{})};
   }
   // UnpackOptions::signed_file that knows only `f`.
   static auto only(const ManifestFile& f) {
@@ -305,16 +308,16 @@ TEST_F(StreamUnpack, CheckErrorLeavesNeitherDirNorMirror) {
   std::vector<UnpackedFile> seen;
   bool dir_visible_during_check = true;
   Download download(slurp(archive));
-  const auto streamed = unpack_stream(
-      download.pipe(), m_dir / "out",
-      {.sync = false,
-       .hash = true,
-       .mirror = m_dir / "mirror",
-       .check = [&](const std::vector<UnpackedFile>& files) -> std::expected<void, Error> {
-         seen = files;
-         dir_visible_during_check = fs::exists(m_dir / "out") || fs::exists(m_dir / "mirror");
-         return std::unexpected(Error{ErrorKind::corrupt, "lib/libbig.so does not match the manifest"});
-       }});
+  const auto streamed =
+      unpack_stream(download.pipe(), m_dir / "out",
+                    {.sync = false,
+                     .hash = true,
+                     .mirror = m_dir / "mirror",
+                     .check = [&](const std::vector<UnpackedFile>& files) -> std::expected<void, Error> {
+                       seen = files;
+                       dir_visible_during_check = fs::exists(m_dir / "out") || fs::exists(m_dir / "mirror");
+                       return std::unexpected(Error{ErrorKind::corrupt, "lib/libbig.so does not match the manifest"});
+                     }});
   download.pipe().close();
   ASSERT_TRUE(download.join());
   ASSERT_FALSE(streamed);
@@ -354,20 +357,20 @@ TEST_F(StreamUnpack, AChunkThatDoesNotMatchRefusesTheArchiveAndLeavesNothing) {
   big.chunks.sha256.at(1) = std::string(64, '0');  // what the signer said differs from the bytes
   bool checked = false;
   Download download(slurp(archive));
-  const auto streamed = unpack_stream(
-      download.pipe(), m_dir / "out",
-      {.hash = true,
-       .mirror = m_dir / "mirror",
-       .signed_file = only(big),
-       .check = [&](const std::vector<UnpackedFile>&) -> std::expected<void, Error> {
-         checked = true;
-         return {};
-       }});
+  const auto streamed = unpack_stream(download.pipe(), m_dir / "out",
+                                      {.hash = true,
+                                       .mirror = m_dir / "mirror",
+                                       .signed_file = only(big),
+                                       .check = [&](const std::vector<UnpackedFile>&) -> std::expected<void, Error> {
+                                         checked = true;
+                                         return {};
+                                       }});
   download.pipe().close();
   ASSERT_TRUE(download.join());
   ASSERT_FALSE(streamed);
   EXPECT_EQ(streamed.error().kind, ErrorKind::invalid);
-  EXPECT_NE(streamed.error().message.find("'lib/libbig.so': digest mismatch: chunk 1 (bytes 4194304-8388607)"), std::string::npos)
+  EXPECT_NE(streamed.error().message.find("'lib/libbig.so': digest mismatch: chunk 1 (bytes 4194304-8388607)"),
+            std::string::npos)
       << streamed.error().message;
   EXPECT_FALSE(checked);
   expect_nothing_left();
@@ -603,8 +606,8 @@ TEST_F(StreamUnpack, RemoveAbandonedUnpacksRemovesOnlyTreesOfDeadProcesses) {
   write(".x.unpack-" + dead + "-ABCDEF/lib/partial.so", "half");
   fs::create_directories(m_dir / (".x.unpack-" + live + "-ABCDEF"));
   fs::create_directories(m_dir / "x");
-  fs::create_directories(m_dir / ("x.unpack-" + dead + "-ABCDEF"));   // no leading dot
-  fs::create_directories(m_dir / (".x.unpack-" + dead + "-ABC"));     // not mkdtemp's six
+  fs::create_directories(m_dir / ("x.unpack-" + dead + "-ABCDEF"));  // no leading dot
+  fs::create_directories(m_dir / (".x.unpack-" + dead + "-ABC"));    // not mkdtemp's six
   fs::create_directories(m_dir / ".x.unpack-notapid-ABCDEF");
   EXPECT_EQ(remove_abandoned_unpacks(m_dir), 1u);
   EXPECT_FALSE(fs::exists(m_dir / (".x.unpack-" + dead + "-ABCDEF")));
@@ -622,7 +625,7 @@ TEST_F(StreamUnpack, UnpackRemovesAStaleSiblingOfItsOwnTarget) {
   const std::string dead = std::to_string(dead_pid());
   const std::string live = std::to_string(::getpid());
   write(".out.unpack-" + dead + "-ABCDEF/f", "left by a killed unpack");
-  fs::create_directories(m_dir / (".out.unpack-" + live + "-ABCDEF"));  // ours: maybe in use
+  fs::create_directories(m_dir / (".out.unpack-" + live + "-ABCDEF"));    // ours: maybe in use
   fs::create_directories(m_dir / (".other.unpack-" + dead + "-ABCDEF"));  // another target's
   const auto files = unpack(m_dir / "p.tar.zst", m_dir / "out", {.sync = false});
   ASSERT_TRUE(files) << files.error().message;
@@ -678,12 +681,11 @@ TEST_F(StreamUnpack, PlaceFilesHashesAndKeepsModes) {
 TEST_F(StreamUnpack, PlaceFilesCheckErrorLeavesNothing) {
   const auto lib = write("store/bb", "ELF library");
   std::vector<UnpackedFile> seen;
-  const auto placed = place_files(
-      {{.name = "lib/libx.so", .source = lib, .mode = 0755}}, m_dir / "out",
-      {.check = [&](const std::vector<UnpackedFile>& files) -> std::expected<void, Error> {
-        seen = files;
-        return std::unexpected(Error{ErrorKind::corrupt, "lib/libx.so: wrong digest"});
-      }});
+  const auto placed = place_files({{.name = "lib/libx.so", .source = lib, .mode = 0755}}, m_dir / "out",
+                                  {.check = [&](const std::vector<UnpackedFile>& files) -> std::expected<void, Error> {
+                                    seen = files;
+                                    return std::unexpected(Error{ErrorKind::corrupt, "lib/libx.so: wrong digest"});
+                                  }});
   ASSERT_FALSE(placed);
   EXPECT_EQ(placed.error().kind, ErrorKind::corrupt);
   EXPECT_EQ(placed.error().message, "lib/libx.so: wrong digest");

@@ -4,10 +4,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "tests/unit/engine/fake_transport.hpp"
+#include "tests/unit/engine/test_support.hpp"
 
 namespace orc::engine {
 namespace {
+
+using net::Request;
+using net::TransportError;
+using net::TransportErrorKind;
 
 using nlohmann::json;
 using testing::answer;
@@ -79,7 +83,7 @@ TEST(DockerClient, PathsCarryTheNegotiatedVersion) {
 
 TEST(DockerClient, TransportErrorsSayWhatWasBeingDone) {
   auto c = connect_with({Reply{.method = "GET",
-                               .target = "/v1.41/_ping",
+                               .url = "/v1.41/_ping",
                                .error = TransportError{TransportErrorKind::socket_missing, "no engine socket at /x"}}});
   auto pinged = c.client.ping();
   ASSERT_FALSE(pinged);
@@ -105,7 +109,7 @@ TEST(DockerClient, CreateSendsTheSpecAsJson) {
   ASSERT_TRUE(id) << id.error().message;
   EXPECT_EQ(*id, "abc123");
   const Request sent = c.fake->requests().back();
-  EXPECT_EQ(find_header(sent.headers, "content-type"), "application/json");
+  EXPECT_EQ(net::find_header(sent.headers, "content-type"), "application/json");
   const json body = json::parse(std::get<std::string>(sent.body));
   EXPECT_EQ(body["Image"], "orc/base:1");
   EXPECT_EQ(body["Cmd"], json::array({"/bin/sh", "-c", "echo \"$FOO\""}));
@@ -191,9 +195,10 @@ TEST(DockerClient, WaitReadsStatusCodeInEitherKeyOrder) {
 }
 
 TEST(DockerClient, ContainerStatusReadsStateStatus) {
-  auto c = connect_with({answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":{"Status":"exited","Running":false}})"),
-                         answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":"exited"})"),
-                         answer("GET", "/v1.41/containers/a/json", 404, R"({"message":"No such container: a"})")});
+  auto c = connect_with(
+      {answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":{"Status":"exited","Running":false}})"),
+       answer("GET", "/v1.41/containers/a/json", 200, R"({"Id":"a","State":"exited"})"),
+       answer("GET", "/v1.41/containers/a/json", 404, R"({"message":"No such container: a"})")});
   EXPECT_EQ(c.client.container_status("a"), "exited");
   EXPECT_EQ(c.client.container_status("a").error().message, "inspecting container a: no State.Status in the answer");
   EXPECT_EQ(c.client.container_status("a").error().kind, ErrorKind::not_found);
@@ -225,7 +230,7 @@ TEST(DockerClient, ListFiltersByLabel) {
 // byte) and so is everything else that is not a build's own stream: the log
 // stream and the wait of a build take as long as the build does.
 TEST(DockerClient, OnlyBuildStreamsAreUnbounded) {
-  const TransportError gone{TransportErrorKind::engine_died, "gone"};
+  const TransportError gone{TransportErrorKind::closed, "gone"};
   Reply copy = answer("GET", "/v1.41/containers/a/archive?path=%2Fout", 200);
   copy.error = gone;
   auto c = connect_with({copy, answer("GET", "/v1.41/containers/a/logs?follow=1&stdout=1&stderr=1", 200),
@@ -279,7 +284,7 @@ TEST(DockerClient, FollowLogsOfATtyContainerIsRaw) {
 TEST(DockerClient, EngineDyingMidStreamIsEngineDied) {
   Reply logs = answer("GET", "/v1.41/containers/a/logs?follow=1&stdout=1&stderr=1", 200,
                       std::string("\x01\x00\x00\x00\x00\x00\x00\x07started", 15));
-  logs.error = TransportError{TransportErrorKind::engine_died, "the engine at /s closed the connection mid-response"};
+  logs.error = TransportError{TransportErrorKind::closed, "the engine at /s closed the connection mid-response"};
   auto c = connect_with({logs});
   CollectingLog log;
   auto followed = c.client.follow_logs("a", false, log);

@@ -9,10 +9,13 @@
 #include <stdexcept>
 #include <thread>
 
-#include "tests/unit/engine/fake_transport.hpp"
+#include "tests/unit/engine/test_support.hpp"
 
 namespace orc::engine {
 namespace {
+
+using net::TransportError;
+using net::TransportErrorKind;
 
 using testing::answer;
 using testing::CollectingLog;
@@ -47,7 +50,7 @@ Fixture engine_with(std::vector<Reply> script, const CancelFlag* cancel = nullpt
 
 std::vector<std::string> calls(const FakeTransport& fake) {
   std::vector<std::string> out;
-  for (const auto& r : fake.requests()) out.push_back(r.method + " " + r.target);
+  for (const auto& r : fake.requests()) out.push_back(r.method + " " + r.url);
   return out;
 }
 
@@ -127,9 +130,9 @@ TEST(DockerEngine, CancelledBeforeStartNeverStarts) {
 
 TEST(DockerEngine, EngineDyingMidRunIsReported) {
   Reply logs = answer("GET", k_logs, 200, frame(1, "started\n"));
-  logs.error = TransportError{TransportErrorKind::engine_died, "closed mid-response"};
+  logs.error = TransportError{TransportErrorKind::closed, "closed mid-response"};
   Reply gone{.method = "DELETE",
-             .target = k_remove,
+             .url = k_remove,
              .error = TransportError{TransportErrorKind::connection_refused, "connection refused"}};
   auto f = engine_with({created(), started(), logs, gone});
   CollectingLog log;
@@ -143,10 +146,10 @@ TEST(DockerEngine, EngineDyingMidRunIsReported) {
 // cleanly; the wait that follows then finds nobody listening.
 TEST(DockerEngine, EngineGoneAfterTheStreamEndedIsEngineDied) {
   Reply wait{.method = "POST",
-             .target = "/v1.41/containers/c1/wait",
+             .url = "/v1.41/containers/c1/wait",
              .error = TransportError{TransportErrorKind::connection_refused, "nothing is listening on /s"}};
   Reply gone{.method = "DELETE",
-             .target = k_remove,
+             .url = k_remove,
              .error = TransportError{TransportErrorKind::connection_refused, "nothing is listening on /s"}};
   auto f = engine_with({created(), started(), answer("GET", k_logs, 200), wait, gone});
   CollectingLog log;
@@ -157,7 +160,8 @@ TEST(DockerEngine, EngineGoneAfterTheStreamEndedIsEngineDied) {
 }
 
 Reply status(const char* state) {
-  return answer("GET", "/v1.41/containers/c1/json", 200, std::string(R"({"Id":"c1","State":{"Status":")") + state + "\"}}");
+  return answer("GET", "/v1.41/containers/c1/json", 200,
+                std::string(R"({"Id":"c1","State":{"Status":")") + state + "\"}}");
 }
 
 // Podman's stream that stays open after its container exited: while it is
@@ -166,9 +170,9 @@ Reply status(const char* state) {
 TEST(DockerEngine, AStreamLeftOpenAfterTheContainerExitedIsStopped) {
   Reply logs = answer("GET", k_logs, 200, frame(1, "built\n"));
   logs.hold = true;
-  auto f = engine_with({created(), started(), logs, status("running"), status("exited"),
-                        answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":0,"Error":null})"),
-                        removed()});
+  auto f =
+      engine_with({created(), started(), logs, status("running"), status("exited"),
+                   answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":0,"Error":null})"), removed()});
   f.engine.set_exit_watch({.every = std::chrono::milliseconds(20), .grace = std::chrono::milliseconds(60)});
   CollectingLog log;
   auto result = f.engine.run(BuildSpec{.image = "orc/base:1"}, log);

@@ -4,10 +4,12 @@
 #include <fstream>
 
 #include "orchestrator/engine/docker.hpp"
-#include "tests/unit/engine/fake_transport.hpp"
+#include "tests/unit/engine/test_support.hpp"
 
 namespace orc::engine {
 namespace {
+
+using net::Request;
 
 namespace fs = std::filesystem;
 using testing::answer;
@@ -36,7 +38,7 @@ class DockerImages : public ::testing::Test {
 
   // Drains a streamed request body, as the real transport would.
   static std::string drain(const Request& request) {
-    const auto& streamed = std::get<StreamedBody>(request.body);
+    const auto& streamed = std::get<net::StreamedBody>(request.body);
     std::string out;
     char buffer[7];
     for (;;) {
@@ -63,8 +65,8 @@ TEST_F(DockerImages, ImportStreamsTheTarAndInspectsTheResult) {
   EXPECT_EQ(info->tags, std::vector<std::string>{"orc/base:1"});
   EXPECT_EQ(info->size, 117000000u);
   const Request sent = m_fake->requests()[1];
-  EXPECT_EQ(find_header(sent.headers, "Content-Type"), "application/x-tar");
-  EXPECT_EQ(std::get<StreamedBody>(sent.body).size, 21u);
+  EXPECT_EQ(net::find_header(sent.headers, "Content-Type"), "application/x-tar");
+  EXPECT_EQ(std::get<net::StreamedBody>(sent.body).size, 21u);
   EXPECT_EQ(drain(sent), "pretend this is a tar");
 }
 

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tests/unit/engine/fake_transport.hpp"
+#include "tests/unit/engine/test_support.hpp"
 
 namespace orc::engine {
 namespace {

@@ -16,7 +16,7 @@
 #include <fstream>
 #include <iterator>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/process.hpp"
 #include "tests/unit/inspect/binary_fixtures.hpp"
@@ -121,7 +121,7 @@ TEST_F(InspectionTest, FatbinFileSetsCountsAndDigest) {
   EXPECT_EQ(r.path, (m_dir / "k.fatbin").string());
   EXPECT_EQ(r.format, "fatbin");
   EXPECT_EQ(r.size, fat.size());
-  EXPECT_EQ(r.sha256, sha256_hex(fat));
+  EXPECT_EQ(r.sha256, digest::sha256(fat).hex());
   EXPECT_EQ(r.sass, (CCs{{8, 0}, {9, 0, Variant::arch_specific}}));
   EXPECT_EQ(r.ptx, (CCs{{9, 0}}));
   EXPECT_EQ(r.entries, 3u);
@@ -154,14 +154,14 @@ TEST_F(InspectionTest, ArchiveMembersHaveTheirOwnPathSizeAndDigest) {
   ASSERT_EQ(r.members.size(), 2u);
   EXPECT_EQ(r.members[0].path, (m_dir / "libk.a").string() + ":k.o");
   EXPECT_EQ(r.members[0].size, obj.size());
-  EXPECT_EQ(r.members[0].sha256, sha256_hex(obj));
+  EXPECT_EQ(r.members[0].sha256, digest::sha256(obj).hex());
   EXPECT_EQ(r.members[0].format, "elf");
   EXPECT_EQ(r.members[1].format, "other");
   EXPECT_FALSE(r.members[1].device_code());
   // The archive's row sums up its members.
   EXPECT_EQ(r.entries, 3u);
   EXPECT_EQ(r.ptx, (CCs{{9, 0}}));
-  EXPECT_EQ(r.sha256, sha256_hex(as_bytes(ar)));
+  EXPECT_EQ(r.sha256, digest::sha256(as_bytes(ar)).hex());
 }
 
 TEST_F(InspectionTest, NestedPackagesReportDeviceCodeMembersOnly) {
@@ -177,7 +177,7 @@ TEST_F(InspectionTest, NestedPackagesReportDeviceCodeMembersOnly) {
   const FileReport& whl = r.members[0];
   EXPECT_EQ(whl.path, (m_dir / "rel.tar.zst").string() + "!/dist/k-1.0-py3-none-any.whl");
   EXPECT_EQ(whl.format, "zip");
-  EXPECT_EQ(whl.sha256, sha256_hex(as_bytes(wheel)));
+  EXPECT_EQ(whl.sha256, digest::sha256(as_bytes(wheel)).hex());
   ASSERT_EQ(whl.members.size(), 1u);
   EXPECT_EQ(whl.members[0].path, whl.path + "!/k/lib/k.fatbin");
   EXPECT_EQ(whl.members[0].entries, 3u);
@@ -271,7 +271,7 @@ TEST_F(InspectionTest, ManyFilesInParallelKeepTheirOrder) {
   for (int i = 0; i < 12; ++i) {
     EXPECT_EQ(reports[i].path, paths[i].string());
     EXPECT_EQ(reports[i].ptx, (CCs{{(70 + i) / 10, (70 + i) % 10}}));
-    EXPECT_EQ(reports[i].sha256, sha256_hex(as_bytes(read_all(paths[i]))));
+    EXPECT_EQ(reports[i].sha256, digest::sha256(as_bytes(read_all(paths[i]))).hex());
   }
 }
 
@@ -328,7 +328,7 @@ TEST_F(NvccFixtures, SharedObject) {
   EXPECT_GE(r.elf_entries, 1u);
   EXPECT_EQ(r.ptx_entries, 1u);
   EXPECT_FALSE(r.damage.has_value()) << r.damage->what;
-  EXPECT_EQ(r.sha256, sha256_hex(as_bytes(read_all(s_dir / "libk.so"))));
+  EXPECT_EQ(r.sha256, digest::sha256(as_bytes(read_all(s_dir / "libk.so"))).hex());
 }
 
 TEST_F(NvccFixtures, StaticLibrary) {
@@ -345,7 +345,7 @@ TEST_F(NvccFixtures, WheelAndWheelInsideTarZst) {
   EXPECT_EQ(whl.format, "zip");
   ASSERT_EQ(whl.members.size(), 1u);
   EXPECT_EQ(whl.members[0].path, (s_dir / "k-1.0-py3-none-any.whl").string() + "!/k/lib/libk.so");
-  EXPECT_EQ(whl.members[0].sha256, sha256_hex(as_bytes(read_all(s_dir / "libk.so"))));
+  EXPECT_EQ(whl.members[0].sha256, digest::sha256(as_bytes(read_all(s_dir / "libk.so"))).hex());
 
   const FileReport tar = inspect_one(s_dir / "rel.tar.zst");
   EXPECT_EQ(tar.format, "tar.zst");
@@ -409,8 +409,8 @@ std::string write_big_wheel(const fs::path& path, Bytes elf, std::uint64_t paddi
   archive_write_set_format_zip(a);
   archive_write_open_filename(a, path.c_str());
   const Buffer zeros(1 << 20);
-  Sha256 elf_hash;
-  const auto add = [&](const char* name, Bytes head, Sha256* hash) {
+  digest::Sha256 elf_hash;
+  const auto add = [&](const char* name, Bytes head, digest::Sha256* hash) {
     struct archive_entry* e = archive_entry_new();
     archive_entry_set_pathname(e, name);
     archive_entry_set_filetype(e, AE_IFREG);
@@ -430,7 +430,7 @@ std::string write_big_wheel(const fs::path& path, Bytes elf, std::uint64_t paddi
   add("pkg/data/zeros.bin", {}, nullptr);
   archive_write_close(a);
   archive_write_free(a);
-  return elf_hash.hex_digest();
+  return elf_hash.digest().hex();
 }
 
 // Issue 11: a 2 GiB member of a 9 MB wheel made inspect hold it twice over

@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
 
 namespace orc::inspect {
 namespace {
@@ -208,9 +208,9 @@ TEST(Package, TheFilterDecidesFromTheFirstBytesWhatIsRead) {
   EXPECT_EQ(seen.data, (std::vector<std::string>{elf}));  // x.whl: hashed, no bytes
   ASSERT_EQ(seen.members.size(), 2u);
   EXPECT_EQ(seen.members[0].size, elf.size());
-  EXPECT_EQ(seen.members[0].sha256, sha256_hex(as_bytes(elf)));
+  EXPECT_EQ(seen.members[0].sha256, digest::sha256(as_bytes(elf)).hex());
   EXPECT_EQ(seen.members[1].size, zip.size());
-  EXPECT_EQ(seen.members[1].sha256, sha256_hex(as_bytes(zip)));
+  EXPECT_EQ(seen.members[1].sha256, digest::sha256(as_bytes(zip)).hex());
 }
 
 TEST(Package, ReadBinariesKnowsTheFormatsThatHoldDeviceCode) {
@@ -237,7 +237,7 @@ TEST(Package, AMemberPastTheMemoryLimitComesBackFromATemporaryFile) {
     EXPECT_FALSE(w.damage.has_value()) << w.damage->what;
     ASSERT_EQ(seen.data.size(), 2u);
     EXPECT_TRUE(seen.data[0] == zeros_inside);
-    EXPECT_EQ(seen.members[0].sha256, sha256_hex(as_bytes(zeros_inside)));
+    EXPECT_EQ(seen.members[0].sha256, digest::sha256(as_bytes(zeros_inside)).hex());
     EXPECT_EQ(seen.data[1], k_members[1].second);
   }
   // A zip written as a stream declares no sizes: the member fills memory

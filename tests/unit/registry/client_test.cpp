@@ -10,17 +10,22 @@
 #include <fstream>
 #include <iterator>
 
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
-#include "tests/unit/registry/fake_transport.hpp"
+#include "tests/unit/registry/test_support.hpp"
 
 namespace orc::registry {
 namespace {
 
+using net::FileSlice;
+using net::TransportErrorKind;
+using testing::broken;
+using testing::failure;
+
 using std::chrono::milliseconds;
-using testing::Answer;
 using testing::FakeTransport;
 using testing::header_of;
+using testing::Reply;
 
 using testing::k_origin;
 
@@ -49,14 +54,14 @@ TEST_F(ClientFixture, BasicAuthAnswersTheChallengeAndNeverLogsThePassword) {
   transport->push({.status = 401, .headers = {{"WWW-Authenticate", R"(Basic realm="basic-realm")"}}});
   transport->push({.status = 200});
   ASSERT_TRUE(client.ping());
-  ASSERT_EQ(transport->requests.size(), 2u);
-  EXPECT_EQ(transport->requests[0].url, "http://reg.test:5000/v2/");
-  EXPECT_EQ(header_of(transport->requests[0], "Authorization"), "");
-  EXPECT_EQ(header_of(transport->requests[1], "Authorization"), basic_authorization({"ci", "hunter2"}));
+  ASSERT_EQ(transport->requests().size(), 2u);
+  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/");
+  EXPECT_EQ(header_of(transport->requests()[0], "Authorization"), "");
+  EXPECT_EQ(header_of(transport->requests()[1], "Authorization"), basic_authorization({"ci", "hunter2"}));
   // Later requests send what worked without waiting for a challenge.
   transport->push({.status = 200});
   ASSERT_TRUE(client.ping());
-  EXPECT_EQ(header_of(transport->requests[2], "Authorization"), basic_authorization({"ci", "hunter2"}));
+  EXPECT_EQ(header_of(transport->requests()[2], "Authorization"), basic_authorization({"ci", "hunter2"}));
   EXPECT_NE(log.find("Authorization: <redacted>"), std::string::npos) << log;
   EXPECT_EQ(log.find("hunter2"), std::string::npos) << log;
   EXPECT_EQ(log.find(basic_authorization({"ci", "hunter2"}).substr(6)), std::string::npos) << log;
@@ -65,9 +70,9 @@ TEST_F(ClientFixture, BasicAuthAnswersTheChallengeAndNeverLogsThePassword) {
 
 TEST_F(ClientFixture, RefusedCredentialsAreUnauthorizedNotALoop) {
   auto client = make(std::string(k_origin) + "/team/art", Credentials{"ci", "wrong"});
-  const Answer refuse{.status = 401,
-                      .headers = {{"WWW-Authenticate", R"(Basic realm="r")"}},
-                      .body = R"({"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]})"};
+  const Reply refuse{.status = 401,
+                     .headers = {{"WWW-Authenticate", R"(Basic realm="r")"}},
+                     .chunks = {R"({"errors":[{"code":"UNAUTHORIZED","message":"authentication required"}]})"}};
   transport->push(refuse);
   transport->push(refuse);
   const auto result = client.ping();
@@ -77,7 +82,7 @@ TEST_F(ClientFixture, RefusedCredentialsAreUnauthorizedNotALoop) {
   EXPECT_EQ(result.error().message,
             "GET http://reg.test:5000/v2/: registry API check: HTTP 401 (UNAUTHORIZED: authentication required); "
             "the registry refused the credentials");
-  EXPECT_EQ(transport->requests.size(), 2u);
+  EXPECT_EQ(transport->requests().size(), 2u);
 }
 
 TEST_F(ClientFixture, AnonymousClientGetsUnauthorizedForBasicChallenge) {
@@ -87,7 +92,7 @@ TEST_F(ClientFixture, AnonymousClientGetsUnauthorizedForBasicChallenge) {
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::unauthorized);
   EXPECT_NE(result.error().message.find("no credentials were given"), std::string::npos);
-  EXPECT_EQ(transport->requests.size(), 1u);
+  EXPECT_EQ(transport->requests().size(), 1u);
 }
 
 TEST_F(ClientFixture, BearerTokenFlow) {
@@ -95,26 +100,26 @@ TEST_F(ClientFixture, BearerTokenFlow) {
   transport->push({.status = 401,
                    .headers = {{"WWW-Authenticate", R"(Bearer realm="https://auth.test/token",service="reg.test",)"
                                                     R"(scope="repository:team/art:pull")"}}});
-  transport->push({.status = 200, .body = R"({"token":"tok-123","expires_in":60})"});
+  transport->push({.status = 200, .chunks = {R"({"token":"tok-123","expires_in":60})"}});
   transport->push({.status = 200, .headers = {{"Content-Length", "42"}}});
-  const auto size = client.blob_size(sha256_digest("x"));
+  const auto size = client.blob_size(digest::sha256("x").to_string());
   ASSERT_TRUE(size) << size.error().message;
   EXPECT_EQ(*size, 42u);
-  ASSERT_EQ(transport->requests.size(), 3u);
-  EXPECT_EQ(transport->requests[1].url,
+  ASSERT_EQ(transport->requests().size(), 3u);
+  EXPECT_EQ(transport->requests()[1].url,
             "https://auth.test/token?service=reg.test&scope=repository%3Ateam%2Fart%3Apull");
-  EXPECT_EQ(header_of(transport->requests[1], "Authorization"), basic_authorization({"ci", "pw"}));
-  EXPECT_EQ(header_of(transport->requests[2], "Authorization"), "Bearer tok-123");
+  EXPECT_EQ(header_of(transport->requests()[1], "Authorization"), basic_authorization({"ci", "pw"}));
+  EXPECT_EQ(header_of(transport->requests()[2], "Authorization"), "Bearer tok-123");
   EXPECT_EQ(log.find("tok-123"), std::string::npos) << log;
 }
 
 TEST_F(ClientFixture, PasswordNeverGoesToAPlainHttpRealmElsewhere) {
   auto client = make(std::string(k_origin) + "/team/art", Credentials{"ci", "pw"});
   transport->push({.status = 401, .headers = {{"WWW-Authenticate", R"(Bearer realm="http://evil.test/token")"}}});
-  transport->push({.status = 200, .body = R"({"token":"t"})"});
+  transport->push({.status = 200, .chunks = {R"({"token":"t"})"}});
   transport->push({.status = 200});
   ASSERT_TRUE(client.ping());
-  EXPECT_EQ(header_of(transport->requests[1], "Authorization"), "");
+  EXPECT_EQ(header_of(transport->requests()[1], "Authorization"), "");
 }
 
 TEST_F(ClientFixture, RetriesServerErrorsWithBackoffAndRetryAfter) {
@@ -135,35 +140,37 @@ TEST_F(ClientFixture, GivesUpAfterTheAttemptsAsServerOrUnreachable) {
   EXPECT_EQ(result.error().status, 502);
   EXPECT_EQ(sleeps.size(), 2u);
 
-  for (int i = 0; i < 3; ++i) transport->push({.error = TransportErrorKind::connect});
+  for (int i = 0; i < 3; ++i) transport->push({.error = failure(TransportErrorKind::connect)});
   result = client.ping();
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::unreachable);
   EXPECT_EQ(result.error().message, "GET http://reg.test:5000/v2/: cannot reach the registry (scripted failure)");
   // TLS failures are not retried: the certificate will not change.
-  const std::size_t before = transport->requests.size();
-  transport->push({.error = TransportErrorKind::tls});
+  const std::size_t before = transport->requests().size();
+  transport->push({.error = failure(TransportErrorKind::tls)});
   result = client.ping();
   ASSERT_FALSE(result);
-  EXPECT_EQ(transport->requests.size(), before + 1);
+  EXPECT_EQ(transport->requests().size(), before + 1);
   EXPECT_NE(result.error().message.find("TLS verification failed"), std::string::npos);
 }
 
 TEST_F(ClientFixture, FetchResumesWithRangeAfterABrokenTransfer) {
   const std::string blob(10'000, 'b');
-  const std::string digest = sha256_digest(blob);
+  const std::string digest = digest::sha256(blob).to_string();
   auto client = make();
-  transport->push({.status = 200, .headers = {{"Content-Length", "10000"}}, .body = blob, .cut_after = 3000});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .body = blob.substr(3000)});
+  transport->push(
+      {.status = 200, .headers = {{"Content-Length", "10000"}}, .chunks = {blob.substr(0, 3000)}, .error = broken()});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .chunks = {blob.substr(3000)}});
   const auto out = dir / "blob";
   const auto result = client.fetch_blob(digest, blob.size(), out);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(read(out), blob);
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
-  ASSERT_EQ(transport->requests.size(), 2u);
-  EXPECT_EQ(header_of(transport->requests[0], "Range"), "");
-  EXPECT_EQ(header_of(transport->requests[1], "Range"), "bytes=3000-");
-  EXPECT_EQ(transport->requests[1].url, "http://reg.test:5000/v2/team/art/blobs/" + digest);
+  ASSERT_EQ(transport->requests().size(), 2u);
+  EXPECT_EQ(header_of(transport->requests()[0], "Range"), "");
+  EXPECT_EQ(header_of(transport->requests()[1], "Range"), "bytes=3000-");
+  EXPECT_EQ(transport->requests()[1].url, "http://reg.test:5000/v2/team/art/blobs/" + digest);
 }
 
 TEST_F(ClientFixture, FetchContinuesAPartialFileOfAnEarlierRun) {
@@ -171,9 +178,9 @@ TEST_F(ClientFixture, FetchContinuesAPartialFileOfAnEarlierRun) {
   auto client = make();
   const auto out = dir / "blob";
   write(out.string() + ".partial", blob.substr(0, 12));
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 12-19/20"}}, .body = blob.substr(12)});
-  ASSERT_TRUE(client.fetch_blob(sha256_digest(blob), std::nullopt, out));
-  EXPECT_EQ(header_of(transport->requests[0], "Range"), "bytes=12-");
+  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 12-19/20"}}, .chunks = {blob.substr(12)}});
+  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob).to_string(), std::nullopt, out));
+  EXPECT_EQ(header_of(transport->requests()[0], "Range"), "bytes=12-");
   EXPECT_EQ(read(out), blob);
 }
 
@@ -182,9 +189,9 @@ TEST_F(ClientFixture, FetchRestartsCleanlyWhenTheServerIgnoresRange) {
   auto client = make();
   const auto out = dir / "blob";
   write(out.string() + ".partial", "0123456789");
-  transport->push({.status = 200, .body = blob});
-  ASSERT_TRUE(client.fetch_blob(sha256_digest(blob), blob.size(), out));
-  EXPECT_EQ(header_of(transport->requests[0], "Range"), "bytes=10-");
+  transport->push({.status = 200, .chunks = {blob}});
+  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out));
+  EXPECT_EQ(header_of(transport->requests()[0], "Range"), "bytes=10-");
   EXPECT_EQ(read(out), blob);
 }
 
@@ -192,25 +199,26 @@ TEST_F(ClientFixture, FetchDigestMismatchRemovesThePartialFile) {
   const std::string blob = "the real bytes";
   auto client = make();
   const auto out = dir / "blob";
-  transport->push({.status = 200, .body = "the reaL bytes"});
-  const auto result = client.fetch_blob(sha256_digest(blob), blob.size(), out);
+  transport->push({.status = 200, .chunks = {"the reaL bytes"}});
+  const auto result = client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::digest_mismatch);
-  EXPECT_NE(result.error().message.find(sha256_digest("the reaL bytes")), std::string::npos);
+  EXPECT_NE(result.error().message.find(digest::sha256("the reaL bytes").to_string()), std::string::npos);
   EXPECT_FALSE(std::filesystem::exists(out));
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
 
   // More bytes than the descriptor says stops the transfer at once.
-  transport->push({.status = 200, .body = blob + "extra"});
-  EXPECT_EQ(client.fetch_blob(sha256_digest(blob), blob.size(), out).error().kind, ErrorKind::digest_mismatch);
+  transport->push({.status = 200, .chunks = {blob + "extra"}});
+  EXPECT_EQ(client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out).error().kind,
+            ErrorKind::digest_mismatch);
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
 }
 
 TEST_F(ClientFixture, FetchOfAMissingBlobIsNotFound) {
   auto client = make();
   transport->push(
-      {.status = 404, .body = R"({"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]})"});
-  const auto digest = sha256_digest("nope");
+      {.status = 404, .chunks = {R"({"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]})"}});
+  const auto digest = digest::sha256("nope").to_string();
   const auto result = client.fetch_blob(digest, std::nullopt, dir / "blob");
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::not_found);
@@ -221,10 +229,10 @@ TEST_F(ClientFixture, FetchOfAMissingBlobIsNotFound) {
 TEST_F(ClientFixture, FetchKeepsThePartialFileWhenTheRegistryStaysAway) {
   const std::string blob(100, 'z');
   auto client = make();
-  transport->push({.status = 200, .body = blob, .cut_after = 40});
-  for (int i = 0; i < 3; ++i) transport->push({.error = TransportErrorKind::connect});
+  transport->push({.status = 200, .chunks = {blob.substr(0, 40)}, .error = broken()});
+  for (int i = 0; i < 3; ++i) transport->push({.error = failure(TransportErrorKind::connect)});
   const auto out = dir / "blob";
-  const auto result = client.fetch_blob(sha256_digest(blob), blob.size(), out);
+  const auto result = client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::unreachable);
   EXPECT_EQ(std::filesystem::file_size(out.string() + ".partial"), 40u);
@@ -233,29 +241,29 @@ TEST_F(ClientFixture, FetchKeepsThePartialFileWhenTheRegistryStaysAway) {
 TEST_F(ClientFixture, PushSkipsABlobTheRegistryHas) {
   auto client = make();
   transport->push({.status = 200, .headers = {{"Content-Length", "5"}}});
-  const auto pushed = client.push_blob(sha256_digest("hello"), std::string("hello"));
+  const auto pushed = client.push_blob(digest::sha256("hello").to_string(), std::string("hello"));
   ASSERT_TRUE(pushed) << pushed.error().message;
   EXPECT_FALSE(pushed->uploaded);
-  ASSERT_EQ(transport->requests.size(), 1u);
-  EXPECT_EQ(transport->requests[0].method, "HEAD");
+  ASSERT_EQ(transport->requests().size(), 1u);
+  EXPECT_EQ(transport->requests()[0].method, "HEAD");
 }
 
 TEST_F(ClientFixture, MonolithicUpload) {
   auto client = make();
-  const std::string digest = sha256_digest("hello");
+  const std::string digest = digest::sha256("hello").to_string();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?_state=s"}}});
   transport->push({.status = 201, .headers = {{"Docker-Content-Digest", digest}}});
   const auto pushed = client.push_blob(digest, std::string("hello"));
   ASSERT_TRUE(pushed) << pushed.error().message;
   EXPECT_TRUE(pushed->uploaded);
-  ASSERT_EQ(transport->requests.size(), 3u);
-  EXPECT_EQ(transport->requests[1].method, "POST");
-  EXPECT_EQ(transport->requests[1].url, "http://reg.test:5000/v2/team/art/blobs/uploads/");
-  EXPECT_EQ(transport->requests[2].method, "PUT");
-  EXPECT_EQ(transport->requests[2].url,
+  ASSERT_EQ(transport->requests().size(), 3u);
+  EXPECT_EQ(transport->requests()[1].method, "POST");
+  EXPECT_EQ(transport->requests()[1].url, "http://reg.test:5000/v2/team/art/blobs/uploads/");
+  EXPECT_EQ(transport->requests()[2].method, "PUT");
+  EXPECT_EQ(transport->requests()[2].url,
             "http://reg.test:5000/v2/team/art/blobs/uploads/u1?_state=s&digest=sha256%3A" + digest.substr(7));
-  EXPECT_EQ(std::get<std::string>(transport->requests[2].body), "hello");
+  EXPECT_EQ(std::get<std::string>(transport->requests()[2].body), "hello");
 }
 
 TEST_F(ClientFixture, ChunkedUploadFromAFile) {
@@ -263,7 +271,7 @@ TEST_F(ClientFixture, ChunkedUploadFromAFile) {
   const std::string bytes = "0123456789";
   const auto file = dir / "blob";
   write(file, bytes);
-  const std::string digest = sha256_digest(bytes);
+  const std::string digest = digest::sha256(bytes).to_string();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1"}}});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?s=1"}, {"Range", "0-3"}}});
@@ -272,38 +280,39 @@ TEST_F(ClientFixture, ChunkedUploadFromAFile) {
   transport->push({.status = 201});
   const auto pushed = client.push_blob(digest, file, {.mode = UploadMode::chunked, .chunk_size = 4});
   ASSERT_TRUE(pushed) << pushed.error().message;
-  ASSERT_EQ(transport->requests.size(), 6u);
-  const auto& patch = transport->requests[3];
+  ASSERT_EQ(transport->requests().size(), 6u);
+  const auto patch = transport->requests()[3];
   EXPECT_EQ(patch.method, "PATCH");
   EXPECT_EQ(patch.url, "http://reg.test:5000/v2/team/art/blobs/uploads/u1?s=1");
   EXPECT_EQ(header_of(patch, "Content-Range"), "4-7");
   const auto& slice = std::get<FileSlice>(patch.body);
   EXPECT_EQ(slice.offset, 4u);
   EXPECT_EQ(slice.size, 4u);
-  EXPECT_EQ(header_of(transport->requests[4], "Content-Range"), "8-9");
-  EXPECT_EQ(transport->requests[5].url,
+  EXPECT_EQ(header_of(transport->requests()[4], "Content-Range"), "8-9");
+  EXPECT_EQ(transport->requests()[5].url,
             "http://reg.test:5000/v2/team/art/blobs/uploads/u1?s=3&digest=sha256%3A" + digest.substr(7));
-  EXPECT_EQ(std::get<std::string>(transport->requests[5].body), "");
+  EXPECT_EQ(std::get<std::string>(transport->requests()[5].body), "");
 }
 
 TEST_F(ClientFixture, ManifestByDigestIsVerified) {
   auto client = make();
   const std::string body = R"({"schemaVersion":2})";
-  const std::string digest = sha256_digest(body);
-  transport->push(
-      {.status = 200, .headers = {{"Content-Type", "application/vnd.oci.image.manifest.v1+json; x=y"}}, .body = body});
+  const std::string digest = digest::sha256(body).to_string();
+  transport->push({.status = 200,
+                   .headers = {{"Content-Type", "application/vnd.oci.image.manifest.v1+json; x=y"}},
+                   .chunks = {body}});
   auto got = client.get_manifest(digest);
   ASSERT_TRUE(got) << got.error().message;
   EXPECT_EQ(got->media_type, k_oci_manifest);
   EXPECT_EQ(got->body, body);
-  EXPECT_NE(header_of(transport->requests[0], "Accept").find(k_oci_index), std::string::npos);
+  EXPECT_NE(header_of(transport->requests()[0], "Accept").find(k_oci_index), std::string::npos);
 
-  transport->push({.status = 200, .body = body + " "});
+  transport->push({.status = 200, .chunks = {body + " "}});
   got = client.get_manifest(digest);
   ASSERT_FALSE(got);
   EXPECT_EQ(got.error().kind, ErrorKind::digest_mismatch);
   // By tag, the registry's Docker-Content-Digest is the claim checked.
-  transport->push({.status = 200, .headers = {{"Docker-Content-Digest", digest}}, .body = body + " "});
+  transport->push({.status = 200, .headers = {{"Docker-Content-Digest", digest}}, .chunks = {body + " "}});
   EXPECT_EQ(client.get_manifest("latest").error().kind, ErrorKind::digest_mismatch);
   EXPECT_EQ(client.get_manifest("../x").error().kind, ErrorKind::invalid);
 }
@@ -312,27 +321,27 @@ TEST_F(ClientFixture, TagsFollowLinkPaginationOnThisRepositoryOnly) {
   auto client = make();
   transport->push({.status = 200,
                    .headers = {{"Link", R"(</v2/team/art/tags/list?last=b&n=2>; rel="next")"}},
-                   .body = R"({"name":"team/art","tags":["a","b"]})"});
-  transport->push({.status = 200, .body = R"({"name":"team/art","tags":["c"]})"});
+                   .chunks = {R"({"name":"team/art","tags":["a","b"]})"}});
+  transport->push({.status = 200, .chunks = {R"({"name":"team/art","tags":["c"]})"}});
   auto tags = client.list_tags(2);
   ASSERT_TRUE(tags) << tags.error().message;
   EXPECT_EQ(*tags, (std::vector<std::string>{"a", "b", "c"}));
-  EXPECT_EQ(transport->requests[0].url, "http://reg.test:5000/v2/team/art/tags/list?n=2");
-  EXPECT_EQ(transport->requests[1].url, "http://reg.test:5000/v2/team/art/tags/list?last=b&n=2");
+  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/team/art/tags/list?n=2");
+  EXPECT_EQ(transport->requests()[1].url, "http://reg.test:5000/v2/team/art/tags/list?last=b&n=2");
 
-  transport->push({.status = 200, .body = R"({"name":"team/art","tags":null})"});
+  transport->push({.status = 200, .chunks = {R"({"name":"team/art","tags":null})"}});
   EXPECT_EQ(client.list_tags().value(), std::vector<std::string>{});
   transport->push({.status = 200,
                    .headers = {{"Link", R"(<https://evil.test/v2/team/art/tags/list>; rel="next")"}},
-                   .body = R"({"tags":["a"]})"});
+                   .chunks = {R"({"tags":["a"]})"}});
   EXPECT_EQ(client.list_tags().error().kind, ErrorKind::protocol);
-  transport->push({.status = 200, .body = R"({"tags":["a/b"]})"});
+  transport->push({.status = 200, .chunks = {R"({"tags":["a/b"]})"}});
   EXPECT_EQ(client.list_tags().error().kind, ErrorKind::protocol);
 }
 
 TEST_F(ClientFixture, ReferrersFallBackToTheTagSchema) {
   auto client = make();
-  const std::string subject = sha256_digest("artifact");
+  const std::string subject = digest::sha256("artifact").to_string();
   Index index;
   Descriptor sig = describe(k_oci_manifest, "sig");
   sig.artifact_type = std::string(k_signature_artifact_type);
@@ -340,14 +349,14 @@ TEST_F(ClientFixture, ReferrersFallBackToTheTagSchema) {
   other.artifact_type = "application/spdx+json";
   index.manifests = {sig, other};
   const std::string body = index_json(index);
-  transport->push({.status = 404, .body = "404 page not found"});
-  transport->push({.status = 200, .body = body});
+  transport->push({.status = 404, .chunks = {"404 page not found"}});
+  transport->push({.status = 200, .chunks = {body}});
   const auto found = client.referrers(subject, k_signature_artifact_type);
   ASSERT_TRUE(found) << found.error().message;
   EXPECT_EQ(*found, std::vector<Descriptor>{sig});
-  EXPECT_EQ(transport->requests[0].url, "http://reg.test:5000/v2/team/art/referrers/" + subject +
-                                            "?artifactType=application%2Fvnd.orchestrate.signature.v1");
-  EXPECT_EQ(transport->requests[1].url, "http://reg.test:5000/v2/team/art/manifests/" + referrers_tag(subject));
+  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/team/art/referrers/" + subject +
+                                              "?artifactType=application%2Fvnd.orchestrate.signature.v1");
+  EXPECT_EQ(transport->requests()[1].url, "http://reg.test:5000/v2/team/art/manifests/" + referrers_tag(subject));
 
   transport->push({.status = 404});
   transport->push({.status = 404});
@@ -359,24 +368,25 @@ TEST_F(ClientFixture, PutReferrerMaintainsTheFallbackIndex) {
   const Descriptor subject = describe(k_oci_manifest, "artifact");
   const std::string body = signature_manifest(subject, describe(k_signature_layer, "sig"), "");
   const auto parsed = parse_manifest(body).value();
-  const std::string digest = sha256_digest(body);
+  const std::string digest = digest::sha256(body).to_string();
   transport->push({.status = 201});  // PUT by digest, no OCI-Subject header
   transport->push({.status = 404});  // no fallback index yet
   transport->push({.status = 201});  // PUT of the index
   ASSERT_EQ(client.put_referrer(parsed, body).value(), digest);
-  ASSERT_EQ(transport->requests.size(), 3u);
-  EXPECT_EQ(transport->requests[2].url, "http://reg.test:5000/v2/team/art/manifests/" + referrers_tag(subject.digest));
-  EXPECT_EQ(header_of(transport->requests[2], "Content-Type"), k_oci_index);
-  const auto stored = parse_index(std::get<std::string>(transport->requests[2].body)).value();
+  ASSERT_EQ(transport->requests().size(), 3u);
+  EXPECT_EQ(transport->requests()[2].url,
+            "http://reg.test:5000/v2/team/art/manifests/" + referrers_tag(subject.digest));
+  EXPECT_EQ(header_of(transport->requests()[2], "Content-Type"), k_oci_index);
+  const auto stored = parse_index(std::get<std::string>(transport->requests()[2].body)).value();
   ASSERT_EQ(stored.manifests.size(), 1u);
   EXPECT_EQ(stored.manifests[0].digest, digest);
   EXPECT_EQ(stored.manifests[0].artifact_type, k_signature_artifact_type);
 
   // A registry with the referrers API needs no fallback tag.
-  transport->requests.clear();
+  transport->clear_requests();
   transport->push({.status = 201, .headers = {{"OCI-Subject", subject.digest}}});
   ASSERT_TRUE(client.put_referrer(parsed, body));
-  EXPECT_EQ(transport->requests.size(), 1u);
+  EXPECT_EQ(transport->requests().size(), 1u);
 }
 
 TEST(ClientOptionsTest, MalformedUrlIsBadInput) {

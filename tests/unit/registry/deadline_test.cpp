@@ -8,16 +8,21 @@
 
 #include <string>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
-#include "tests/unit/registry/fake_transport.hpp"
+#include "tests/unit/registry/test_support.hpp"
 
 namespace orc::registry {
 namespace {
 
+using net::Request;
+using net::TransportErrorKind;
+using testing::broken;
+using testing::failure;
+
 using std::chrono::milliseconds;
-using testing::Answer;
 using testing::header_of;
+using testing::Reply;
 
 TEST(DeadlinePolicyTest, ABlobGetsTheBasePlusItsSizeAtTheMinimumRate) {
   const DeadlinePolicy policy{.base = milliseconds(60'000), .min_rate = 512 << 10};
@@ -66,27 +71,26 @@ struct Deadlines : testing::ScriptedClient {
 TEST_F(Deadlines, RangeResumesShareTheDownloadsOneDeadline) {
   deadlines = {.base = milliseconds(2'000), .min_rate = 1 << 20};
   const std::string blob = numbered_blob(1 << 20);
-  const std::string digest = sha256_digest(blob);
+  const std::string digest = digest::sha256(blob).to_string();
   auto client = make();
   transport->handle_with([&](const Request& request) {
     now += milliseconds(1'000);
     const std::size_t from = range_start(request);
-    return Answer{
-        .status = from ? 206 : 200,
-        .headers = {{"Content-Range", "bytes " + std::to_string(from) + "-" + std::to_string(blob.size() - 1) + "/" +
-                                          std::to_string(blob.size())}},
-        .body = blob.substr(from),
-        .cut_after = 100};
+    return Reply{.status = from ? 206 : 200,
+                 .headers = {{"Content-Range", "bytes " + std::to_string(from) + "-" + std::to_string(blob.size() - 1) +
+                                                   "/" + std::to_string(blob.size())}},
+                 .chunks = {blob.substr(from, 100)},
+                 .error = broken()};
   });
   const auto result = client.stream_blob(digest, blob.size(), receiver());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::timeout);
   // 2 s + 1 MiB at 1 MiB/s: three seconds in all, whatever the resumes.
-  ASSERT_EQ(transport->requests.size(), 3u);
-  EXPECT_EQ(transport->requests[0].timeout, milliseconds(3'000));
-  EXPECT_EQ(transport->requests[1].timeout, milliseconds(3'000 - 1'000 - 100));
-  EXPECT_EQ(header_of(transport->requests[1], "Range"), "bytes=100-");
-  EXPECT_EQ(transport->requests[2].timeout, milliseconds(3'000 - 2'000 - 200));
+  ASSERT_EQ(transport->requests().size(), 3u);
+  EXPECT_EQ(transport->requests()[0].timeout, milliseconds(3'000));
+  EXPECT_EQ(transport->requests()[1].timeout, milliseconds(3'000 - 1'000 - 100));
+  EXPECT_EQ(header_of(transport->requests()[1], "Range"), "bytes=100-");
+  EXPECT_EQ(transport->requests()[2].timeout, milliseconds(3'000 - 2'000 - 200));
   EXPECT_EQ(received, blob.substr(0, 300));
   EXPECT_EQ(result.error().message, "GET blob " + digest +
                                         " (1.0 MiB) from http://reg.test:5000/team/art timed out: 300 B of 1.0 MiB "
@@ -100,7 +104,7 @@ TEST_F(Deadlines, ATricklingManifestTimesOutWithoutRetries) {
   auto client = make();
   transport->handle_with([&](const Request& request) {
     now += request.timeout;
-    return Answer{.status = 200, .body = "{\"schemaVersion\":", .cut_after = 5, .cut_as = TransportErrorKind::timeout};
+    return Reply{.status = 200, .chunks = {"{\"sch"}, .error = broken(TransportErrorKind::timeout)};
   });
   const auto result = client.get_manifest("saxpy--tier-new");
   ASSERT_FALSE(result);
@@ -108,8 +112,8 @@ TEST_F(Deadlines, ATricklingManifestTimesOutWithoutRetries) {
   EXPECT_EQ(result.error().message,
             "GET manifest saxpy--tier-new from http://reg.test:5000/team/art timed out: 5 B came within its deadline "
             "of 2 s (the budget of a small exchange)");
-  ASSERT_EQ(transport->requests.size(), 1u);
-  EXPECT_EQ(transport->requests[0].timeout, milliseconds(2'000));
+  ASSERT_EQ(transport->requests().size(), 1u);
+  EXPECT_EQ(transport->requests()[0].timeout, milliseconds(2'000));
   EXPECT_TRUE(sleeps.empty());
 }
 
@@ -120,7 +124,7 @@ TEST_F(Deadlines, RetriesStopAtTheDeadline) {
   auto client = make();
   transport->handle_with([&](const Request&) {
     now += milliseconds(700);
-    return Answer{.status = 503};
+    return Reply{.status = 503};
   });
   const auto result = client.ping();
   ASSERT_FALSE(result);
@@ -129,8 +133,8 @@ TEST_F(Deadlines, RetriesStopAtTheDeadline) {
             std::string::npos)
       << result.error().message;
   // 700 ms, a 100 ms backoff, 700 ms: the deadline of 1.5 s has passed.
-  ASSERT_EQ(transport->requests.size(), 2u);
-  EXPECT_EQ(transport->requests[1].timeout, milliseconds(700));
+  ASSERT_EQ(transport->requests().size(), 2u);
+  EXPECT_EQ(transport->requests()[1].timeout, milliseconds(700));
 }
 
 // A token service that holds the request is a timeout of the operation,
@@ -141,28 +145,28 @@ TEST_F(Deadlines, ASlowTokenServiceIsATimeout) {
   transport->push({.status = 401, .headers = {{"WWW-Authenticate", R"(Bearer realm="https://auth.test/token")"}}});
   transport->handle_with([&](const Request& request) {
     now += request.timeout;
-    return Answer{.error = TransportErrorKind::timeout};
+    return Reply{.error = failure(TransportErrorKind::timeout)};
   });
-  const auto result = client.blob_size(sha256_digest("x"));
+  const auto result = client.blob_size(digest::sha256("x").to_string());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::timeout);
   EXPECT_NE(result.error().message.find("HEAD blob sha256:"), std::string::npos) << result.error().message;
-  ASSERT_EQ(transport->requests.size(), 2u);
-  EXPECT_EQ(transport->requests[1].url, "https://auth.test/token");
-  EXPECT_EQ(transport->requests[1].timeout, milliseconds(1'000));
+  ASSERT_EQ(transport->requests().size(), 2u);
+  EXPECT_EQ(transport->requests()[1].url, "https://auth.test/token");
+  EXPECT_EQ(transport->requests()[1].timeout, milliseconds(1'000));
 }
 
 // An upload's deadline counts its size, and its message the bytes that went.
 TEST_F(Deadlines, AnUploadSaysHowManyBytesWent) {
   deadlines = {.base = milliseconds(1'000), .min_rate = 1'000};
   const std::string bytes(3'000, 'x');
-  const std::string digest = sha256_digest(bytes);
+  const std::string digest = digest::sha256(bytes).to_string();
   auto client = make();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1"}}});
   transport->handle_with([&](const Request& request) {
     now += request.timeout;
-    return Answer{.error = TransportErrorKind::timeout};
+    return Reply{.error = failure(TransportErrorKind::timeout)};
   });
   const auto result = client.push_blob(digest, bytes);
   ASSERT_FALSE(result);
@@ -170,8 +174,8 @@ TEST_F(Deadlines, AnUploadSaysHowManyBytesWent) {
   EXPECT_EQ(result.error().message, "PUT blob " + digest +
                                         " (2.9 KiB) to http://reg.test:5000/team/art timed out: 2.9 KiB of 2.9 KiB "
                                         "went within its deadline of 4 s (1 s + 2.9 KiB at 1000 B/s)");
-  ASSERT_EQ(transport->requests.size(), 3u);
-  EXPECT_EQ(transport->requests[0].timeout, milliseconds(4'000));
+  ASSERT_EQ(transport->requests().size(), 3u);
+  EXPECT_EQ(transport->requests()[0].timeout, milliseconds(4'000));
 }
 
 // A transfer at an honest pace under the same policy completes.
@@ -181,9 +185,9 @@ TEST_F(Deadlines, ABlobInsideItsDeadlineCompletes) {
   auto client = make();
   transport->handle_with([&](const Request&) {
     now += milliseconds(2'500);
-    return Answer{.status = 200, .body = blob};
+    return Reply{.status = 200, .chunks = {blob}};
   });
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(received == blob);
 }

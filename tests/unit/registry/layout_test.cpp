@@ -4,7 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/registry/digest.hpp"
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::registry {
@@ -32,7 +32,7 @@ TEST(Layout, ArtifactManifestRoundTrip) {
   EXPECT_EQ(json["schemaVersion"], 2);
   EXPECT_EQ(json["mediaType"], k_oci_manifest);
   EXPECT_EQ(json["config"]["mediaType"], k_artifact_config);
-  EXPECT_EQ(json["layers"][1]["digest"], sha256_digest("tar2"));
+  EXPECT_EQ(json["layers"][1]["digest"], digest::sha256("tar2").to_string());
   EXPECT_EQ(json["annotations"]["org.opencontainers.image.revision"], "0123abc");
   EXPECT_EQ(json["annotations"]["dev.orchestrate.sass"], "80,86,90");
   EXPECT_EQ(json["annotations"].size(), 11u);
@@ -72,7 +72,7 @@ TEST(Layout, SignatureManifestIsAReferrer) {
   ASSERT_TRUE(parsed->subject);
   EXPECT_EQ(*parsed->subject, subject);
   EXPECT_EQ(read_signature(*parsed, subject.digest).value(), signature);
-  EXPECT_FALSE(read_signature(*parsed, sha256_digest("other")));
+  EXPECT_FALSE(read_signature(*parsed, digest::sha256("other").to_string()));
   EXPECT_FALSE(read_artifact(*parsed));  // a signature is not an artifact
   EXPECT_FALSE(read_signature(parse_manifest(artifact).value(), subject.digest));
 }
@@ -93,7 +93,7 @@ TEST(Layout, IndexRoundTripAndReferrersTag) {
 // Registry JSON is untrusted: every malformed shape is an Error, never an
 // exception or a crash.
 TEST(Layout, MalformedManifestsAreErrors) {
-  const std::string digest = sha256_digest("x");
+  const std::string digest = digest::sha256("x").to_string();
   const std::string good_config = R"({"mediaType":"a/b","digest":")" + digest + R"(","size":1})";
   const auto manifest = [&](const std::string& config, const std::string& rest = R"("layers":[])") {
     return R"({"schemaVersion":2,"config":)" + config + "," + rest + "}";

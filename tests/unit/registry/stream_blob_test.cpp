@@ -3,12 +3,14 @@
 // servers that answer a Range with the whole blob, and a receiver that stops.
 #include <gtest/gtest.h>
 
+#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/digest.hpp"
-#include "tests/unit/registry/fake_transport.hpp"
+#include "tests/unit/registry/test_support.hpp"
 
 namespace orc::registry {
 namespace {
+
+using testing::broken;
 
 using testing::header_of;
 
@@ -35,82 +37,89 @@ struct StreamBlob : testing::ScriptedClient {
 
 TEST_F(StreamBlob, StreamResumesWithRangeAfterABrokenTransfer) {
   const std::string blob = numbered_blob(10'000);
-  const std::string digest = sha256_digest(blob);
+  const std::string digest = digest::sha256(blob).to_string();
   auto client = make();
-  transport->push({.status = 200, .headers = {{"Content-Length", "10000"}}, .body = blob, .cut_after = 3000});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .body = blob.substr(3000)});
+  transport->push(
+      {.status = 200, .headers = {{"Content-Length", "10000"}}, .chunks = {blob.substr(0, 3000)}, .error = broken()});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .chunks = {blob.substr(3000)}});
   const auto result = client.stream_blob(digest, blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(received.size(), blob.size());
   EXPECT_TRUE(received == blob);
-  ASSERT_EQ(transport->requests.size(), 2u);
-  EXPECT_EQ(transport->requests[0].method, "GET");
-  EXPECT_EQ(transport->requests[0].url, "http://reg.test:5000/v2/team/art/blobs/" + digest);
-  EXPECT_EQ(header_of(transport->requests[0], "Range"), "");
-  EXPECT_EQ(header_of(transport->requests[1], "Range"), "bytes=3000-");
-  EXPECT_EQ(transport->requests[1].url, transport->requests[0].url);
+  ASSERT_EQ(transport->requests().size(), 2u);
+  EXPECT_EQ(transport->requests()[0].method, "GET");
+  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/team/art/blobs/" + digest);
+  EXPECT_EQ(header_of(transport->requests()[0], "Range"), "");
+  EXPECT_EQ(header_of(transport->requests()[1], "Range"), "bytes=3000-");
+  EXPECT_EQ(transport->requests()[1].url, transport->requests()[0].url);
   EXPECT_EQ(sleeps.size(), 1u);
 }
 
 TEST_F(StreamBlob, WholeBlobAgainAfterARangeRequestIsGivenOnlyOnce) {
   const std::string blob = numbered_blob(10'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob, .cut_after = 3000});
-  transport->push({.status = 200, .body = blob});  // ignores the Range
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  transport->push({.status = 200, .chunks = {blob.substr(0, 3000)}, .error = broken()});
+  transport->push({.status = 200, .chunks = {blob}});  // ignores the Range
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(received.size(), blob.size());
   EXPECT_TRUE(received == blob);
-  ASSERT_EQ(transport->requests.size(), 2u);
-  EXPECT_EQ(header_of(transport->requests[1], "Range"), "bytes=3000-");
+  ASSERT_EQ(transport->requests().size(), 2u);
+  EXPECT_EQ(header_of(transport->requests()[1], "Range"), "bytes=3000-");
 }
 
 TEST_F(StreamBlob, ARestartThatBreaksBeforeTheBytesGivenStillGivesEachByteOnce) {
   const std::string blob = numbered_blob(10'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob, .cut_after = 3000});  // 3000 given
-  transport->push({.status = 200, .body = blob, .cut_after = 1000});  // from 0 again, breaks inside what was given
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 1000-9999/10000"}}, .body = blob.substr(1000)});
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  transport->push({.status = 200, .chunks = {blob.substr(0, 3000)}, .error = broken()});  // 3000 given
+  transport->push({.status = 200,
+                   .chunks = {blob.substr(0, 1000)},
+                   .error = broken()});  // from 0 again, breaks inside what was given
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 1000-9999/10000"}}, .chunks = {blob.substr(1000)}});
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(received.size(), blob.size());
   EXPECT_TRUE(received == blob);
-  ASSERT_EQ(transport->requests.size(), 3u);
-  EXPECT_EQ(header_of(transport->requests[1], "Range"), "bytes=3000-");
-  EXPECT_EQ(header_of(transport->requests[2], "Range"), "bytes=1000-");
+  ASSERT_EQ(transport->requests().size(), 3u);
+  EXPECT_EQ(header_of(transport->requests()[1], "Range"), "bytes=3000-");
+  EXPECT_EQ(header_of(transport->requests()[2], "Range"), "bytes=1000-");
 }
 
 TEST_F(StreamBlob, ARestartThatBreaksPastTheBytesGivenGivesOnlyTheNewOnes) {
   const std::string blob = numbered_blob(10'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob, .cut_after = 3000});
-  transport->push({.status = 200, .body = blob, .cut_after = 5000});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 5000-9999/10000"}}, .body = blob.substr(5000)});
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  transport->push({.status = 200, .chunks = {blob.substr(0, 3000)}, .error = broken()});
+  transport->push({.status = 200, .chunks = {blob.substr(0, 5000)}, .error = broken()});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 5000-9999/10000"}}, .chunks = {blob.substr(5000)}});
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(received.size(), blob.size());
   EXPECT_TRUE(received == blob);
-  EXPECT_EQ(header_of(transport->requests[2], "Range"), "bytes=5000-");
+  EXPECT_EQ(header_of(transport->requests()[2], "Range"), "bytes=5000-");
   EXPECT_EQ(calls, 3);  // 0-3000, 3000-5000, 5000-10000: nothing empty, nothing twice
 }
 
 TEST_F(StreamBlob, AConnectionThatEndsCleanlyButEarlyIsResumed) {
   const std::string blob = numbered_blob(4'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob.substr(0, 1500)});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 1500-3999/4000"}}, .body = blob.substr(1500)});
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  transport->push({.status = 200, .chunks = {blob.substr(0, 1500)}});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 1500-3999/4000"}}, .chunks = {blob.substr(1500)}});
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(received == blob);
-  EXPECT_EQ(header_of(transport->requests[1], "Range"), "bytes=1500-");
+  EXPECT_EQ(header_of(transport->requests()[1], "Range"), "bytes=1500-");
 }
 
 TEST_F(StreamBlob, ReceiverReturningFalseStopsWithIoAndNoMoreRequests) {
   const std::string blob = numbered_blob(10'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob});
-  transport->push({.status = 200, .body = blob});  // must not be asked for
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), [&](std::string_view bytes) {
+  transport->push({.status = 200, .chunks = {blob}});
+  transport->push({.status = 200, .chunks = {blob}});  // must not be asked for
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), [&](std::string_view bytes) {
     ++calls;
     received.append(bytes);
     return false;
@@ -118,7 +127,7 @@ TEST_F(StreamBlob, ReceiverReturningFalseStopsWithIoAndNoMoreRequests) {
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::io);
   EXPECT_NE(result.error().message.find("receiver stopped"), std::string::npos) << result.error().message;
-  EXPECT_EQ(transport->requests.size(), 1u);
+  EXPECT_EQ(transport->requests().size(), 1u);
   EXPECT_EQ(calls, 1);
   EXPECT_TRUE(sleeps.empty());
 }
@@ -126,16 +135,18 @@ TEST_F(StreamBlob, ReceiverReturningFalseStopsWithIoAndNoMoreRequests) {
 TEST_F(StreamBlob, ReceiverStoppingAfterAResumeStopsThere) {
   const std::string blob = numbered_blob(10'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob, .cut_after = 3000});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .body = blob.substr(3000)});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .body = blob.substr(3000)});
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), [&](std::string_view bytes) {
+  transport->push({.status = 200, .chunks = {blob.substr(0, 3000)}, .error = broken()});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .chunks = {blob.substr(3000)}});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .chunks = {blob.substr(3000)}});
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), [&](std::string_view bytes) {
     received.append(bytes);
     return ++calls < 2;
   });
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::io);
-  EXPECT_EQ(transport->requests.size(), 2u);
+  EXPECT_EQ(transport->requests().size(), 2u);
   EXPECT_TRUE(received == blob);  // the second call had the rest; it just said stop
 }
 
@@ -149,38 +160,39 @@ TEST_F(StreamBlob, BadDigestIsInvalidAndSendsNothing) {
     ASSERT_FALSE(result);
     EXPECT_EQ(result.error().kind, ErrorKind::invalid);
   }
-  EXPECT_TRUE(transport->requests.empty());
+  EXPECT_TRUE(transport->requests().empty());
   EXPECT_EQ(calls, 0);
 }
 
 TEST_F(StreamBlob, MoreBytesThanTheSizeAreNeverGiven) {
   const std::string blob = numbered_blob(100);
   auto client = make();
-  transport->push({.status = 200, .body = blob + "extra"});
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  transport->push({.status = 200, .chunks = {blob + "extra"}});
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::digest_mismatch);
   EXPECT_LE(received.size(), blob.size());
-  EXPECT_EQ(transport->requests.size(), 1u);
+  EXPECT_EQ(transport->requests().size(), 1u);
 }
 
 TEST_F(StreamBlob, AContinuationFromTheWrongOffsetIsAProtocolError) {
   const std::string blob = numbered_blob(10'000);
   auto client = make();
-  transport->push({.status = 200, .body = blob, .cut_after = 3000});
-  transport->push({.status = 206, .headers = {{"Content-Range", "bytes 2000-9999/10000"}}, .body = blob.substr(2000)});
-  const auto result = client.stream_blob(sha256_digest(blob), blob.size(), receiver());
+  transport->push({.status = 200, .chunks = {blob.substr(0, 3000)}, .error = broken()});
+  transport->push(
+      {.status = 206, .headers = {{"Content-Range", "bytes 2000-9999/10000"}}, .chunks = {blob.substr(2000)}});
+  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::protocol);
   EXPECT_TRUE(received == blob.substr(0, 3000));  // nothing given from the bad answer
-  EXPECT_EQ(transport->requests.size(), 2u);
+  EXPECT_EQ(transport->requests().size(), 2u);
 }
 
 TEST_F(StreamBlob, AMissingBlobIsNotFoundAndNothingIsGiven) {
   auto client = make();
   transport->push(
-      {.status = 404, .body = R"({"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]})"});
-  const auto result = client.stream_blob(sha256_digest("nope"), 4, receiver());
+      {.status = 404, .chunks = {R"({"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]})"}});
+  const auto result = client.stream_blob(digest::sha256("nope").to_string(), 4, receiver());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::not_found);
   EXPECT_EQ(calls, 0);

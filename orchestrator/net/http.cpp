@@ -1,22 +1,15 @@
-#include "orchestrator/engine/http.hpp"
+#include "orchestrator/net/http.hpp"
 
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <system_error>
 
-namespace orc::engine {
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::net {
 
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c - 'A' + 'a') : c; };
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 // Closes the FILE when the last copy of the BodySource goes.
 struct FileCloser {
@@ -29,8 +22,14 @@ struct FileCloser {
 
 std::optional<std::string> find_header(const Headers& headers, std::string_view name) {
   for (const auto& [key, value] : headers)
-    if (iequals(key, name)) return value;
+    if (key.size() == name.size() && util::starts_with_ci(key, name)) return value;
   return std::nullopt;
+}
+
+std::uint64_t body_size(const Body& body) {
+  if (const auto* slice = std::get_if<FileSlice>(&body)) return slice->size;
+  if (const auto* streamed = std::get_if<StreamedBody>(&body)) return streamed->size.value_or(0);
+  return std::get<std::string>(body).size();
 }
 
 std::string_view to_string(TransportErrorKind kind) {
@@ -41,8 +40,12 @@ std::string_view to_string(TransportErrorKind kind) {
       return "permission denied";
     case TransportErrorKind::connection_refused:
       return "connection refused";
-    case TransportErrorKind::engine_died:
-      return "engine died";
+    case TransportErrorKind::connect:
+      return "cannot connect";
+    case TransportErrorKind::tls:
+      return "TLS failure";
+    case TransportErrorKind::closed:
+      return "connection closed";
     case TransportErrorKind::timeout:
       return "timeout";
     case TransportErrorKind::cancelled:
@@ -51,10 +54,17 @@ std::string_view to_string(TransportErrorKind kind) {
       return "aborted";
     case TransportErrorKind::body_source:
       return "request body failed";
+    case TransportErrorKind::too_large:
+      return "response too large";
     case TransportErrorKind::other:
       return "transport error";
   }
   return "transport error";
+}
+
+bool is_transient(TransportErrorKind kind) {
+  return kind == TransportErrorKind::connect || kind == TransportErrorKind::timeout ||
+         kind == TransportErrorKind::closed;
 }
 
 std::expected<StreamedBody, std::string> file_body(const std::filesystem::path& path) {
@@ -89,4 +99,4 @@ std::string url_encode(std::string_view value) {
   return out;
 }
 
-}  // namespace orc::engine
+}  // namespace orc::net

@@ -1,9 +1,14 @@
-#include "orchestrator/inspect/sha256.hpp"
+#include "orchestrator/digest/sha256.hpp"
+
+#include <fcntl.h>
+#include <unistd.h>
 
 #include <openssl/evp.h>
 
 #include <algorithm>
+#include <cerrno>
 #include <condition_variable>
+#include <cstring>
 #include <deque>
 #include <mutex>
 #include <thread>
@@ -11,7 +16,7 @@
 
 #include "orchestrator/util/diagnostic.hpp"
 
-namespace orc::inspect {
+namespace orc::digest {
 
 namespace {
 
@@ -55,21 +60,18 @@ void Sha256::update(Bytes data) {
   }
 }
 
-std::string Sha256::hex_digest() {
+Digest Sha256::digest() {
   if (!m_context->started) m_context->start();
-  unsigned char digest[EVP_MAX_MD_SIZE];
+  Digest::Raw raw{};
   unsigned int length = 0;
-  if (EVP_DigestFinal_ex(m_context->ctx.get(), digest, &length) != 1) openssl_failed("EVP_DigestFinal_ex");
+  if (EVP_DigestFinal_ex(m_context->ctx.get(), reinterpret_cast<unsigned char*>(raw.data()), &length) != 1 ||
+      length != raw.size())
+    openssl_failed("EVP_DigestFinal_ex");
   m_context->started = false;
-  static constexpr char k_hex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(2 * length);
-  for (unsigned int i = 0; i < length; ++i) {
-    out += k_hex[digest[i] >> 4];
-    out += k_hex[digest[i] & 0xf];
-  }
-  return out;
+  return Digest(raw);
 }
+
+void Sha256::reset() { m_context->start(); }
 
 // The producer fills `filling`; full blocks queue for the thread, which
 // hands them back through `spare` so steady state allocates nothing.
@@ -151,10 +153,10 @@ void BackgroundSha256::update(Bytes data) {
   }
 }
 
-std::string BackgroundSha256::hex_digest() {
+Digest BackgroundSha256::digest() {
   std::unique_lock lock(m_state->mutex);
   m_state->drain(lock);
-  return m_state->hasher.hex_digest();
+  return m_state->hasher.digest();
 }
 
 void BackgroundSha256::reset() {
@@ -164,10 +166,46 @@ void BackgroundSha256::reset() {
   m_state->hasher = Sha256();
 }
 
-std::string sha256_hex(Bytes data) {
+Digest sha256(Bytes data) {
   Sha256 hasher;
   hasher.update(data);
-  return hasher.hex_digest();
+  return hasher.digest();
 }
 
-}  // namespace orc::inspect
+Digest sha256(std::string_view text) { return sha256(std::as_bytes(std::span(text.data(), text.size()))); }
+
+namespace {
+
+template <typename Hasher>
+std::expected<std::uint64_t, std::string> hash_file_into(const std::filesystem::path& path, Hasher& hasher) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return std::unexpected("cannot read " + path.string() + ": " + std::strerror(errno));
+  std::vector<std::byte> buffer(1 << 20);
+  std::uint64_t total = 0;
+  for (;;) {
+    const ssize_t n = ::read(fd, buffer.data(), buffer.size());
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) {
+      const int saved = errno;
+      ::close(fd);
+      return std::unexpected("cannot read " + path.string() + ": " + std::strerror(saved));
+    }
+    if (n == 0) break;
+    hasher.update(Bytes(buffer.data(), static_cast<std::size_t>(n)));
+    total += static_cast<std::uint64_t>(n);
+  }
+  ::close(fd);
+  return total;
+}
+
+}  // namespace
+
+std::expected<std::uint64_t, std::string> hash_file(const std::filesystem::path& path, Sha256& hasher) {
+  return hash_file_into(path, hasher);
+}
+
+std::expected<std::uint64_t, std::string> hash_file(const std::filesystem::path& path, BackgroundSha256& hasher) {
+  return hash_file_into(path, hasher);
+}
+
+}  // namespace orc::digest
