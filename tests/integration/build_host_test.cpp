@@ -18,6 +18,7 @@
 
 #include "orchestrator/app/build.hpp"
 #include "orchestrator/app/cache_cmd.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/process.hpp"
 
@@ -128,6 +129,19 @@ void set_schema_version(const fs::path& index, const std::string& version) {
   ASSERT_EQ(done.exit_code, 0) << done.output;
 }
 
+// A cache report as the command line prints it (cli renders app's reports).
+struct Rendered {
+  std::string out, err;
+  int exit_code = 0;
+};
+template <typename Report>
+Rendered rendered(const Report& report, cli::Format format) {
+  std::ostringstream out, err;
+  cli::Io io{.out = out, .err = err};
+  cli::emit(io, report, format);
+  return {out.str(), err.str(), io.exit_code};
+}
+
 // Issue 11: a store `orchestrate build` filled, then its index deleted, made
 // random bytes, or given a newer schema version. gc refuses (exit 2, saying
 // what to run) and deletes nothing; `cache verify --rebuild-index` gives back
@@ -138,7 +152,7 @@ TEST_F(BuildOnHost, ADamagedIndexIsNeverCollectedAndIsRebuiltFromTheManifests) {
   const fs::path store = m_dir.path() / "store";
   const fs::path index = store / "index.v1.sqlite";
   const app::CacheRequest ls{.store_root = store, .json = true};
-  const std::string listed = app::cache_ls(ls).out;
+  const std::string listed = rendered(app::cache_ls(ls), cli::Format::json).out;
   const std::size_t blobs = count_blobs(store);
   EXPECT_EQ(blobs, 4u) << "the library, the build log, the manifest and its signature";
   const std::vector<std::pair<std::string, std::function<void()>>> damages = {
@@ -172,12 +186,15 @@ TEST_F(BuildOnHost, ADamagedIndexIsNeverCollectedAndIsRebuiltFromTheManifests) {
     }
     EXPECT_EQ(count_blobs(store), blobs);
     EXPECT_EQ(fs::exists(index), what != "deleted") << "an index was made";
-    const app::CacheOutput rebuilt =
-        app::cache_verify({.store_root = store, .rebuild_index = true, .config = m_dir.path() / "orchestrate.yaml"});
+    const Rendered rebuilt = rendered(
+        app::cache_verify({.store_root = store, .rebuild_index = true, .config = m_dir.path() / "orchestrate.yaml"}),
+        cli::Format::text);
     EXPECT_EQ(rebuilt.exit_code, 0) << rebuilt.out << rebuilt.err;
     EXPECT_NE(rebuilt.out.find("1 artifact set(s), 1 verified, 0 left out"), std::string::npos) << rebuilt.out;
-    EXPECT_EQ(app::cache_ls(ls).out, listed);
-    EXPECT_EQ(app::cache_gc({.store_root = store}).out.find("removed 0 artifact set(s), 0 blob(s)"), 0u);
+    EXPECT_EQ(rendered(app::cache_ls(ls), cli::Format::json).out, listed);
+    EXPECT_EQ(rendered(app::cache_gc({.store_root = store}), cli::Format::text)
+                  .out.find("removed 0 artifact set(s), 0 blob(s)"),
+              0u);
     EXPECT_EQ(count_blobs(store), blobs);
   }
   EXPECT_EQ(build("nested").status, app::BuildStatus::cached);
