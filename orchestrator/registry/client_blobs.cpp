@@ -11,6 +11,7 @@
 
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/client.hpp"
+#include "orchestrator/util/fd.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::registry {
@@ -19,6 +20,7 @@ using net::BodySink;
 using net::FileSlice;
 using net::Request;
 using net::Response;
+using util::Fd;
 
 namespace {
 
@@ -49,24 +51,6 @@ bool write_all(int fd, std::string_view bytes) {
   }
   return true;
 }
-
-// Closes the partial file on every way out of fetch_blob.
-class Fd {
- public:
-  explicit Fd(int fd) : m_fd(fd) {}
-  ~Fd() { close(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return m_fd; }
-  int close() {
-    const int rc = m_fd >= 0 ? ::close(m_fd) : 0;
-    m_fd = -1;
-    return rc;
-  }
-
- private:
-  int m_fd;
-};
 
 }  // namespace
 

@@ -9,28 +9,13 @@
 #include <cerrno>
 #include <cstring>
 
+#include "orchestrator/util/fd.hpp"
+
 namespace orc::util {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-class Fd {
- public:
-  explicit Fd(int fd) : m_fd(fd) {}
-  ~Fd() { close(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return m_fd; }
-  int close() {
-    const int rc = m_fd >= 0 ? ::close(m_fd) : 0;
-    m_fd = -1;
-    return rc;
-  }
-
- private:
-  int m_fd;
-};
 
 FsError error(FsErrorKind kind, const fs::path& path, std::string reason, std::uint64_t size = 0) {
   std::string message = path.string() + ": " + reason;

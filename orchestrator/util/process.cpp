@@ -12,6 +12,8 @@
 #include <cstring>
 #include <map>
 
+#include "orchestrator/util/fd.hpp"
+
 extern char** environ;
 
 namespace orc::util {
@@ -20,22 +22,6 @@ namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-class Fd {
- public:
-  explicit Fd(int fd = -1) : m_fd(fd) {}
-  ~Fd() { reset(); }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  int get() const { return m_fd; }
-  void reset(int fd = -1) {
-    if (m_fd >= 0) ::close(m_fd);
-    m_fd = fd;
-  }
-
- private:
-  int m_fd;
-};
 
 struct Pipe {
   Fd read, write;
