@@ -4,9 +4,9 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/build.hpp"
-#include "orchestrator/app/config_path.hpp"
+#include "orchestrator/app/build/build.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::cli {
@@ -49,7 +49,7 @@ void attach_build(CLI::App& sub, Io& io) {
 
   sub.callback([opt, &io] {
     app::BuildRequest request;
-    request.config = app::locate_config(opt->file);
+    request.config = site::locate_config(opt->file);
     request.tiers = opt->tiers;
     request.recipes = opt->recipes;
     if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);

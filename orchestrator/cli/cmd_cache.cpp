@@ -2,10 +2,10 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/cache_cmd.hpp"
-#include "orchestrator/app/config_path.hpp"
+#include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
+#include "orchestrator/site/config_path.hpp"
 
 namespace orc::cli {
 
@@ -47,7 +47,7 @@ void attach_cache(CLI::App& sub, Io& io) {
                      "Configuration whose trusted_keys count for --rebuild-index (default: ./orchestrate.yaml, "
                      "else ./recipes/orchestrate.yaml)");
   verify->callback([request, file, &io] {
-    if (request->rebuild_index) request->config = app::locate_config(*file);
+    if (request->rebuild_index) request->config = site::locate_config(*file);
     emit(io, app::cache_verify(*request), request->json ? Format::json : Format::text);
   });
 

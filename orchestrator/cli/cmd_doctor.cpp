@@ -2,7 +2,7 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/doctor.hpp"
+#include "orchestrator/app/doctor/doctor.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
 

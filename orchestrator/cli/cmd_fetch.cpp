@@ -1,6 +1,6 @@
 #include <CLI/CLI.hpp>
 
-#include "orchestrator/app/fetch.hpp"
+#include "orchestrator/app/transfer/fetch.hpp"
 #include "orchestrator/cli/transfer_options.hpp"
 
 namespace orc::cli {

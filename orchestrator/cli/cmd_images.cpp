@@ -2,7 +2,7 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/images.hpp"
+#include "orchestrator/app/images/images.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {

@@ -4,10 +4,10 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/config_path.hpp"
-#include "orchestrator/app/inspect.hpp"
+#include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::cli {
@@ -95,7 +95,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
     request.ccs = opt->ccs;
     request.tiers = opt->tiers;
     request.driver = opt->driver;
-    if (!opt->tiers.empty()) request.config = app::locate_config(opt->file);
+    if (!opt->tiers.empty()) request.config = site::locate_config(opt->file);
     request.json = opt->json;
     request.exact = opt->exact;
     request.threads = opt->threads;

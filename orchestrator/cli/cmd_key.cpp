@@ -2,7 +2,7 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/key_cmd.hpp"
+#include "orchestrator/app/key/key_cmd.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {

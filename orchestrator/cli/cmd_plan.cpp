@@ -4,9 +4,9 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/config_path.hpp"
-#include "orchestrator/app/plan.hpp"
+#include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/site/config_path.hpp"
 
 namespace orc::cli {
 
@@ -20,13 +20,14 @@ void attach_plan(CLI::App& sub, Io& io) {
   };
   auto opt = std::make_shared<Options>();
   sub.add_option("tiers", opt->tiers, "Tiers to plan (default: every tier)");
-  sub.add_option("-f,--file", opt->file, "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  sub.add_option("-f,--file", opt->file,
+                 "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   sub.add_option("-r,--recipe", opt->recipes, "Only these recipes");
   sub.add_flag("-e,--explain", opt->explain, "Also print why each toolkit was chosen and why newer ones were not");
   sub.add_flag("--json", opt->json, "Print {\"plans\": [...]} as JSON on stdout, nothing else");
   sub.callback([opt, &io] {
-    const app::PlanReport report =
-        app::plan(app::PlanRequest{.config = app::locate_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
+    const app::PlanReport report = app::plan(
+        app::PlanRequest{.config = site::locate_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
     for (const auto& w : report.config_warnings) io.err << w.render();
     io.out << (opt->json ? app::render_plan_json(report) : app::render_plan_text(report, opt->explain));
     // An unsatisfiable recipe x tier is a failed check: the cluster cannot be served as declared.

@@ -1,6 +1,6 @@
 #include <CLI/CLI.hpp>
 
-#include "orchestrator/app/transfer_cmd.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cli/transfer_options.hpp"
 
 namespace orc::cli {

@@ -2,11 +2,11 @@
 #include <memory>
 #include <ostream>
 
-#include "orchestrator/app/config_path.hpp"
-#include "orchestrator/app/smoke.hpp"
-#include "orchestrator/app/smoke_attest.hpp"
+#include "orchestrator/app/smoke/smoke.hpp"
+#include "orchestrator/app/smoke/smoke_attest.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::cli {
@@ -54,7 +54,7 @@ void attach_smoke(CLI::App& sub, Io& io) {
     if (opt->tier.empty() && fatbin->count() == 0) util::fail_input("smoke needs a TIER, or --fatbin FILE");
     app::SmokeRequest request;
     request.tier = opt->tier;
-    if (!opt->tier.empty()) request.config = app::locate_config(opt->file);
+    if (!opt->tier.empty()) request.config = site::locate_config(opt->file);
     if (!opt->fatbin.empty()) request.fatbin = opt->fatbin;
     for (const auto& a : opt->artifacts) {
       if (app::names_artifact_set(a))

@@ -3,7 +3,7 @@
 #include <optional>
 #include <ostream>
 
-#include "orchestrator/app/tables.hpp"
+#include "orchestrator/app/tables/tables.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
 

@@ -4,11 +4,11 @@
 // report; app/ returns values.
 #include <string>
 
-#include "orchestrator/app/cache_cmd.hpp"
-#include "orchestrator/app/doctor.hpp"
-#include "orchestrator/app/inspect.hpp"
-#include "orchestrator/app/smoke.hpp"
-#include "orchestrator/app/tables.hpp"
+#include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/app/doctor/doctor.hpp"
+#include "orchestrator/app/inspect/inspect.hpp"
+#include "orchestrator/app/smoke/smoke.hpp"
+#include "orchestrator/app/tables/tables.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {

@@ -4,7 +4,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "orchestrator/app/config_path.hpp"
+#include "orchestrator/site/config_path.hpp"
 
 namespace orc::cli {
 
@@ -48,7 +48,7 @@ app::TransferRequest finish_request(const TransferOptions& options, Io& io) {
   app::TransferRequest request = options.request;
   request.deadlines = {.base = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)),
                        .min_rate = options.min_rate};
-  request.config = app::locate_config(options.file);
+  request.config = site::locate_config(options.file);
   request.progress = &io.err;
   request.terminal = ::isatty(STDERR_FILENO) == 1 ? app::Terminal::yes : app::Terminal::no;
   return request;

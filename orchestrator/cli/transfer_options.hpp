@@ -5,7 +5,7 @@
 #include <memory>
 #include <string>
 
-#include "orchestrator/app/transfer_cmd.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {

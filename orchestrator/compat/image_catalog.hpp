@@ -7,7 +7,7 @@
 //     (`orchestrate images build NAME`), for sites with no registry: two carry
 //     Debian's non-free nvidia-cuda-toolkit, one bind-mounts the host's own
 //     toolkit read-only and serves whatever version that is.
-// Pure data and lookup; which images exist in an engine is app/images.hpp's.
+// Pure data and lookup; which images exist in an engine is app/images/images.hpp's.
 #include <optional>
 #include <span>
 #include <string>

@@ -16,8 +16,8 @@
 #include <regex>
 #include <sstream>
 
-#include "orchestrator/app/build.hpp"
-#include "orchestrator/app/cache_cmd.hpp"
+#include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/process.hpp"

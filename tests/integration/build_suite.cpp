@@ -25,8 +25,8 @@
 #include <streambuf>
 #include <thread>
 
-#include "orchestrator/app/build.hpp"
-#include "orchestrator/app/images.hpp"
+#include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/images/images.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/engine_service.hpp"

@@ -24,17 +24,16 @@
 #include <string>
 #include <thread>
 
-#include "orchestrator/app/remote.hpp"
-#include "orchestrator/app/transfer.hpp"
+#include "orchestrator/app/transfer/transfer.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/site/remote.hpp"
 #include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
-
 
 namespace orc::app {
 namespace {
@@ -641,7 +640,7 @@ cache::Manifest crafted_manifest(const std::string& recipe, std::optional<unsign
 void push_crafted(const cache::Manifest& manifest, const fs::path& pack, const fs::path& keys,
                   const std::string& remote) {
   const auto key = cache::load_signing_key(keys).value();
-  auto client = make_client(remote);
+  auto client = site::make_client(remote);
   const std::string bytes = cache::canonical_json(manifest);
   const SetBlobs set{
       .manifest = bytes, .signature = cache::signature_json(cache::sign_manifest(key, bytes)), .pack = pack};

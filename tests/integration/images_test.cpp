@@ -18,7 +18,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "orchestrator/app/images.hpp"
+#include "orchestrator/app/images/images.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/process.hpp"

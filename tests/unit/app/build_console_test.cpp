@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "orchestrator/app/build_job.hpp"
+#include "orchestrator/app/build/build_job.hpp"
 
 namespace orc::app::detail {
 namespace {

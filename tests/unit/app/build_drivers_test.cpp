@@ -1,6 +1,6 @@
 // Build drivers: what each framework's build runs, and the Caffe and bazel
 // state they manage.
-#include "orchestrator/app/build_drivers.hpp"
+#include "orchestrator/app/build/build_drivers.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "orchestrator/app/build.hpp"
+#include "orchestrator/app/build/build.hpp"
 
 namespace orc::app {
 namespace {

@@ -16,8 +16,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "orchestrator/app/build.hpp"
-#include "orchestrator/app/images.hpp"
+#include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/images/images.hpp"
 
 namespace orc::app {
 namespace {

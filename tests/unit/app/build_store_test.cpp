@@ -5,9 +5,9 @@
 #include <filesystem>
 #include <fstream>
 
-#include "orchestrator/app/build_key.hpp"
-#include "orchestrator/app/build_source.hpp"
-#include "orchestrator/app/build_verify.hpp"
+#include "orchestrator/app/build/build_key.hpp"
+#include "orchestrator/app/build/build_source.hpp"
+#include "orchestrator/app/build/build_verify.hpp"
 
 namespace orc::app {
 namespace {

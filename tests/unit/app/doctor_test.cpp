@@ -8,8 +8,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/app/doctor.hpp"
-#include "orchestrator/app/driver_facts.hpp"
+#include "orchestrator/app/doctor/doctor.hpp"
+#include "orchestrator/site/driver_facts.hpp"
 #include "orchestrator/util/process.hpp"
 
 namespace orc::app {
@@ -35,10 +35,10 @@ TEST(Doctor, UnknownComputeCapabilityIsNotGuessed) {
 // CUDA forward compatibility: the user-space driver serves a newer CUDA than
 // the kernel module's release; the newer one is what compiles PTX.
 TEST(Doctor, TheNodeDriverIsTheNewerOfTheModuleAndTheUserSpaceCuda) {
-  EXPECT_EQ(node_driver("580.159.04", 13000), *util::Version::parse("580.159.04"));
-  EXPECT_EQ(node_driver("550.54.14", 13000), *util::Version::parse("580.65.06"));
-  EXPECT_EQ(node_driver("", 12040), *util::Version::parse("550.54.14"));
-  EXPECT_FALSE(node_driver("", 0).has_value());
+  EXPECT_EQ(site::node_driver("580.159.04", 13000), *util::Version::parse("580.159.04"));
+  EXPECT_EQ(site::node_driver("550.54.14", 13000), *util::Version::parse("580.65.06"));
+  EXPECT_EQ(site::node_driver("", 12040), *util::Version::parse("550.54.14"));
+  EXPECT_FALSE(site::node_driver("", 0).has_value());
 }
 
 }  // namespace

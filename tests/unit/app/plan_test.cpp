@@ -1,7 +1,7 @@
 // The typed plan: rows of the compat tables, the arch set and the
 // framework's typed variables, made from one parsed configuration; the host
 // engine's fallback said in the plan; warnings once; JSON nulls.
-#include "orchestrator/app/plan.hpp"
+#include "orchestrator/app/plan/plan.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -85,8 +85,9 @@ TEST_F(PlanTest, ASplitNamesEachPartsToolkit) {
   EXPECT_EQ(e.split[1].toolkit, compat::find_toolkit(util::Version(13, 0)));
 }
 
-HostToolkit installed(int major, int minor, const std::string& root) {
-  return HostToolkit{.version = util::Version(std::vector<int>{major, minor, 1}), .root = root, .found_by = "test"};
+site::HostToolkit installed(int major, int minor, const std::string& root) {
+  return site::HostToolkit{
+      .version = util::Version(std::vector<int>{major, minor, 1}), .root = root, .found_by = "test"};
 }
 
 TEST_F(PlanTest, TheHostPlanSaysWhenItFallsBackToAnotherToolkit) {

@@ -1,5 +1,5 @@
 // Smoke outcomes attested in a stored set's signed manifest.
-#include "orchestrator/app/smoke_attest.hpp"
+#include "orchestrator/app/smoke/smoke_attest.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -10,11 +10,11 @@
 #include <iostream>
 #include <tuple>
 
-#include "orchestrator/app/arch_coverage.hpp"
-#include "orchestrator/app/smoke.hpp"
+#include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
+#include "orchestrator/site/arch_coverage.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -169,7 +169,7 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
   EXPECT_TRUE(runs[0].member);
   EXPECT_EQ(cache::verify_smoke_run(runs[0], "tier-new", cache::smoke_subject(loaded->manifest), m_trusted),
             cache::RunSignature::verified);
-  EXPECT_EQ(smoke_problem(loaded->manifest, attested, tier_new(), m_trusted), "");
+  EXPECT_EQ(site::smoke_problem(loaded->manifest, attested, tier_new(), m_trusted), "");
 
   // A second run of the same node on the same GPU replaces the first one's record.
   const AttestTarget again = resolve_artifact_set(*m_store, attested);
@@ -189,7 +189,7 @@ TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].outcome, "pass");
   EXPECT_FALSE(runs[0].member);
-  EXPECT_EQ(smoke_problem(loaded.manifest, attested, mid(), m_trusted),
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid(), m_trusted),
             "sha256:" + attested +
                 "'s smoke attestation for tier 'mid' lacks a passing run on CC 7.5 (T4) and 8.0 (A100) "
                 "(--require-smoke; not counted: NVIDIA H100 (CC 9.0, driver 580.159.04) on node-a: not a GPU of the "
@@ -198,7 +198,7 @@ TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
   // Nor does a tier that declares 9.0 take a run its node recorded as not one of its GPUs.
   recipe::Tier widened = mid();
   widened.gpus.push_back({.name = "H100", .cc = *arch::ComputeCapability::parse("9.0")});
-  EXPECT_NE(smoke_problem(loaded.manifest, attested, widened, m_trusted)
+  EXPECT_NE(site::smoke_problem(loaded.manifest, attested, widened, m_trusted)
                 .find("lacks a passing run on CC 7.5 (T4), "
                       "8.0 (A100) and 9.0 (H100)"),
             std::string::npos);
@@ -208,7 +208,7 @@ TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
 // first node's run still verifies after the second re-signed the manifest.
 TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
   const std::string first = attest(m_manifest, result_on({{.name = "Tesla T4", .cc = "7.5"}}), mid(), "node-a");
-  const std::string after_a = smoke_problem(load(first).manifest, first, mid(), m_trusted);
+  const std::string after_a = site::smoke_problem(load(first).manifest, first, mid(), m_trusted);
   EXPECT_NE(after_a.find("lacks a passing run on CC 8.0 (A100) (--require-smoke); run 'orchestrate smoke mid"),
             std::string::npos)
       << after_a;
@@ -228,11 +228,11 @@ TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
   const std::string subject = cache::smoke_subject(loaded.manifest);
   for (const auto& run : runs)
     EXPECT_EQ(cache::verify_smoke_run(run, "mid", subject, m_trusted), cache::RunSignature::verified) << run.node;
-  EXPECT_EQ(smoke_problem(loaded.manifest, second, mid(), m_trusted), "");
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, second, mid(), m_trusted), "");
 
   // A machine that trusts only node-b has no proof of the T4.
   const cache::TrustedKeys only_b{{m_key_b->public_key().key_id(), m_key_b->public_key()}};
-  const std::string untrusted = smoke_problem(loaded.manifest, second, mid(), only_b);
+  const std::string untrusted = site::smoke_problem(loaded.manifest, second, mid(), only_b);
   EXPECT_NE(untrusted.find("lacks a passing run on CC 7.5 (T4) (--require-smoke; not counted: Tesla T4 (CC 7.5, "
                            "driver 580.159.04) on node-a: signed by key " +
                            m_key->public_key().key_id() + ", which this machine does not trust)"),
@@ -261,7 +261,7 @@ TEST_F(SmokeAttest, ANewerRunOfANodesGpuReplacesOnlyItsOwn) {
             std::make_tuple(std::string("node-b"), 0u, std::string("pass")));
   EXPECT_EQ(load(b).manifest.smoke.at("mid")[0].outcome, "pass") << "the earlier set is left as it was";
   // A failing run on a GPU of the tier refuses the set, though another CC passed.
-  const std::string problem = smoke_problem(loaded.manifest, again, mid(), m_trusted);
+  const std::string problem = site::smoke_problem(loaded.manifest, again, mid(), m_trusted);
   EXPECT_NE(problem.find("'s smoke attestation for tier 'mid' is not a pass on Tesla T4 (CC 7.5, driver 580.159.04) "
                          "on node-a: fail and lacks a passing run on CC 7.5 (T4) (--require-smoke); run"),
             std::string::npos)
@@ -275,9 +275,9 @@ TEST_F(SmokeAttest, ARunOnADriverBelowTheTiersDoesNotCount) {
                 "535.104.05"),
       mid(), "node-a");
   const cache::LoadedSet loaded = load(attested);
-  EXPECT_EQ(smoke_problem(loaded.manifest, attested, mid(), m_trusted), "") << "no driver declared";
-  EXPECT_EQ(smoke_problem(loaded.manifest, attested, mid("535.104.05"), m_trusted), "") << "at the tier's driver";
-  const std::string problem = smoke_problem(loaded.manifest, attested, mid("550.54"), m_trusted);
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid(), m_trusted), "") << "no driver declared";
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid("535.104.05"), m_trusted), "") << "at the tier's driver";
+  const std::string problem = site::smoke_problem(loaded.manifest, attested, mid("550.54"), m_trusted);
   EXPECT_NE(problem.find("lacks a passing run on CC 7.5 (T4) and 8.0 (A100) (--require-smoke; not counted: Tesla T4 "
                          "(CC 7.5, driver 535.104.05) on node-a: below the tier's driver 550.54; NVIDIA "
                          "A100-SXM4-80GB (CC 8.0, driver 535.104.05) on node-a: below the tier's driver 550.54)"),
@@ -306,7 +306,7 @@ TEST_F(SmokeAttest, ARunRecordAlteredAfterItsNodeSignedItIsRefused) {
   ASSERT_TRUE(stored) << stored.error().message;
   const cache::LoadedSet reloaded = load(stored->manifest);
   EXPECT_EQ(reloaded.signature.status, cache::VerifyStatus::verified) << "node-b signed the manifest";
-  EXPECT_EQ(smoke_problem(reloaded.manifest, stored->manifest, mid(), m_trusted),
+  EXPECT_EQ(site::smoke_problem(reloaded.manifest, stored->manifest, mid(), m_trusted),
             "sha256:" + stored->manifest +
                 "'s smoke attestation for tier 'mid' holds a run that is not what its node signed: Tesla T4 (CC 7.5, "
                 "driver 580.159.04) on node-a (key " +

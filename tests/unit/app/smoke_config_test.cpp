@@ -1,6 +1,6 @@
 #include <gtest/gtest.h>
 
-#include "orchestrator/app/smoke.hpp"
+#include "orchestrator/app/smoke/smoke.hpp"
 
 namespace orc::app {
 namespace {

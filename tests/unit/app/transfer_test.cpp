@@ -5,12 +5,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/app/arch_coverage.hpp"
-#include "orchestrator/app/fetch.hpp"
-#include "orchestrator/app/remote.hpp"
-#include "orchestrator/app/transfer_progress.hpp"
+#include "orchestrator/app/transfer/fetch.hpp"
+#include "orchestrator/app/transfer/transfer_progress.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/registry/protocol.hpp"
+#include "orchestrator/site/arch_coverage.hpp"
+#include "orchestrator/site/remote.hpp"
 
 namespace orc::app {
 namespace {
@@ -18,48 +18,48 @@ namespace {
 const std::string k_hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
 
 TEST(TransferTags, NameRecipeTierAndDigest) {
-  EXPECT_EQ(set_tag("vision-ext", "tier-new", k_hex), "vision-ext--tier-new--0123456789abcdef");
-  EXPECT_EQ(latest_tag("vision-ext", "tier-new"), "vision-ext--tier-new");
-  EXPECT_TRUE(registry::is_valid_tag(set_tag("vision-ext", "tier.new_2", k_hex)));
-  EXPECT_TRUE(is_set_tag_of("vision-ext--tier-new--0123456789abcdef", "vision-ext", "tier-new"));
+  EXPECT_EQ(site::set_tag("vision-ext", "tier-new", k_hex), "vision-ext--tier-new--0123456789abcdef");
+  EXPECT_EQ(site::latest_tag("vision-ext", "tier-new"), "vision-ext--tier-new");
+  EXPECT_TRUE(registry::is_valid_tag(site::set_tag("vision-ext", "tier.new_2", k_hex)));
+  EXPECT_TRUE(site::is_set_tag_of("vision-ext--tier-new--0123456789abcdef", "vision-ext", "tier-new"));
   // The moving tag, another tier, a short or non-hex digest part: not a set's tag.
-  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-new", "vision-ext", "tier-new"));
-  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-old--0123456789abcdef", "vision-ext", "tier-new"));
-  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-new--0123456789abcde", "vision-ext", "tier-new"));
-  EXPECT_FALSE(is_set_tag_of("vision-ext--tier-new--0123456789abcdeg", "vision-ext", "tier-new"));
-  EXPECT_FALSE(is_set_tag_of("sha256-" + k_hex, "vision-ext", "tier-new"));
+  EXPECT_FALSE(site::is_set_tag_of("vision-ext--tier-new", "vision-ext", "tier-new"));
+  EXPECT_FALSE(site::is_set_tag_of("vision-ext--tier-old--0123456789abcdef", "vision-ext", "tier-new"));
+  EXPECT_FALSE(site::is_set_tag_of("vision-ext--tier-new--0123456789abcde", "vision-ext", "tier-new"));
+  EXPECT_FALSE(site::is_set_tag_of("vision-ext--tier-new--0123456789abcdeg", "vision-ext", "tier-new"));
+  EXPECT_FALSE(site::is_set_tag_of("sha256-" + k_hex, "vision-ext", "tier-new"));
 }
 
 TEST(TransferRemote, TheEnvironmentBeatsTheConfiguration) {
   recipe::Config config;
   config.remote = "http://config:5000/team/a";
   config.remote_where = {.file = "orchestrate.yaml", .line = 7, .col = 9};
-  auto chosen = choose_remote("http://env:5000/team/b", &config);
+  auto chosen = site::choose_remote("http://env:5000/team/b", &config);
   ASSERT_TRUE(chosen);
   EXPECT_EQ(chosen->url, "http://env:5000/team/b");
   EXPECT_EQ(chosen->origin, "ORCHESTRATE_REMOTE");
-  chosen = choose_remote("", &config);  // set but empty: as unset
+  chosen = site::choose_remote("", &config);  // set but empty: as unset
   ASSERT_TRUE(chosen);
   EXPECT_EQ(chosen->url, "http://config:5000/team/a");
   EXPECT_EQ(chosen->origin, "orchestrate.yaml:7");
-  EXPECT_FALSE(choose_remote(nullptr, nullptr));
+  EXPECT_FALSE(site::choose_remote(nullptr, nullptr));
   const recipe::Config empty;
-  EXPECT_FALSE(choose_remote(nullptr, &empty));
+  EXPECT_FALSE(site::choose_remote(nullptr, &empty));
 }
 
 TEST(TransferRemote, DisplayDropsCredentials) {
-  EXPECT_EQ(display_remote("http://ci:s3cret@127.0.0.1:5000/team/a"), "http://127.0.0.1:5000/team/a");
-  EXPECT_EQ(display_remote("https://registry.example/team/a"), "https://registry.example/team/a");
+  EXPECT_EQ(site::display_remote("http://ci:s3cret@127.0.0.1:5000/team/a"), "http://127.0.0.1:5000/team/a");
+  EXPECT_EQ(site::display_remote("https://registry.example/team/a"), "https://registry.example/team/a");
   // An '@' in the path is not userinfo.
-  EXPECT_EQ(display_remote("http://host/team/a@b"), "http://host/team/a@b");
+  EXPECT_EQ(site::display_remote("http://host/team/a@b"), "http://host/team/a@b");
 }
 
 TEST(TransferRemote, RegistryFailuresMapToExitCodes) {
-  EXPECT_EQ(exit_code_for({.kind = registry::ErrorKind::digest_mismatch}), util::ExitCode::check_failed);
-  EXPECT_EQ(exit_code_for({.kind = registry::ErrorKind::invalid}), util::ExitCode::bad_input);
+  EXPECT_EQ(site::exit_code_for({.kind = registry::ErrorKind::digest_mismatch}), util::ExitCode::check_failed);
+  EXPECT_EQ(site::exit_code_for({.kind = registry::ErrorKind::invalid}), util::ExitCode::bad_input);
   for (auto kind : {registry::ErrorKind::unreachable, registry::ErrorKind::unauthorized, registry::ErrorKind::server,
                     registry::ErrorKind::not_found, registry::ErrorKind::protocol})
-    EXPECT_EQ(exit_code_for({.kind = kind}), util::ExitCode::outside_failure);
+    EXPECT_EQ(site::exit_code_for({.kind = kind}), util::ExitCode::outside_failure);
 }
 
 recipe::Tier tier(recipe::PtxPolicy ptx) {
@@ -79,7 +79,7 @@ cache::Manifest manifest_with(std::vector<std::string> sass, std::vector<std::st
 TEST(TransferArchCoverage, NativeSassCoversEveryPolicy) {
   const auto m = manifest_with({"sm_90", "sm_100"}, {});
   for (auto policy : {recipe::PtxPolicy::none, recipe::PtxPolicy::highest, recipe::PtxPolicy::all}) {
-    const auto coverage = check_arch_coverage(m, tier(policy));
+    const auto coverage = site::check_arch_coverage(m, tier(policy));
     EXPECT_TRUE(coverage.ok);
     EXPECT_TRUE(coverage.jit.empty());
   }
@@ -87,11 +87,11 @@ TEST(TransferArchCoverage, NativeSassCoversEveryPolicy) {
 
 TEST(TransferArchCoverage, JitIsAllowedUnlessThePolicyIsNone) {
   const auto m = manifest_with({"sm_90"}, {"compute_90"});
-  const auto allowed = check_arch_coverage(m, tier(recipe::PtxPolicy::highest));
+  const auto allowed = site::check_arch_coverage(m, tier(recipe::PtxPolicy::highest));
   EXPECT_TRUE(allowed.ok);
   EXPECT_EQ(allowed.jit,
             std::vector<std::string>{"lib/libk.so: B200 (10.0) runs by JIT from compute_90 PTX (no sm_100 SASS)"});
-  const auto refused = check_arch_coverage(m, tier(recipe::PtxPolicy::none));
+  const auto refused = site::check_arch_coverage(m, tier(recipe::PtxPolicy::none));
   EXPECT_FALSE(refused.ok);
   EXPECT_EQ(refused.problems,
             std::vector<std::string>{"lib/libk.so: no kernel image for B200 (10.0) of tier 'tier-new' (only compute_90 "
@@ -99,14 +99,14 @@ TEST(TransferArchCoverage, JitIsAllowedUnlessThePolicyIsNone) {
 }
 
 TEST(TransferArchCoverage, MissingKernelsAndNoDeviceCodeFail) {
-  const auto missing = check_arch_coverage(manifest_with({"sm_90"}, {}), tier(recipe::PtxPolicy::all));
+  const auto missing = site::check_arch_coverage(manifest_with({"sm_90"}, {}), tier(recipe::PtxPolicy::all));
   EXPECT_FALSE(missing.ok);
   EXPECT_EQ(missing.problems,
             std::vector<std::string>{"lib/libk.so: no kernel image for B200 (10.0) of tier "
                                      "'tier-new' (needs sm_100 SASS or PTX at or below compute_100)"});
   // PTX newer than the device never JITs down.
-  EXPECT_FALSE(check_arch_coverage(manifest_with({}, {"compute_100"}), tier(recipe::PtxPolicy::all)).ok);
-  const auto nothing = check_arch_coverage(manifest_with({}, {}), tier(recipe::PtxPolicy::highest));
+  EXPECT_FALSE(site::check_arch_coverage(manifest_with({}, {"compute_100"}), tier(recipe::PtxPolicy::all)).ok);
+  const auto nothing = site::check_arch_coverage(manifest_with({}, {}), tier(recipe::PtxPolicy::highest));
   EXPECT_FALSE(nothing.ok);
   EXPECT_EQ(nothing.problems,
             std::vector<std::string>{"no file of the set embeds device code, so nothing covers tier 'tier-new'"});
@@ -180,7 +180,7 @@ class TransferRequireSmoke : public ::testing::Test {
     return manifest;
   }
   std::string problem(const cache::Manifest& manifest) {
-    return smoke_problem(manifest, k_hex, tier(recipe::PtxPolicy::highest), m_trusted);
+    return site::smoke_problem(manifest, k_hex, tier(recipe::PtxPolicy::highest), m_trusted);
   }
 };
 

@@ -9,7 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
-#include "orchestrator/app/doctor.hpp"
+#include "orchestrator/app/doctor/doctor.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/process.hpp"
 

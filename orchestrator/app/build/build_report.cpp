@@ -1,0 +1,112 @@
+// The build report rendered: JSON on stdout, text on stdout, and each
+// build's errors as the one error format on stderr.
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/app/build/build.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace {
+
+using Json = nlohmann::ordered_json;
+
+// Names (artifacts, and the messages that quote them) are bytes: JSON gets
+// them through util::utf8_escaped, a terminal through util::printable.
+std::vector<std::string> escaped_all(const std::vector<std::string>& texts, std::string (*escape)(std::string_view)) {
+  std::vector<std::string> out;
+  for (const auto& t : texts) out.push_back(escape(t));
+  return out;
+}
+
+// A message of several lines (a failed step's log tail), each line printable.
+std::string printable_lines(std::string_view text) {
+  std::string out;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = text.find('\n', start);
+    out += util::printable(text.substr(start, end - start));
+    if (end == std::string_view::npos) return out;
+    out += '\n';
+    start = end + 1;
+  }
+}
+
+const char* status_name(BuildStatus status) {
+  return status == BuildStatus::built ? "built" : status == BuildStatus::cached ? "cached" : "failed";
+}
+
+Json build_json(const BuildResult& b) {
+  using util::utf8_escaped;
+  Json j;
+  j["recipe"] = b.recipe;
+  j["tier"] = b.tier;
+  j["status"] = status_name(b.status);
+  j["key"] = b.key.empty() ? Json(nullptr) : Json(b.key);
+  j["toolkit"] = b.toolkit ? Json(b.toolkit->str()) : Json(nullptr);
+  j["image"] = b.image ? Json(utf8_escaped(*b.image)) : Json(nullptr);
+  j["engine"] = engine::to_string(b.engine);
+  j["artifacts"] = Json::array();
+  for (const auto& a : b.artifacts)
+    j["artifacts"].push_back({{"path", utf8_escaped(a.path)},
+                              {"name", utf8_escaped(a.name)},
+                              {"sha256", a.sha256},
+                              {"sass", a.sass},
+                              {"ptx", a.ptx}});
+  j["manifest"] = b.manifest.empty() ? Json(nullptr) : Json(b.manifest);
+  j["kept_tree"] = b.kept_tree.empty() ? Json(nullptr) : Json(utf8_escaped(b.kept_tree));
+  if (!b.errors.empty()) j["errors"] = escaped_all(b.errors, utf8_escaped);
+  if (!b.warnings.empty()) j["warnings"] = escaped_all(b.warnings, utf8_escaped);
+  return j;
+}
+
+// "with CUDA 13.0.88 in orchestrate/cuda:host-bookworm (docker)".
+std::string built_with(const BuildResult& b) {
+  if (!b.toolkit) return {};
+  return " with CUDA " + b.toolkit->str() + " in " + util::printable(b.image.value_or("no image")) + " (" +
+         std::string(engine::to_string(b.engine)) + ")";
+}
+
+}  // namespace
+
+std::string render_build_json(const BuildReport& report) {
+  Json builds = Json::array();
+  for (const auto& b : report.builds) builds.push_back(build_json(b));
+  Json root;
+  root["builds"] = std::move(builds);
+  // The run's warnings (stderr said each once), with the builds they concern.
+  root["warnings"] = Json::array();
+  for (const auto& w : report.warnings)
+    root["warnings"].push_back({{"message", util::utf8_escaped(w.text)}, {"builds", w.builds}});
+  // The net under utf8_escaped: a string missed costs a U+FFFD, not the report.
+  return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
+}
+
+std::string render_build_text(const BuildReport& report, bool explain) {
+  std::string out;
+  for (const auto& b : report.builds) {
+    out += b.recipe + " x " + b.tier + ": " + (b.status == BuildStatus::failed ? "FAILED" : status_name(b.status));
+    if (!b.key.empty()) out += " (key " + b.key.substr(0, 16) + ")";
+    out += built_with(b) + '\n';
+    if (explain && !b.explain.empty())
+      for (const auto& line : util::split_any(b.explain, "\n")) out += "    " + line + '\n';
+    for (const auto& a : b.artifacts)
+      out += "    " + util::printable(a.name) + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
+             (a.sass.empty() ? "-" : util::join(a.sass, " ")) + "  PTX " +
+             (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
+    for (const auto& w : escaped_all(b.warnings, util::printable)) out += "    warning: " + w + '\n';
+    if (!b.kept_tree.empty()) out += "    build tree kept at " + util::printable(b.kept_tree) + '\n';
+  }
+  return out;
+}
+
+std::string render_build_errors(const BuildReport& report) {
+  std::string out;
+  for (const auto& b : report.builds)
+    for (const auto& e : b.errors)
+      out += util::Diagnostic{.message = b.recipe + " x " + b.tier + ": " + printable_lines(e)}.render();
+  return out;
+}
+
+}  // namespace orc::app

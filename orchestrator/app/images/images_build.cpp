@@ -1,0 +1,150 @@
+// `orchestrate images build NAME`: rootfs tar (cached) -> import through the
+// engine API -> inspect -> nvcc --version in a container -> state record.
+#include <chrono>
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <ostream>
+#include <sstream>
+
+#include "orchestrator/app/images/images.hpp"
+#include "orchestrator/app/images/images_detail.hpp"
+#include "orchestrator/engine/docker_engine.hpp"
+#include "orchestrator/imaging/offline_image.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+using util::ExitCode;
+using util::Failure;
+
+namespace {
+
+double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+std::string fixed(double s) {
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(1);
+  out << s;
+  return out.str();
+}
+
+}  // namespace
+
+namespace {
+
+double secs(std::chrono::milliseconds ms) { return static_cast<double>(ms.count()) / 1000.0; }
+
+const compat::OfflineImage& catalog_image(const std::string& name) {
+  const compat::OfflineImage* image = compat::find_offline_image(name);
+  if (image) return *image;
+  const auto names = compat::offline_image_names();
+  throw Failure(ExitCode::bad_input,
+                {util::Diagnostic{.message = "unknown image '" + name + "' (known: " + util::join(names, ", ") + ")",
+                                  .suggestion = util::did_you_mean(name, names)}});
+}
+
+fs::path setup_scripts(const compat::OfflineImage& image, const fs::path& images_dir) {
+  const fs::path scripts = imaging::locate_images_dir(images_dir) / "offline";
+  for (const fs::path& script : {scripts / "common.sh", scripts / image.name / "setup.sh"})
+    if (!fs::is_regular_file(script))
+      throw Failure(ExitCode::bad_input, "no " + script.string() +
+                                             ": run from the repository root, or pass --images-dir / set "
+                                             "ORCHESTRATE_IMAGES_DIR to the images/ folder");
+  return scripts;
+}
+
+// The host's toolkit for the host-mount image, which serves nothing without one.
+std::optional<compat::HostCuda> host_toolkit(const compat::OfflineImage& image) {
+  if (!image.host_mount) return std::nullopt;
+  auto host = detect_host_cuda();
+  if (!host) {
+    const std::string root = util::env_get("ORCHESTRATE_HOST_CUDA").value_or(std::string(compat::k_default_host_cuda));
+    throw Failure(ExitCode::outside_failure, "the host has no CUDA toolkit at " + root + " (bin/nvcc): " +
+                                                 image.reference() + " mounts it and would serve nothing");
+  }
+  return host;
+}
+
+}  // namespace
+
+ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& progress) {
+  const auto start = Clock::now();
+  const compat::OfflineImage& image = catalog_image(request.name);
+  const fs::path scripts = setup_scripts(image, request.images_dir);
+
+  // The engine first: finding it missing after minutes of debootstrap helps nobody.
+  auto socket = images_detail::engine_socket(request.engine_socket);
+  if (!socket) throw Failure(ExitCode::outside_failure, socket.error());
+  auto engine = engine::DockerEngine::connect(*socket);
+  if (!engine)
+    throw Failure(ExitCode::outside_failure,
+                  "cannot reach the engine at " + socket->string() + ": " + engine.error().message);
+  const std::optional<compat::HostCuda> host = host_toolkit(image);
+
+  const imaging::Rootfs rootfs =
+      imaging::prepare_rootfs({.image = &image,
+                               .scripts = scripts,
+                               .cache = request.cache_dir.value_or(cache_root() / "rootfs.v1"),
+                               .mirror = request.mirror,
+                               .rebuild = request.rebuild},
+                              progress);
+  const fs::path state_file = request.state_file.value_or(image_state_path());
+  const std::optional<ImageRecord> previous = find_built_image(image.reference(), state_file);
+  const auto present = engine->inspect_image(image.reference());
+  const bool up_to_date =
+      !request.rebuild && previous && previous->rootfs_key == rootfs.key && present && present->id == previous->id;
+  const imaging::Imported imported = imaging::import_rootfs(*engine, image, rootfs, up_to_date, progress);
+
+  ImageBuildResult result{.rootfs_cached = rootfs.cached,
+                          .imported = imported.imported,
+                          .debootstrap_s = secs(rootfs.made.debootstrap),
+                          .setup_s = secs(rootfs.made.setup),
+                          .tar_s = secs(rootfs.made.tar),
+                          .import_s = secs(imported.took)};
+  const auto nvcc_start = Clock::now();
+  const std::string toolkit = imaging::nvcc_in_image(*engine, image, host);
+  result.nvcc_s = since(nvcc_start);
+  result.record = ImageRecord{.name = std::string(image.name),
+                              .reference = image.reference(),
+                              .id = imported.image.id,
+                              .digests = imported.image.digests,
+                              .created = up_to_date ? previous->created : images_detail::utc_now(),
+                              .toolkit = toolkit,
+                              .packages = rootfs.packages,
+                              .rootfs_key = rootfs.key,
+                              .engine = socket->string()};
+  save_image_record(state_file, result.record);
+  result.total_s = since(start);
+  return result;
+}
+
+std::string render_build_result(const ImageBuildResult& r, bool json) {
+  if (json) {
+    nlohmann::ordered_json j;
+    j["image"] = {{"name", r.record.name},        {"reference", r.record.reference}, {"id", r.record.id},
+                  {"digests", r.record.digests},  {"created", r.record.created},     {"toolkit", r.record.toolkit},
+                  {"packages", r.record.packages}};
+    j["rootfs_cached"] = r.rootfs_cached;
+    j["imported"] = r.imported;
+    const auto ms = [](double s) { return std::round(s * 1000.0) / 1000.0; };
+    j["seconds"] = {{"debootstrap", ms(r.debootstrap_s)}, {"setup", ms(r.setup_s)}, {"tar", ms(r.tar_s)},
+                    {"import", ms(r.import_s)},           {"nvcc", ms(r.nvcc_s)},   {"total", ms(r.total_s)}};
+    return j.dump(2) + "\n";
+  }
+  std::string out = r.record.reference + "  " + r.record.id + "  nvcc " + r.record.toolkit + "\n";
+  out += r.rootfs_cached ? "  rootfs: cached tar\n"
+                         : "  rootfs: debootstrap " + fixed(r.debootstrap_s) + " s, setup " + fixed(r.setup_s) +
+                               " s, tar " + fixed(r.tar_s) + " s\n";
+  out += r.imported ? "  import: " + fixed(r.import_s) + " s\n" : "  import: none needed (the engine has this image)\n";
+  out += "  nvcc --version in a container: " + fixed(r.nvcc_s) + " s\n";
+  out += "  total: " + fixed(r.total_s) + " s\n";
+  return out;
+}
+
+}  // namespace orc::app

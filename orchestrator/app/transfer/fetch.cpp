@@ -1,0 +1,262 @@
+#include "orchestrator/app/transfer/fetch.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/app/inspect/inspect.hpp"
+#include "orchestrator/app/transfer/transfer.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/pack.hpp"
+#include "orchestrator/cache/signed_files.hpp"
+#include "orchestrator/site/arch_coverage.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+using nlohmann::ordered_json;
+using util::ExitCode;
+
+namespace {
+
+[[noreturn]] void fail(ExitCode code, std::string message) { throw util::Failure(code, std::move(message)); }
+
+// The local set that answers the request, if the store has one.
+std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request,
+                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted) {
+  // --require-smoke by tier: the newest verified set that attests a pass.
+  if (request.digest.empty() && request.require_smoke) {
+    auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
+    if (!sets) fail_with(sets.error());
+    for (auto& e : *sets) {  // newest first
+      auto loaded = cache::load_artifact_set(store, e, trusted);
+      if (loaded && site::smoke_problem(loaded->manifest, e.manifest, tier, trusted).empty()) return std::move(e);
+    }
+    return std::nullopt;
+  }
+  if (request.digest.empty()) {
+    auto entry = store.index().newest_verified(request.recipe, request.tier);
+    if (!entry) fail_with(entry.error());
+    return std::move(*entry);
+  }
+  auto entry = store.index().resolve(request.digest);
+  if (!entry && entry.error().kind == cache::ErrorKind::not_found) return std::nullopt;
+  if (!entry) fail_with(entry.error());
+  if (entry->recipe != request.recipe || entry->tier != request.tier)
+    util::fail_input("sha256:" + entry->manifest + " is " + entry->recipe + " for " + entry->tier + ", not " +
+                     request.recipe + " for " + request.tier);
+  return std::move(*entry);
+}
+
+struct Pulled {
+  cache::IndexEntry entry;
+  std::string from;         // the remote's URL
+  bool downloaded = false;  // and DIR written from the same pass
+};
+
+// Pulls the set from the remote, filling `dir` on the way; only the remote
+// can serve now, so its failures end the command (exit 3, or 1 for a
+// refused set).
+Pulled pull_remote(cache::Store& store, const recipe::Config& config, const recipe::Tier& tier,
+                   const cache::TrustedKeys& trusted, const TransferRequest& request, const fs::path& dir) {
+  const std::string what = request.recipe + " for " + request.tier +
+                           (request.digest.empty() ? "" : " (" + request.digest + ")") +
+                           (request.require_smoke ? " with a passing smoke attestation" : "");
+  const site::RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
+  auto client = site::make_client(remote.url, request.deadlines);
+  const TransferProgress progress(request.progress, request.terminal);
+  auto set = request.require_smoke && request.digest.empty()
+                 ? find_smoked_remote_set(*client, request.recipe, tier, trusted,
+                                          cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"))
+                 : find_remote_set(*client, request.recipe, request.tier, request.digest);
+  const PullOptions options{.trusted = &trusted,
+                            .tier = &tier,
+                            .insecure = request.insecure,
+                            .require_smoke = request.require_smoke,
+                            .dir = dir};
+  auto report = set ? pull_set(store, *client, *set, options, progress) : std::unexpected(set.error());
+  if (!report) {
+    std::string message = report.error().message;
+    if (report.error().code == ExitCode::outside_failure)
+      message = "the local store has no verified " + what + " and the remote failed: " + message;
+    fail(report.error().code, message);
+  }
+  return {std::move(report->entry), client->display_url(), report->downloaded};
+}
+
+// Checks files written (and hashed while written) against the signed
+// manifest: before DIR is renamed into place.
+std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
+                                              const std::vector<cache::UnpackedFile>& written) {
+  std::vector<std::string> problems;
+  for (const auto& f : manifest.files) {
+    const auto w = std::ranges::find(written, f.path, &cache::UnpackedFile::name);
+    if (w == written.end())
+      problems.push_back(f.path + " is missing (or not a file of its own)");
+    else if (w->sha256 != f.sha256 || w->size != f.size)
+      problems.push_back(f.path + " is sha256:" + w->sha256 + ", its manifest says sha256:" + f.sha256);
+  }
+  if (problems.empty()) return {};
+  return std::unexpected(cache::Error{cache::ErrorKind::corrupt, util::join(problems, "; ")});
+}
+
+[[noreturn]] void fail_writing(const cache::Error& error, const std::string& manifest_hex, const fs::path& dir) {
+  if (error.kind == cache::ErrorKind::corrupt)
+    fail(ExitCode::check_failed, "sha256:" + manifest_hex + ": " + error.message + " (run 'orchestrate cache verify')");
+  fail(error.kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
+       "unpacking sha256:" + manifest_hex + " into " + dir.string() + ": " + error.message);
+}
+
+// Writes DIR from a set the store already held: unpacked from its pack, or
+// copied from its file blobs with the modes the index keeps (a pulled set),
+// hashed while written either way and checked against the signed manifest
+// before DIR is renamed into place: the bytes in DIR are the ones the
+// signature covers, whatever happened to the store's copies since. DIR is
+// the user's output, not the store, so it is not fsynced (like any
+// program's output); the store's own copies are.
+void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest,
+               const fs::path& dir) {
+  const auto check = [&](const std::vector<cache::UnpackedFile>& written) { return check_files(manifest, written); };
+  const cache::SignedFiles signed_files(manifest);
+  if (!entry.pack.empty() && store.has_blob(entry.pack)) {
+    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir,
+                                  {.sync = false,
+                                   .hash = true,
+                                   .max_bytes = std::max<std::uint64_t>(signed_files.total_size(), 1),
+                                   .admit = [&](std::string_view name, std::uint64_t size,
+                                                unsigned mode) { return signed_files.admit(name, size, mode); },
+                                   .check = check});
+    if (!unpacked) fail_writing(unpacked.error(), entry.manifest, dir);
+    return;
+  }
+  // The signed mode wins over the index's (they agree unless the index was
+  // changed); a manifest without modes gets 0755 or 0644 (landing_mode).
+  std::vector<cache::PlacedFile> files;
+  for (const auto& f : entry.files) {
+    const cache::ManifestFile* signed_file = signed_files.find(f.path);
+    files.push_back({.name = f.path,
+                     .source = store.blob_path(f.sha256),
+                     .mode = signed_file ? cache::landing_mode(*signed_file, f.mode) : f.mode & 0644u});
+  }
+  auto placed = cache::place_files(files, dir, {.check = check});
+  if (!placed) fail_writing(placed.error(), entry.manifest, dir);
+}
+
+// Removes DIR, written by a pull, when the command fails after it.
+struct DirGuard {
+  fs::path dir;
+  bool existed = false;  // empty, before the command
+  bool armed = false;
+  ~DirGuard() {
+    if (!armed) return;
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    if (existed) fs::create_directory(dir, ec);
+  }
+};
+
+}  // namespace
+
+std::string fetch_json(const FetchResult& result) {
+  ordered_json files = ordered_json::array();
+  for (const auto& f : result.files)
+    files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass}, {"ptx", f.ptx}});
+  ordered_json verified{{"digest", result.digest_ok}, {"signature", result.signature_ok}, {"archs", result.archs_ok}};
+  if (result.smoke_ok) verified["smoke"] = *result.smoke_ok;
+  ordered_json out;  // insertion order is the documented order
+  out["recipe"] = result.recipe;
+  out["tier"] = result.tier;
+  out["digest"] = "sha256:" + result.manifest;
+  out["dir"] = util::utf8_escaped(result.dir.string());
+  out["from"] = result.from;
+  out["files"] = std::move(files);
+  out["verified"] = std::move(verified);
+  return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+}
+
+std::string fetch_text(const FetchResult& result) {
+  std::string out = "fetched " + result.recipe + " for " + result.tier + " sha256:" + result.manifest + " from " +
+                    (result.from == "store" ? std::string("the local store") : result.from) + " into " +
+                    util::printable(result.dir.string()) + "\n";
+  out += "verified: digest " + std::string(result.digest_ok ? "yes" : "no") + ", signature " +
+         (result.signature_ok ? "yes (key " + result.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
+         (result.archs_ok ? "yes" : "no") +
+         (result.smoke_ok ? std::string(", smoke ") + (*result.smoke_ok ? "yes" : "no") : "") + "\n";
+  for (const auto& j : result.jit) out += "note: " + j + "\n";
+  for (const auto& f : result.files)
+    out += "  " + util::printable((result.dir / f.path).string()) + "  " + human_size(f.size) +
+           "  sha256:" + f.sha256.substr(0, site::k_tag_digest_chars) + "  sass " +
+           (f.sass.empty() ? "-" : util::join(f.sass, ",")) + "  ptx " +
+           (f.ptx.empty() ? "-" : util::join(f.ptx, ",")) + "\n";
+  return out;
+}
+
+CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
+  if (request.recipe.empty() || request.tier.empty()) util::fail_input("fetch needs RECIPE and --tier T");
+  const auto config = load_transfer_config(request.config, true);
+  const recipe::Tier& tier = find_tier(*config, request.tier);
+  const cache::TrustedKeys trusted = trusted_keys(&*config);
+  const fs::path dir = out_dir.empty() ? fs::path(request.recipe + "-" + request.tier) : out_dir;
+  std::error_code ec;
+  // The files land in a private tree renamed onto DIR at the end, which a
+  // symlink cannot take: refused before anything is read, as bad input.
+  if (fs::is_symlink(fs::symlink_status(dir, ec)))
+    util::fail_input(dir.string() + " is a symlink; fetch unpacks into a new directory of its own: give the path " +
+                     "it points to, or a new one (-o DIR)");
+  if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
+    util::fail_input(dir.string() + " exists and is not an empty directory; fetch unpacks into a new one (-o DIR)");
+  auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  if (!opened) fail_with(opened.error());
+  cache::Store& store = *opened;
+  auto held = store.pin();
+  if (!held) fail_with(held.error());
+
+  FetchResult result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
+  DirGuard guard{.dir = dir, .existed = fs::exists(dir, ec)};
+  auto entry = local_set(store, request, tier, trusted);
+  bool written = false;  // DIR, by the pull
+  if (!entry) {
+    // A pull that fails takes away a DIR it made; one that succeeds hands it over here.
+    Pulled pulled = pull_remote(store, *config, tier, trusted, request, dir);
+    entry = std::move(pulled.entry);
+    result.from = std::move(pulled.from);
+    written = pulled.downloaded;
+    guard.armed = written;
+  }
+  result.manifest = entry->manifest;
+
+  auto loaded = cache::load_artifact_set(store, *entry, trusted);
+  if (!loaded) fail_with(loaded.error());
+  result.signature_ok = loaded->signature.status == cache::VerifyStatus::verified;
+  result.signer = loaded->signature.key_id;
+  CacheOutput output;
+  if (request.insecure)
+    output.err = insecure_warning(entry->manifest, loaded->signature);
+  else if (!result.signature_ok)
+    fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + loaded->signature.detail +
+                                     " (--insecure skips the signature check)");
+  const site::ArchCoverage coverage = site::check_arch_coverage(loaded->manifest, tier);
+  if (!coverage.ok)
+    fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + util::join(coverage.problems, "; "));
+  result.archs_ok = true;
+  result.jit = coverage.jit;
+  if (request.require_smoke) {
+    if (auto problem = site::smoke_problem(loaded->manifest, entry->manifest, tier, trusted); !problem.empty())
+      fail(ExitCode::check_failed, "refusing " + problem);
+    result.smoke_ok = true;
+  }
+
+  if (!written) write_dir(store, *entry, loaded->manifest, dir);
+  guard.armed = false;
+  result.digest_ok = true;
+  for (const auto& f : loaded->manifest.files)
+    result.files.push_back(
+        {.path = f.path, .sha256 = f.sha256, .size = f.size, .sass = f.embedded_sass, .ptx = f.embedded_ptx});
+  output.out = request.json ? fetch_json(result) : fetch_text(result);
+  return output;
+}
+
+}  // namespace orc::app

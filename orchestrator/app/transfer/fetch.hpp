@@ -1,0 +1,51 @@
+#pragma once
+// `orchestrate fetch RECIPE --tier T [--digest D] [-o DIR]`: the newest
+// verified artifact set of recipe x tier (or exactly that digest) from the
+// local store, else pulled from the remote into the store; its digests,
+// signature and arch coverage checked; unpacked into DIR by the safe
+// unpacker; what went where printed.
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
+
+namespace orc::app {
+
+struct FetchedFile {
+  std::string path;  // inside DIR
+  std::string sha256;
+  std::uint64_t size = 0;
+  std::vector<std::string> sass;
+  std::vector<std::string> ptx;
+};
+
+struct FetchResult {
+  std::string recipe;
+  std::string tier;
+  std::string manifest;  // hex
+  std::filesystem::path dir;
+  std::string from;  // "store" or the remote's URL (without credentials)
+  std::vector<FetchedFile> files;
+  bool digest_ok = false;
+  bool signature_ok = false;
+  bool archs_ok = false;
+  std::optional<bool> smoke_ok;  // set only under --require-smoke
+  std::string signer;            // key id; empty when unsigned
+  std::vector<std::string> jit;  // GPUs that will JIT (allowed by the tier)
+};
+
+// {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256",
+// "sass", "ptx"}], "verified": {"digest", "signature", "archs"[, "smoke"]}}
+// ("smoke" only under --require-smoke)
+std::string fetch_json(const FetchResult& result);
+std::string fetch_text(const FetchResult& result);
+
+// Exit 0; 1 a check failed (digest, signature, archs, a hostile layer);
+// 2 bad input (unknown tier, not found, DIR not empty); 3 the remote (or the
+// store's disk) failed when only it could serve.
+CacheOutput fetch(const TransferRequest& request, const std::filesystem::path& out_dir);
+
+}  // namespace orc::app

@@ -1,0 +1,54 @@
+#pragma once
+// `orchestrate push` and `orchestrate pull`: artifact sets between the local
+// store (ORCHESTRATE_CACHE_DIR) and the remote (ORCHESTRATE_REMOTE, else the
+// configuration's `remote:`), with what fetch shares: the configuration, the
+// trusted keys (the keys dir's trusted/ plus `trusted_keys:`) and the remote.
+#include <filesystem>
+#include <iosfwd>
+#include <optional>
+#include <string>
+
+#include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/app/transfer/transfer_progress.hpp"
+#include "orchestrator/cache/signing.hpp"
+#include "orchestrator/recipe/config.hpp"
+#include "orchestrator/site/remote.hpp"
+
+namespace orc::app {
+
+struct TransferRequest {
+  std::filesystem::path config;      // orchestrate.yaml (locate_config's answer)
+  std::filesystem::path store_root;  // empty: cache::default_store_root()
+  std::string recipe;
+  std::string tier;
+  std::string digest;  // a manifest digest or unique prefix, "sha256:" optional
+  bool all = false;    // push: every set in the store
+  bool insecure = false;
+  bool require_smoke = false;  // fetch, pull: only a set attesting a passing smoke run for the tier
+  bool json = false;
+  registry::DeadlinePolicy deadlines;  // of each registry operation (--timeout, --min-rate)
+  std::ostream* progress = nullptr;    // live transfer lines (stderr); null: none
+  Terminal terminal = Terminal::no;
+};
+
+// The configuration when it exists (nullopt when `required` is false and the
+// file is absent); throws util::Failure (bad input) when it is invalid.
+std::optional<recipe::Config> load_transfer_config(const std::filesystem::path& file, bool required);
+// The tier named, or util::Failure (bad input) with a did-you-mean.
+const recipe::Tier& find_tier(const recipe::Config& config, const std::string& name);
+// The keys dir's trusted keys plus the configuration's; util::Failure (bad
+// input) when a key file is not a public key.
+cache::TrustedKeys trusted_keys(const recipe::Config* config);
+// The remote, or util::Failure (bad input) saying how to name one.
+site::RemoteChoice require_remote(const recipe::Config* config, std::string_view why);
+
+// The line --insecure prints on every use (stderr), whether or not the
+// signature would have verified, so a script that keeps the flag is seen.
+std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature);
+
+// Exit 0, 2 (nothing to push, no remote), 3 (the registry failed).
+CacheOutput push(const TransferRequest& request);
+// Exit 0, 1 (digest, signature or archs refused), 2, 3.
+CacheOutput pull(const TransferRequest& request);
+
+}  // namespace orc::app

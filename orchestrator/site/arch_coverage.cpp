@@ -1,0 +1,153 @@
+#include "orchestrator/site/arch_coverage.hpp"
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+#include "orchestrator/cache/smoke_run.hpp"
+#include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::site {
+
+namespace {
+
+// The manifest's "sm_90" / "compute_90a" names back to CCs; a name this
+// version cannot read counts as absent (it cannot vouch for a GPU).
+std::set<arch::ComputeCapability> parse_all(const std::vector<std::string>& names) {
+  std::set<arch::ComputeCapability> out;
+  for (const auto& name : names)
+    if (auto cc = arch::ComputeCapability::parse(name)) out.insert(*cc);
+  return out;
+}
+
+std::string gpu_label(const recipe::TierGpu& gpu) {
+  return gpu.given_as_cc ? "CC " + gpu.cc.dotted() : gpu.name + " (" + gpu.cc.dotted() + ")";
+}
+
+// Each distinct CC of the tier's GPUs (without variant) with the product
+// names the tier gives it; a GPU written as a CC adds no name.
+std::map<arch::ComputeCapability, std::vector<std::string>> tier_ccs(const recipe::Tier& tier) {
+  std::map<arch::ComputeCapability, std::vector<std::string>> out;
+  for (const auto& gpu : tier.gpus) {
+    auto& names = out[gpu.cc.base()];
+    if (!gpu.given_as_cc && std::ranges::find(names, gpu.name) == names.end()) names.push_back(gpu.name);
+  }
+  return out;
+}
+
+// "a", "a and b", "a, b and c".
+std::string and_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
+}  // namespace
+
+ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::Tier& tier) {
+  ArchCoverage coverage;
+  bool any_device_code = false;
+  for (const auto& file : manifest.files) {
+    if (file.embedded_sass.empty() && file.embedded_ptx.empty()) continue;
+    any_device_code = true;
+    const auto sass = parse_all(file.embedded_sass);
+    const auto ptx = parse_all(file.embedded_ptx);
+    for (const auto& gpu : tier.gpus) {
+      const auto verdict = inspect::judge(sass, ptx, gpu.cc);
+      if (verdict.outcome == inspect::Outcome::native) continue;
+      if (verdict.outcome == inspect::Outcome::jit && tier.ptx != recipe::PtxPolicy::none) {
+        coverage.jit.push_back(file.path + ": " + gpu_label(gpu) + " runs by JIT from " +
+                               verdict.decided_by->compute() + " PTX (no " + gpu.cc.sm() + " SASS)");
+        continue;
+      }
+      std::string problem = file.path + ": no kernel image for " + gpu_label(gpu) + " of tier '" + tier.name + "'";
+      if (verdict.outcome == inspect::Outcome::jit)
+        problem += " (only " + verdict.decided_by->compute() + " PTX, and the tier's ptx policy is none)";
+      else
+        problem += " (needs " + gpu.cc.sm() + " SASS or PTX at or below " + gpu.cc.compute() + ")";
+      coverage.problems.push_back(std::move(problem));
+    }
+  }
+  if (!any_device_code)
+    coverage.problems.push_back("no file of the set embeds device code, so nothing covers tier '" + tier.name + "'");
+  coverage.ok = coverage.problems.empty();
+  return coverage;
+}
+
+bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc) {
+  return std::ranges::any_of(tier.gpus, [&](const recipe::TierGpu& g) { return g.cc.base() == cc; });
+}
+
+std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const recipe::Tier& tier,
+                          const cache::TrustedKeys& trusted) {
+  static const std::vector<cache::SmokeAttestation> k_no_runs;
+  const auto found = manifest.smoke.find(tier.name);
+  const auto& runs = found == manifest.smoke.end() ? k_no_runs : found->second;
+  const std::string subject = cache::smoke_subject(manifest);
+  std::set<arch::ComputeCapability> passed;
+  std::vector<std::string> failed, altered, ignored;
+  for (const auto& run : runs) {
+    std::string who = run.gpu + " (CC " + run.cc + ", driver " + run.driver + ")";
+    if (!run.node.empty()) who += " on " + run.node;
+    switch (cache::verify_smoke_run(run, tier.name, subject, trusted)) {
+      case cache::RunSignature::not_signed:
+        ignored.push_back(who + ": recorded before runs were signed by their node");
+        continue;
+      case cache::RunSignature::unknown_key:
+        ignored.push_back(who + ": signed by key " + run.key_id + ", which this machine does not trust");
+        continue;
+      case cache::RunSignature::bad_signature:
+        altered.push_back(who + " (key " + run.key_id + ")");
+        continue;
+      case cache::RunSignature::verified:
+        break;
+    }
+    const auto cc = arch::ComputeCapability::parse(run.cc);
+    if (!run.member || !cc || !tier_has_cc(tier, cc->base())) {
+      ignored.push_back(who + ": not a GPU of the tier");
+      continue;
+    }
+    if (tier.driver) {
+      const auto driver = util::Version::parse(run.driver);
+      if (!driver || *driver < *tier.driver) {
+        ignored.push_back(who + ": below the tier's driver " + tier.driver->str());
+        continue;
+      }
+    }
+    if (run.outcome == "pass")
+      passed.insert(cc->base());
+    else
+      failed.push_back(who + ": " + run.outcome);
+  }
+  const std::string set = "sha256:" + manifest_hex;
+  const std::string quoted = "'" + tier.name + "'";
+  if (!altered.empty())
+    return set + "'s smoke attestation for tier " + quoted +
+           " holds a run that is not what its node signed: " + util::join(altered, ", ") +
+           " (--require-smoke): the record was altered after that node signed it";
+
+  std::vector<std::string> missing;
+  for (const auto& [cc, names] : tier_ccs(tier))
+    if (!passed.contains(cc))
+      missing.push_back(cc.dotted() + (names.empty() ? "" : " (" + util::join(names, ", ") + ")"));
+  if (failed.empty() && missing.empty()) return {};
+  std::string problem;
+  if (runs.empty()) {
+    problem =
+        set + " has no smoke attestation for tier " + quoted + ", so it lacks a passing run on CC " + and_list(missing);
+  } else {
+    std::vector<std::string> parts;
+    if (!failed.empty()) parts.push_back("is not a pass on " + util::join(failed, ", "));
+    if (!missing.empty()) parts.push_back("lacks a passing run on CC " + and_list(missing));
+    problem = set + "'s smoke attestation for tier " + quoted + " " + util::join(parts, " and ");
+  }
+  problem += " (--require-smoke" + (ignored.empty() ? "" : "; not counted: " + util::join(ignored, "; ")) + "); ";
+  const std::string command = "'orchestrate smoke " + tier.name + " --artifact " + set + "'";
+  if (missing.empty()) return problem + "fix it, run " + command + " on that node and push the attested set it stores";
+  return problem + "run " + command + " on a node with " + (missing.size() == 1 ? "that GPU" : "those GPUs") +
+         " and push the attested set it stores";
+}
+
+}  // namespace orc::site
