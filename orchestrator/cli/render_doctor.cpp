@@ -37,8 +37,12 @@ std::string doctor_json(const app::DoctorReport& r) {
              {"ptx", l.ptx},
              {"verdicts", json::array()}};
     for (const auto& v : l.verdicts)
-      lib["verdicts"].push_back(
-          {{"gpu", v.gpu}, {"outcome", v.outcome}, {"detail", v.detail}, {"runtime_kernels", v.runtime_kernels}});
+      lib["verdicts"].push_back({{"gpu", v.gpu},
+                                 {"name", v.gpu < r.gpus.size() ? json(r.gpus[v.gpu].name) : json(nullptr)},
+                                 {"cc", v.cc.dotted()},
+                                 {"outcome", v.outcome},
+                                 {"detail", v.detail},
+                                 {"runtime_kernels", v.runtime_kernels}});
     j["libraries"].push_back(std::move(lib));
   }
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
@@ -76,7 +80,8 @@ std::string doctor_text(const app::DoctorReport& r) {
     out += l.framework + ": " + l.path + "\n    SASS " + (l.sass.empty() ? "-" : util::join(l.sass, " ")) + "; PTX " +
            (l.ptx.empty() ? "-" : util::join(l.ptx, " ")) + "\n";
     Table verdicts;
-    for (const auto& v : l.verdicts) verdicts.add_row({v.gpu + ":", v.outcome, v.detail});
+    for (const auto& v : l.verdicts)
+      verdicts.add_row({"GPU " + std::to_string(v.gpu) + " (" + v.cc.dotted() + "):", v.outcome, v.detail});
     out += verdicts.render(4);
   }
   if (host_only) out += std::to_string(host_only) + " more libraries hold no device code\n";

@@ -92,8 +92,10 @@ std::expected<RunResult, Error> HostEngine::run(const BuildSpec& spec, LogSink& 
     log.on_output(stream == util::OutputStream::out ? OutputStream::out : OutputStream::err, bytes);
   };
   const std::string dir = process.working_dir.string();
-  log.on_output(OutputStream::err, "[host engine: local processes, not isolated] " + process.argv.front() +
-                                       (dir.empty() ? "" : " in " + dir) + "\n");
+  const bool first = !m_said_not_isolated.exchange(true);
+  log.on_output(OutputStream::err,
+                std::string(first ? "[host engine: local processes, not isolated] " : "[host engine] ") +
+                    process.argv.front() + (dir.empty() ? "" : " in " + dir) + "\n");
 
   const auto ran = util::run_process(process);
   if (!ran)

@@ -7,6 +7,7 @@
 // runs in a scratch copy the caller prepared, so "/src" in an argument, the
 // working directory or an environment value means that copy). Mount access
 // is not enforced: read-only is a promise of the caller here.
+#include <atomic>
 #include <expected>
 #include <filesystem>
 #include <string>
@@ -41,6 +42,9 @@ class HostEngine final : public Engine {
 
  private:
   const CancelFlag* m_cancel;
+  // The first run's log line says the steps are not isolated; the others
+  // name only what runs (one build's steps share one engine).
+  std::atomic<bool> m_said_not_isolated{false};
 };
 
 }  // namespace orc::engine

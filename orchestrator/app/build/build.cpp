@@ -67,7 +67,7 @@ PlanReport plan_for_engine(PlanReport full, const BuildRequest& request, const e
                            detail::Console& console) {
   for (const auto& w : full.config_warnings) console.line(std::string(util::trim(w.render())));
   if (discovery.kind != engine::EngineKind::host) return full;
-  console.line("orchestrate: building on the HOST as local processes (not isolated): " + discovery.reason);
+  console.line("orchestrate: building on the HOST: " + discovery.reason);
   const auto host_toolkits = site::discover_host_toolkits(site::host_toolkit_search_from_environment());
   console.line("orchestrate: toolkits on this host: " + site::describe_host_toolkits(host_toolkits));
   return plan_on_host(full, scope_of(request), host_toolkits);

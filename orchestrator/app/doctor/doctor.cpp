@@ -99,7 +99,8 @@ std::vector<LibraryVerdict> judge_library(const inspect::FileReport& file, const
   std::vector<LibraryVerdict> verdicts;
   for (std::size_t g = 0; g < gpus.size(); ++g) {
     const DoctorGpu& gpu = gpus[g];
-    LibraryVerdict v{.gpu = "GPU " + std::to_string(g) + " (" + gpu.cc.dotted() + ")",
+    LibraryVerdict v{.gpu = g,
+                     .cc = gpu.cc,
                      .outcome = "unknown",
                      .detail = "compute capability " + gpu.cc.dotted() +
                                " is not in the GPU tables: where this library runs is not guessed"};

@@ -29,7 +29,8 @@ struct DoctorGpu {
 };
 
 struct LibraryVerdict {
-  std::string gpu;      // "GPU 0 (9.0)"
+  std::size_t gpu = 0;  // the GPU's ordinal on this node (DoctorReport::gpus)
+  arch::ComputeCapability cc;
   std::string outcome;  // native | jit | none | link | unknown
   std::string detail;
   bool runtime_kernels = false;  // the library loads or builds kernels itself (cuFFT, cuSPARSE, cuDNN)

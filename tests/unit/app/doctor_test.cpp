@@ -29,7 +29,8 @@ TEST(Doctor, UnknownComputeCapabilityIsNotGuessed) {
   EXPECT_EQ(v[0].outcome, "native");
   EXPECT_EQ(v[1].outcome, "native");  // sm_80 SASS loads on 8.6
   EXPECT_EQ(v[2].outcome, "unknown");
-  EXPECT_EQ(v[2].gpu, "GPU 2 (9.9)");
+  EXPECT_EQ(v[2].gpu, 2u);
+  EXPECT_EQ(v[2].cc.dotted(), "9.9");
 }
 
 // CUDA forward compatibility: the user-space driver serves a newer CUDA than

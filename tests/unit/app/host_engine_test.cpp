@@ -45,6 +45,11 @@ TEST(HostEngine, RunsAProcessInTheMountedDirectoryWithItsEnvironment) {
   EXPECT_EQ(log.out, (dir / "src").string() + "\n");
   EXPECT_NE(log.err.find("not isolated"), std::string::npos);
   EXPECT_NE(log.err.find("hello\n"), std::string::npos);
+  // One build's steps share the engine: the next step's line does not say it again.
+  Collect again;
+  ASSERT_TRUE(engine.run(spec, again));
+  EXPECT_EQ(again.err.find("not isolated"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("[host engine] sh in " + (dir / "src").string() + "\n"), std::string::npos) << again.err;
   fs::remove_all(dir);
 }
 

@@ -60,5 +60,27 @@ TEST(Doctor, FindsTorchAndBundledLibrariesAndJudgesThemWithoutAGpu) {
   fs::remove_all(site.parent_path());
 }
 
+// Issue 12: a verdict names its GPU by separate fields (ordinal, name, cc),
+// never one fused label such as "GPU 0 (9.0)"; the text says it that way.
+TEST(Doctor, AVerdictNamesItsGpuBySeparateFields) {
+  app::DoctorReport r;
+  r.driver_version = "580.159.04";
+  r.gpus = {{.name = "NVIDIA H200", .cc = {9, 0}, .architecture = "Hopper"}};
+  r.libraries = {{.framework = "pytorch",
+                  .path = "/site/torch/lib/libtorch_cuda.so",
+                  .device_code = true,
+                  .sass = {"sm_90"},
+                  .ptx = {},
+                  .verdicts = {{.gpu = 0, .cc = {9, 0}, .outcome = "native", .detail = "sm_90 SASS"}}}};
+  const auto j = nlohmann::json::parse(render(r, Format::json));
+  const auto& v = j["libraries"][0]["verdicts"][0];
+  EXPECT_EQ(v["gpu"], 0);
+  EXPECT_EQ(v["name"], "NVIDIA H200");
+  EXPECT_EQ(v["cc"], "9.0");
+  EXPECT_EQ(v["outcome"], "native");
+  const std::string text = render(r, Format::text);
+  EXPECT_NE(text.find("GPU 0 (9.0):  native  sm_90 SASS"), std::string::npos) << text;
+}
+
 }  // namespace
 }  // namespace orc::cli
