@@ -577,6 +577,10 @@ TEST_F(FetchSuite, WrongOrMissingSignatureIsRefusedUnlessInsecure) {
           << err;
       const json result = json::parse(accepted.output);
       EXPECT_EQ(result["verified"], (json{{"digest", true}, {"signature", false}, {"archs", true}}));
+      // The JSON carries the warning stderr said.
+      ASSERT_EQ(result["warnings"].size(), 1u) << result.dump();
+      EXPECT_NE(err.find("orchestrate: warning: " + result["warnings"][0].get<std::string>()), std::string::npos)
+          << err << result.dump();
     }
     // Stored now, but never as verified: without --insecure it is refused again.
     const auto again = s_b.run({"fetch", recipe, "--tier", "tier-new", "-o", (root() / "again").string()});

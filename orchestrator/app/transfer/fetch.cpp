@@ -174,6 +174,7 @@ std::string fetch_json(const FetchResult& result) {
   out["from"] = result.from;
   out["files"] = std::move(files);
   out["verified"] = std::move(verified);
+  out["warnings"] = result.warnings;
   return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
@@ -233,9 +234,13 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   result.signature_ok = loaded->signature.status == cache::VerifyStatus::verified;
   result.signer = loaded->signature.key_id;
   CacheOutput output;
-  if (request.insecure)
+  if (request.insecure) {
     output.err = insecure_warning(entry->manifest, loaded->signature);
-  else if (!result.signature_ok)
+    std::string_view said = util::trim(output.err);
+    if (said.starts_with("orchestrate: warning: "))
+      said.remove_prefix(std::string_view("orchestrate: warning: ").size());
+    result.warnings.emplace_back(said);
+  } else if (!result.signature_ok)
     fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + loaded->signature.detail +
                                      " (--insecure skips the signature check)");
   const site::ArchCoverage coverage = site::check_arch_coverage(loaded->manifest, tier);

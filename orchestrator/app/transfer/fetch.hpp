@@ -35,6 +35,8 @@ struct FetchResult {
   std::optional<bool> smoke_ok;  // set only under --require-smoke
   std::string signer;            // key id; empty when unsigned
   std::vector<std::string> jit;  // GPUs that will JIT (allowed by the tier)
+  // What was said on stderr as warnings (--insecure), carried in the JSON too.
+  std::vector<std::string> warnings;
 };
 
 // {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256",
