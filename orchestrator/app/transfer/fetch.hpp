@@ -40,8 +40,9 @@ struct FetchResult {
 };
 
 // {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256",
-// "sass", "ptx"}], "verified": {"digest", "signature", "archs"[, "smoke"]}}
-// ("smoke" only under --require-smoke)
+// "sass", "ptx"}], "verified": {"digest", "signature", "archs"[, "smoke"]},
+// "warnings": [...]} ("smoke" only under --require-smoke; "warnings" what
+// stderr said, such as --insecure's, else empty)
 std::string fetch_json(const FetchResult& result);
 std::string fetch_text(const FetchResult& result);
 

@@ -139,12 +139,13 @@ TEST(TransferFetchJson, HasTheDocumentedShape) {
   const auto parsed = nlohmann::ordered_json::parse(fetch_json(result));
   std::vector<std::string> keys;
   for (const auto& [key, value] : parsed.items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"recipe", "tier", "digest", "dir", "from", "files", "verified"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"recipe", "tier", "digest", "dir", "from", "files", "verified", "warnings"}));
   EXPECT_EQ(parsed["digest"], "sha256:" + k_hex);
   EXPECT_EQ(parsed["files"], nlohmann::ordered_json::parse(R"([{"path": "bin/saxpy", "sha256": ")" + k_hex +
                                                            R"(", "sass": ["sm_90"], "ptx": ["compute_90"]}])"));
   EXPECT_EQ(parsed["verified"],
             nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true})"));
+  EXPECT_EQ(parsed["warnings"], nlohmann::ordered_json::array()) << "none said, none carried";
 }
 
 TEST(TransferFetchJson, SaysSmokeOnlyUnderRequireSmoke) {
