@@ -68,10 +68,8 @@ Pulled pull_remote(cache::Store& store, const recipe::Config& config, const reci
   const site::RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
   auto client = site::make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
-  auto set = request.require_smoke && request.digest.empty()
-                 ? find_smoked_remote_set(*client, request.recipe, tier, trusted,
-                                          cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"))
-                 : find_remote_set(*client, request.recipe, request.tier, request.digest);
+  auto set =
+      find_requested_set(*client, request, tier, trusted, cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"));
   const PullOptions options{.trusted = &trusted,
                             .tier = &tier,
                             .insecure = request.insecure,

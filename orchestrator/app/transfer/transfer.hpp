@@ -31,6 +31,7 @@
 #include <optional>
 #include <string>
 
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/transfer/transfer_progress.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/pack.hpp"
@@ -104,6 +105,13 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
                                                                const recipe::Tier& tier,
                                                                const cache::TrustedKeys& trusted,
                                                                const std::filesystem::path& temp);
+
+// The set a pull or fetch asks for: the newest smoked one with
+// --require-smoke and no --digest (candidates read through `temp`), else
+// find_remote_set's.
+std::expected<RemoteSet, TransferError> find_requested_set(registry::Client& client, const TransferRequest& request,
+                                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted,
+                                                           const std::filesystem::path& temp);
 
 struct PullOptions {
   const cache::TrustedKeys* trusted = nullptr;

@@ -142,10 +142,8 @@ CacheOutput pull(const TransferRequest& request) {
   const site::RemoteChoice remote = require_remote(&*config, "pull needs a remote");
   auto client = site::make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
-  auto set = request.require_smoke && request.digest.empty()
-                 ? find_smoked_remote_set(*client, request.recipe, tier, trusted,
-                                          cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"))
-                 : find_remote_set(*client, request.recipe, request.tier, request.digest);
+  auto set =
+      find_requested_set(*client, request, tier, trusted, cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"));
   if (!set) fail(set.error());
   const PullOptions options{
       .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};

@@ -207,6 +207,14 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
                                             (newest_problem.empty() ? "unreadable" : newest_problem));
 }
 
+std::expected<RemoteSet, TransferError> find_requested_set(registry::Client& client, const TransferRequest& request,
+                                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted,
+                                                           const fs::path& temp) {
+  if (request.require_smoke && request.digest.empty())
+    return find_smoked_remote_set(client, request.recipe, tier, trusted, temp);
+  return find_remote_set(client, request.recipe, request.tier, request.digest);
+}
+
 namespace {
 
 using Pulled = std::expected<PullReport, TransferError>;
