@@ -9,6 +9,7 @@
 
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::cache {
 
@@ -172,12 +173,8 @@ std::expected<std::uint64_t, Error> copy_hashing(int in, int out, digest::Sha256
     if (n < 0) return std::unexpected(io_error(errno_message("reading", from)));
     if (n == 0) return size;
     hasher.update(std::as_bytes(std::span(buffer.data(), static_cast<std::size_t>(n))));
-    for (ssize_t done = 0; done < n;) {
-      const ssize_t w = ::write(out, buffer.data() + done, static_cast<std::size_t>(n - done));
-      if (w < 0 && errno == EINTR) continue;
-      if (w <= 0) return std::unexpected(io_error(errno_message("writing", to)));
-      done += w;
-    }
+    if (!util::write_all(out, std::string_view(buffer.data(), static_cast<std::size_t>(n))))
+      return std::unexpected(io_error(errno_message("writing", to)));
     size += static_cast<std::uint64_t>(n);
   }
 }

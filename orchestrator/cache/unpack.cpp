@@ -24,6 +24,7 @@
 #include "orchestrator/cache/unpacker.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/strings.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::cache {
 
@@ -156,7 +157,7 @@ std::expected<std::uint64_t, Error> copy_hashed(const fs::path& source, int fd, 
     if (r <= 0) break;
     const std::span<const std::byte> bytes(buffer.data(), static_cast<std::size_t>(r));
     hasher.update(bytes);
-    if (!write_all(fd, bytes)) {
+    if (!util::write_all(fd, bytes)) {
       failure = io_error(errno_message("writing", at));
       break;
     }

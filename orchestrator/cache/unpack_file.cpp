@@ -15,6 +15,7 @@
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/unpacker.hpp"
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::cache {
 
@@ -162,7 +163,7 @@ Unpacker::FileWriter::Direct Unpacker::FileWriter::write_direct(std::span<const 
 bool Unpacker::FileWriter::write_step(std::size_t t, std::span<const std::byte> bytes) {
   if (t == 0 && m_direct)
     if (const Direct d = write_direct(bytes); d != Direct::fallback) return d == Direct::done;
-  if (!write_all(m_fds[t], bytes)) {
+  if (!util::write_all(m_fds[t], bytes)) {
     m_write_errno[t] = errno;
     return false;
   }

@@ -61,16 +61,6 @@ Error refusal(const std::string& name, const std::string& why) {
   return invalid_error("refused archive entry '" + name + "': " + why);
 }
 
-bool write_all(int fd, std::span<const std::byte> bytes) {
-  while (!bytes.empty()) {
-    const ssize_t w = ::write(fd, bytes.data(), bytes.size());
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return false;
-    bytes = bytes.subspan(static_cast<std::size_t>(w));
-  }
-  return true;
-}
-
 std::expected<void, Error> Unpacker::entry(archive* in, archive_entry* e) {
   const char* raw = archive_entry_pathname(e);
   const std::string name = raw ? raw : "";

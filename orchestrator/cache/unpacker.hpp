@@ -23,9 +23,6 @@ namespace orc::cache {
 // The error of a refused entry: "refused archive entry 'NAME': WHY".
 Error refusal(const std::string& name, const std::string& why);
 
-// Writes all of `bytes` to `fd` (EINTR retried); false with errno set.
-bool write_all(int fd, std::span<const std::byte> bytes);
-
 // Writes the entries of one archive into one tree, or two (UnpackOptions::
 // mirror): every check is made against the first, and the second, private
 // too and built by the same steps, has the same shape.

@@ -18,6 +18,7 @@
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/util/env.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::inspect {
 
@@ -126,12 +127,8 @@ class SpillFile {
 
   std::expected<void, std::string> write(Bytes chunk) {
     if (!all_zero(chunk)) {
-      for (std::size_t done = 0; done < chunk.size();) {
-        const ssize_t n = ::pwrite(m_fd, chunk.data() + done, chunk.size() - done, static_cast<off_t>(m_size + done));
-        if (n < 0 && errno == EINTR) continue;
-        if (n <= 0) return std::unexpected(errno_text("cannot write a temporary file in", m_dir));
-        done += static_cast<std::size_t>(n);
-      }
+      if (!util::pwrite_all(m_fd, chunk, static_cast<off_t>(m_size)))
+        return std::unexpected(errno_text("cannot write a temporary file in", m_dir));
     }
     m_size += chunk.size();
     return {};

@@ -13,6 +13,7 @@
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/util/fd.hpp"
 #include "orchestrator/util/strings.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::registry {
 
@@ -40,16 +41,6 @@ std::string blob_operation(std::string_view method, std::string_view digest, std
 
 std::unexpected<Error> io_error(const std::string& what, int error_number) {
   return std::unexpected(Error{ErrorKind::io, what + ": " + std::strerror(error_number)});
-}
-
-bool write_all(int fd, std::string_view bytes) {
-  while (!bytes.empty()) {
-    const ssize_t n = ::write(fd, bytes.data(), bytes.size());
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return false;
-    bytes.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
 }
 
 }  // namespace
@@ -131,7 +122,7 @@ class PartialFile final : public Client::BlobWriter {
 
   // Writes what the buffer holds; the file then has every byte received.
   bool flush() override {
-    if (!m_buffer.empty() && !write_all(m_fd, std::string_view(m_buffer.data(), m_buffer.size()))) {
+    if (!m_buffer.empty() && !util::write_all(m_fd, std::string_view(m_buffer.data(), m_buffer.size()))) {
       failure = Error{ErrorKind::io, std::string("cannot write the partial file: ") + std::strerror(errno)};
       return false;
     }

@@ -10,6 +10,7 @@
 #include <cstring>
 
 #include "orchestrator/util/fd.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::util {
 
@@ -33,12 +34,7 @@ std::string cap_text(std::uint64_t max_bytes) {
 }
 
 std::expected<void, FsError> write_all(int fd, std::string_view bytes, const fs::path& temp) {
-  for (std::size_t done = 0; done < bytes.size();) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return std::unexpected(errno_error(FsErrorKind::io, "writing", temp));
-    done += static_cast<std::size_t>(n);
-  }
+  if (!util::write_all(fd, bytes)) return std::unexpected(errno_error(FsErrorKind::io, "writing", temp));
   return {};
 }
 
