@@ -1,9 +1,12 @@
 // DockerClient: the container calls.
-#include <cstdio>
+#include <fcntl.h>
+
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/engine/docker.hpp"
 #include "orchestrator/engine/temp_file.hpp"
+#include "orchestrator/util/fd.hpp"
+#include "orchestrator/util/write.hpp"
 
 namespace orc::engine {
 
@@ -55,27 +58,20 @@ class LogStreamSink final : public net::BodySink {
 // Writes a download to a file as it arrives.
 class FileSink final : public net::BodySink {
  public:
-  explicit FileSink(const std::filesystem::path& path) : m_file(std::fopen(path.c_str(), "wb")) {}
-  ~FileSink() override { close(); }
-  FileSink(const FileSink&) = delete;
-  FileSink& operator=(const FileSink&) = delete;
+  explicit FileSink(const std::filesystem::path& path)
+      : m_fd(::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666)) {}
 
-  bool is_open() const { return m_file != nullptr; }
+  bool is_open() const { return m_fd.get() >= 0; }
   bool chunk(std::string_view bytes) override {
-    if (m_file && std::fwrite(bytes.data(), 1, bytes.size(), m_file) == bytes.size()) return true;
+    if (is_open() && util::write_all(m_fd.get(), bytes)) return true;
     m_write_failed = true;
     return false;
   }
   bool write_failed() const { return m_write_failed; }
-  bool close() {
-    if (!m_file) return false;
-    const bool ok = std::fclose(m_file) == 0;
-    m_file = nullptr;
-    return ok;
-  }
+  bool close() { return is_open() && m_fd.close() == 0; }
 
  private:
-  std::FILE* m_file;
+  util::Fd m_fd;
   bool m_write_failed = false;
 };
 
