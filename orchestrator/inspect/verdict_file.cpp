@@ -142,72 +142,34 @@ ModuleVerdict judge_module(const Module& module, const std::vector<Module>& modu
   return judge_module_in(module, relocatable, device.base(), facts);
 }
 
-FileVerdict judge_file(const FileReport& file, ComputeCapability device, const DriverFacts& facts) {
-  device = device.base();
-  FileVerdict out;
-  // A report made without the module walk (from sets alone) is judged by them.
-  if (file.modules.empty()) {
-    out.verdict = judge(file.sass, file.ptx, device, facts);
-    return out;
-  }
-  const bool any_loadable = std::ranges::any_of(file.modules, &Module::loadable);
-  const bool any_relocatable = std::ranges::any_of(file.modules, [](const Module& m) { return !m.loadable(); });
+namespace {
 
-  // A .o or .a member: relocatable code waits for the device link; whole-
-  // program code in its .nv_fatbin is loaded as is once linked into a host.
-  if (file.object && any_relocatable) {
-    out.verdict = needs_link(file, device, facts);
-    return out;
+// No module holds a kernel: nothing of the file's own can be launched.
+// Its kernels, if any, are images it loads itself, or another library's.
+void judge_without_kernels(const FileReport& file, ComputeCapability device, const DriverFacts& facts,
+                           FileVerdict& out) {
+  const RuntimeCode& rt = file.runtime_code;
+  out.runtime_kernels = rt.any();
+  if (rt.containers > 0) {
+    Verdict v = judge(rt.sass, rt.ptx, device, facts);
+    std::string in;
+    for (const auto& name : rt.sections) in += (in.empty() ? "" : ", ") + name;
+    v.detail = "kernels come from " + std::to_string(rt.containers) + " fatbin images in " + in +
+               " that the library loads itself (the registered module holds no kernel): " + v.detail;
+    out.verdict = std::move(v);
+    return;
   }
-  if (!any_loadable) {
-    if (any_relocatable) {
-      out.verdict = {Outcome::none, std::nullopt,
-                     "only relocatable device code (__nv_relfatbin) and no device-linked module for the runtime to "
-                     "register: it was not device-linked (nvcc -dlink, or -rdc=true at the link)"};
-    } else {
-      out.verdict = judge({}, std::vector<PtxImage>{}, device, facts);
-    }
-    return out;
-  }
+  std::string cuda_libs;
+  for (const auto& lib : file.needed)
+    if (lib.starts_with("libcu") || lib.starts_with("libnv")) cuda_libs += (cuda_libs.empty() ? "" : ", ") + lib;
+  out.verdict = {Outcome::no_kernels, std::nullopt,
+                 "no module holds a kernel entry point: nothing of its own to launch" +
+                     (cuda_libs.empty() ? std::string() : "; kernels come from what it loads (" + cuda_libs + ")")};
+}
 
-  // The CUDA runtime checks the driver before it registers any module.
-  if (file.runtime && facts.driver && facts.driver_for_runtime) {
-    if (const auto floor = facts.driver_for_runtime(file.runtime->major); floor && *facts.driver < *floor) {
-      out.verdict = {Outcome::none, std::nullopt,
-                     "the CUDA " + std::to_string(file.runtime->major) + " runtime (" + file.runtime->from +
-                         ") needs driver >= " + floor->str() + ", the driver is " + facts.driver->str() +
-                         ": cudaErrorInsufficientDriver (35) before any kernel runs"};
-      return out;
-    }
-  }
-
-  std::vector<std::size_t> deciding;
-  for (std::size_t i = 0; i < file.modules.size(); ++i)
-    if (file.modules[i].loadable() && file.modules[i].kernels != Kernels::no) deciding.push_back(i);
-  out.kernel_modules = deciding.size();
-  // No module holds a kernel: nothing of the file's own can be launched.
-  // Its kernels, if any, are images it loads itself, or another library's.
-  if (deciding.empty()) {
-    const RuntimeCode& rt = file.runtime_code;
-    out.runtime_kernels = rt.any();
-    if (rt.containers > 0) {
-      Verdict v = judge(rt.sass, rt.ptx, device, facts);
-      std::string in;
-      for (const auto& name : rt.sections) in += (in.empty() ? "" : ", ") + name;
-      v.detail = "kernels come from " + std::to_string(rt.containers) + " fatbin images in " + in +
-                 " that the library loads itself (the registered module holds no kernel): " + v.detail;
-      out.verdict = std::move(v);
-      return out;
-    }
-    std::string cuda_libs;
-    for (const auto& lib : file.needed)
-      if (lib.starts_with("libcu") || lib.starts_with("libnv")) cuda_libs += (cuda_libs.empty() ? "" : ", ") + lib;
-    out.verdict = {Outcome::no_kernels, std::nullopt,
-                   "no module holds a kernel entry point: nothing of its own to launch" +
-                       (cuda_libs.empty() ? std::string() : "; kernels come from what it loads (" + cuda_libs + ")")};
-    return out;
-  }
-
+// The modules that hold kernels (`deciding`), each judged on its own.
+void judge_kernel_modules(const FileReport& file, const std::vector<std::size_t>& deciding, ComputeCapability device,
+                          const DriverFacts& facts, FileVerdict& out) {
   std::vector<const Module*> relocatable;
   for (const Module& m : file.modules)
     if (!m.loadable()) relocatable.push_back(&m);
@@ -260,19 +222,27 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
     out.module = failing_at;
     out.partial_modules = failing;
   }
-  if (file.runtime_code.any()) {
-    const RuntimeCode& rt = file.runtime_code;
-    std::string how;
-    for (const auto& b : rt.builders) how += (how.empty() ? "" : ", ") + b;
-    if (rt.containers) how += (how.empty() ? "" : ", ") + std::to_string(rt.containers) + " images outside .nv_fatbin";
-    out.verdict.detail +=
-        "; kernels also built or loaded at run time (" + how + "): this verdict covers only the registered modules";
-    // A `none` or `partial` is no proof of failure only where the images the
-    // library loads itself have code for the GPU; a builder alone (an
-    // application that compiles a few kernels with NVRTC) does not excuse
-    // registered kernels that cannot run.
-    out.runtime_kernels = rt.containers > 0 && judge(rt.sass, rt.ptx, device, facts).outcome != Outcome::none;
-  }
+}
+
+// Kernels the file builds or loads at run time: the verdict speaks for the
+// registered modules only.
+void note_runtime_code(const FileReport& file, ComputeCapability device, const DriverFacts& facts, FileVerdict& out) {
+  if (!file.runtime_code.any()) return;
+  const RuntimeCode& rt = file.runtime_code;
+  std::string how;
+  for (const auto& b : rt.builders) how += (how.empty() ? "" : ", ") + b;
+  if (rt.containers) how += (how.empty() ? "" : ", ") + std::to_string(rt.containers) + " images outside .nv_fatbin";
+  out.verdict.detail +=
+      "; kernels also built or loaded at run time (" + how + "): this verdict covers only the registered modules";
+  // A `none` or `partial` is no proof of failure only where the images the
+  // library loads itself have code for the GPU; a builder alone (an
+  // application that compiles a few kernels with NVRTC) does not excuse
+  // registered kernels that cannot run.
+  out.runtime_kernels = rt.containers > 0 && judge(rt.sass, rt.ptx, device, facts).outcome != Outcome::none;
+}
+
+// Which module decided, where the file holds several.
+void name_the_module(const FileReport& file, bool any_relocatable, FileVerdict& out) {
   std::size_t loadable = 0;
   for (const Module& m : file.modules) loadable += m.loadable() ? 1 : 0;
   if ((loadable > 1 || any_relocatable) && out.module && out.verdict.outcome != Outcome::partial) {
@@ -285,6 +255,60 @@ FileVerdict judge_file(const FileReport& file, ComputeCapability device, const D
   } else if (out.verdict.outcome == Outcome::partial && loadable > 1) {
     out.verdict.detail = std::to_string(loadable) + " loadable modules: " + out.verdict.detail;
   }
+}
+
+}  // namespace
+
+FileVerdict judge_file(const FileReport& file, ComputeCapability device, const DriverFacts& facts) {
+  device = device.base();
+  FileVerdict out;
+  // A report made without the module walk (from sets alone) is judged by them.
+  if (file.modules.empty()) {
+    out.verdict = judge(file.sass, file.ptx, device, facts);
+    return out;
+  }
+  const bool any_loadable = std::ranges::any_of(file.modules, &Module::loadable);
+  const bool any_relocatable = std::ranges::any_of(file.modules, [](const Module& m) { return !m.loadable(); });
+
+  // A .o or .a member: relocatable code waits for the device link; whole-
+  // program code in its .nv_fatbin is loaded as is once linked into a host.
+  if (file.object && any_relocatable) {
+    out.verdict = needs_link(file, device, facts);
+    return out;
+  }
+  if (!any_loadable) {
+    if (any_relocatable) {
+      out.verdict = {Outcome::none, std::nullopt,
+                     "only relocatable device code (__nv_relfatbin) and no device-linked module for the runtime to "
+                     "register: it was not device-linked (nvcc -dlink, or -rdc=true at the link)"};
+    } else {
+      out.verdict = judge({}, std::vector<PtxImage>{}, device, facts);
+    }
+    return out;
+  }
+
+  // The CUDA runtime checks the driver before it registers any module.
+  if (file.runtime && facts.driver && facts.driver_for_runtime) {
+    if (const auto floor = facts.driver_for_runtime(file.runtime->major); floor && *facts.driver < *floor) {
+      out.verdict = {Outcome::none, std::nullopt,
+                     "the CUDA " + std::to_string(file.runtime->major) + " runtime (" + file.runtime->from +
+                         ") needs driver >= " + floor->str() + ", the driver is " + facts.driver->str() +
+                         ": cudaErrorInsufficientDriver (35) before any kernel runs"};
+      return out;
+    }
+  }
+
+  std::vector<std::size_t> deciding;
+  for (std::size_t i = 0; i < file.modules.size(); ++i)
+    if (file.modules[i].loadable() && file.modules[i].kernels != Kernels::no) deciding.push_back(i);
+  out.kernel_modules = deciding.size();
+  if (deciding.empty()) {
+    judge_without_kernels(file, device, facts, out);
+    return out;
+  }
+  judge_kernel_modules(file, deciding, device, facts, out);
+  note_runtime_code(file, device, facts, out);
+  name_the_module(file, any_relocatable, out);
   return out;
 }
 
