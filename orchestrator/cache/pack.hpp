@@ -5,11 +5,13 @@
 // digest is stable across machines. Entries sorted by name, mtime 0, uid/gid
 // 0, no user or group names, permission bits kept (setuid/setgid dropped).
 //
-// unpack() treats the archive as hostile. It refuses (naming the entry)
-// absolute names, '..' components, symlinks whose target is absolute or climbs
-// out of the directory, anything written through a symlink, hardlinks to
-// anything but a file already unpacked, device files, fifos and sockets,
-// duplicate names. It unpacks into a fresh temporary directory beside DIR
+// unpack() treats the archive as hostile: every entry goes through the rules
+// it shares with the engine's extractor (orchestrator/tarsafe/rules.hpp). It
+// refuses (naming the entry) absolute names, '..' components, over-long
+// names, symlinks whose target is absolute, climbs out of the directory or
+// loops, anything written below a symlink or a file, hardlinks to anything
+// but a file already unpacked, device files, fifos and sockets, duplicate
+// names; a "./" root entry is accepted and makes nothing. It unpacks into a fresh temporary directory beside DIR
 // and renames it to DIR only when every entry was accepted, so a refusal
 // leaves nothing behind, and nothing is ever written outside DIR.
 #include <condition_variable>

@@ -23,6 +23,7 @@
 #include "orchestrator/cache/pack_names.hpp"
 #include "orchestrator/cache/unpacker.hpp"
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/tarsafe/rules.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/util/write.hpp"
 
@@ -31,29 +32,9 @@ namespace orc::cache {
 namespace fs = std::filesystem;
 
 std::optional<std::vector<std::string>> split_safe_name(std::string_view name) {
-  if (name.empty() || name.front() == '/') return std::nullopt;
-  std::vector<std::string> parts;
-  for (auto& part : util::split_any(name, "/")) {
-    if (part == "..") return std::nullopt;
-    if (part != ".") parts.push_back(std::move(part));
-  }
-  if (parts.empty()) return std::nullopt;
-  return parts;
-}
-
-bool symlink_stays_inside(std::string_view target, std::size_t link_depth) {
-  if (target.empty() || target.front() == '/') return false;
-  std::size_t ups = 0;
-  bool named = false;
-  for (const auto& part : util::split_any(target, "/")) {
-    if (part == "..") {
-      if (named) return false;
-      ++ups;
-    } else if (part != ".") {
-      named = true;
-    }
-  }
-  return ups <= link_depth;
+  const auto path = tarsafe::normalize(name);
+  if (!path || path->empty()) return std::nullopt;
+  return util::split_any(*path, "/");
 }
 
 namespace {
@@ -254,7 +235,7 @@ std::expected<std::vector<UnpackedFile>, Error> unpack_archive(archive* in, cons
     if (auto ok = unpacker.entry(in, e); !ok) return failed(ok.error());
   }
   if (rc != ARCHIVE_EOF) return failed(invalid_error(what + " is damaged: " + archive_error_string(in)));
-  unpacker.finish();
+  if (auto finished = unpacker.finish(); !finished) return failed(finished.error());
   if (options.check)
     if (auto ok = options.check(unpacker.files); !ok) return std::unexpected(ok.error());
   if (auto committed = commit_tree(temp, target, options.sync); !committed) return std::unexpected(committed.error());

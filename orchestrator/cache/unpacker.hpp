@@ -14,6 +14,7 @@
 #include "orchestrator/cache/error.hpp"
 #include "orchestrator/cache/fanout.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/tarsafe/rules.hpp"
 
 struct archive;
 struct archive_entry;
@@ -24,17 +25,18 @@ namespace orc::cache {
 Error refusal(const std::string& name, const std::string& why);
 
 // Writes the entries of one archive into one tree, or two (UnpackOptions::
-// mirror): every check is made against the first, and the second, private
-// too and built by the same steps, has the same shape.
+// mirror), both private and built by the same steps. Which entries are
+// accepted is tarsafe's rules', fed every entry in order.
 class Unpacker {
  public:
   Unpacker(std::vector<std::filesystem::path> roots, const UnpackOptions& options)
-      : m_roots(std::move(roots)), m_options(options) {}
+      : m_roots(std::move(roots)), m_options(options), m_rules(tarsafe::Limits{.max_bytes = options.max_bytes}) {}
 
   // Checks the entry at the archive's position and creates it in every tree.
   std::expected<void, Error> entry(archive* in, archive_entry* e);
-  // The directories' modes, once every entry is in.
-  void finish();
+  // Once every entry is in: the rules only the whole archive answers (a
+  // refusal), then the directories' modes.
+  std::expected<void, Error> finish();
 
   std::vector<UnpackedFile> files;
 
@@ -45,19 +47,18 @@ class Unpacker {
     mode_t mode;
   };
 
-  // The directories above `parts.back()`, made in every tree where missing;
-  // refused when one is a symlink or not a directory.
-  std::expected<void, Error> make_parents(const std::vector<std::string>& parts, const std::string& name);
-  std::expected<void, Error> directory(const std::filesystem::path& rel, mode_t perm, bool exists);
-  std::expected<void, Error> symlink(const std::filesystem::path& rel, const char* target, std::size_t depth,
-                                     const std::string& name);
-  std::expected<void, Error> hardlink(const std::filesystem::path& rel, std::string_view target,
-                                      const std::string& name);
+  // The directories above `parts.back()`, made in every tree where missing
+  // (the rules refused an entry below anything but a directory).
+  std::expected<void, Error> make_parents(const std::vector<std::string>& parts);
+  std::expected<void, Error> directory(const std::filesystem::path& rel, mode_t perm);
+  std::expected<void, Error> symlink(const std::filesystem::path& rel, const std::string& target);
+  std::expected<void, Error> hardlink(const std::filesystem::path& rel, const std::string& target);
   std::expected<void, Error> file(archive* in, const std::filesystem::path& rel, const std::string& name, mode_t perm,
                                   std::int64_t declared_size);
 
   std::vector<std::filesystem::path> m_roots;
   const UnpackOptions& m_options;
+  tarsafe::Rules m_rules;
   BlockFanout m_fanout;
   std::uint64_t m_total = 0;
   std::vector<Dir> m_dirs;

@@ -4,23 +4,18 @@
 //
 // Tars coming out of a container (GET /containers/{id}/archive) are
 // untrusted: whatever ran in the container chose their entries. extract_tar
-// reads the whole archive's headers first and refuses it, writing nothing,
-// when any entry
-//   - has an absolute path, or a ".." component;
-//   - is a device, FIFO or socket;
-//   - is a symlink whose target is absolute, or that leaves the destination
-//     when resolved (following the archive's own symlinks, ".." included);
-//   - is a hard link to anything but a regular file earlier in the archive;
-//   - lies below one of the archive's symlinks (writing through a link);
-//   - repeats an earlier path (unless both are directories).
-// Only then does it extract, with libarchive's own checks on as well (no
-// writing through symlinks already on disk). Set-user-ID bits and owners
-// are not restored: files belong to the user running us.
+// reads the whole archive's headers first through the rules every extractor
+// shares (orchestrator/tarsafe/rules.hpp: absolute names, "..", devices,
+// FIFOs, links that leave or loop, hard links to anything but an earlier
+// file, writing below a link, repeats) and refuses it, writing nothing, when
+// any entry breaks one. Only then does it extract, with libarchive's own
+// checks on as well (no writing through symlinks already on disk). Modes are
+// the rules' (no setuid, setgid or sticky bit); owners are not restored:
+// files belong to the user running us.
 #include <cstdint>
 #include <expected>
 #include <filesystem>
 #include <string>
-#include <string_view>
 
 #include "orchestrator/engine/error.hpp"
 
@@ -38,11 +33,6 @@ struct ExtractStats {
 // unsafe_archive (naming the entry and the rule it broke), protocol (not a
 // tar, truncated) or io.
 std::expected<ExtractStats, Error> extract_tar(const std::filesystem::path& tar, const std::filesystem::path& dest);
-
-// An archive entry's path in the normalized form the rules check: no
-// leading "./", no "." or empty components. Fails for absolute paths and
-// ".." components; "" is the archive's root entry (".").
-std::expected<std::string, std::string> normalize_entry_path(std::string_view raw);
 
 // Writes `dir`'s tree as a tar (a build context for POST /build): regular
 // files, directories and symlinks (stored as links, not followed), paths

@@ -106,6 +106,17 @@ TEST_F(Pack, UnpackRefusesEveryWayOutAndLeavesNothingBehind) {
       {"char device", {{.name = "ok", .data = "1"}, {.name = "null", .type = AE_IFCHR}}, "null"},
       {"fifo", {{.name = "ok", .data = "1"}, {.name = "pipe", .type = AE_IFIFO}}, "pipe"},
       {"duplicate", {{.name = "ok", .data = "1"}, {.name = "ok", .data = "2"}}, "ok"},
+      // Accepted before the rules were shared with the engine's extractor
+      // (orchestrator/tarsafe/rules.hpp): links in a loop, refused once the
+      // last entry is in; an over-long name, an I/O error (exit 3) before.
+      {"symlink loop",
+       {{.name = "ok", .data = "1"},
+        {.name = "a", .type = AE_IFLNK, .link = "b"},
+        {.name = "b", .type = AE_IFLNK, .link = "a"}},
+       "a"},
+      {"over-long name",
+       {{.name = "ok", .data = "1"}, {.name = "d/" + std::string(256, 'n'), .data = "x"}},
+       "d/" + std::string(256, 'n')},
   };
   write("outside/secret", "keep");
   for (const auto& c : cases) {
@@ -136,6 +147,31 @@ TEST_F(Pack, InsideLinksAndHardlinksAreAccepted) {
   EXPECT_EQ(slurp(m_dir / "out/bin/lib/libx.so"), "so");
   EXPECT_EQ(slurp(m_dir / "out/lib/copy"), "so");
   EXPECT_TRUE(fs::is_directory(m_dir / "out/empty"));
+}
+
+// Refused before ("empty name"); the engine's extractor took it, and docker
+// and podman exports carry it, so the shared rules accept it and it makes
+// nothing.
+TEST_F(Pack, TheRootEntryIsAccepted) {
+  write_tar(m_dir / "root.tar.zst", {{.name = "./", .type = AE_IFDIR, .perm = 0777},
+                                     {.name = "./lib/libx.so", .data = "so"},
+                                     {.name = ".", .type = AE_IFDIR}});
+  const auto files = unpack(m_dir / "root.tar.zst", m_dir / "out");
+  ASSERT_TRUE(files) << files.error().message;
+  ASSERT_EQ(files->size(), 1u);
+  EXPECT_EQ(slurp(m_dir / "out/lib/libx.so"), "so");
+  EXPECT_EQ(fs::status(m_dir / "out").permissions(), static_cast<fs::perms>(0755));
+}
+
+// The loop's message, as the engine's extractor words it.
+TEST_F(Pack, ASymlinkLoopIsRefusedByTheSharedRule) {
+  write_tar(m_dir / "loop.tar.zst",
+            {{.name = "a", .type = AE_IFLNK, .link = "b"}, {.name = "b", .type = AE_IFLNK, .link = "a"}});
+  const auto result = unpack(m_dir / "loop.tar.zst", m_dir / "out");
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::invalid);
+  EXPECT_EQ(result.error().message, "refused archive entry 'a': it is a symlink ('b') in a loop");
+  EXPECT_FALSE(fs::exists(m_dir / "out"));
 }
 
 TEST_F(Pack, DamagedArchiveIsRefused) {
