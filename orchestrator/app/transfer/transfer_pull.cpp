@@ -217,7 +217,7 @@ std::expected<RemoteSet, TransferError> find_requested_set(registry::Client& cli
 
 namespace {
 
-using Pulled = std::expected<PullReport, TransferError>;
+using Pulled = std::expected<PulledSet, TransferError>;
 
 // A set already stored is not pulled again; its signature is checked as
 // stored (fetch checks it again, with the archs, before it serves it).
@@ -230,7 +230,7 @@ std::optional<Pulled> stored_set(cache::Store& store, const std::string& hex, co
   if (options.require_smoke && options.tier)
     if (auto problem = site::smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
       return failed(ExitCode::check_failed, "refusing " + problem);
-  return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
+  return PulledSet{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
 }
 
 // The signed manifest of a set and what its signature said: small, and
@@ -415,14 +415,14 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
   if (!id) return std::unexpected(from_cache(id.error()));
   entry.id = *id;
   undo.dir.clear();
-  return PullReport{
+  return PulledSet{
       .entry = std::move(entry), .downloaded = true, .signature = header.verification, .files = std::move(files)};
 }
 
 }  // namespace
 
-std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
-                                                  const PullOptions& options, const TransferProgress& progress) {
+std::expected<PulledSet, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
+                                                 const PullOptions& options, const TransferProgress& progress) {
   const std::string& hex = set.manifest_hex;
   static const cache::TrustedKeys k_none;
   const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
