@@ -30,6 +30,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/transfer/transfer_progress.hpp"
@@ -46,6 +48,20 @@ namespace orc::app {
 struct TransferError {
   util::ExitCode code = util::ExitCode::outside_failure;
   std::string message;
+};
+
+// A step's failure, as the steps below return it.
+inline std::unexpected<TransferError> transfer_failed(util::ExitCode code, std::string message) {
+  return std::unexpected(TransferError{code, std::move(message)});
+}
+
+// Removes what a pull put in tmp/ on every way out.
+struct TempPaths {
+  std::vector<std::filesystem::path> paths;
+  ~TempPaths() {
+    std::error_code ec;
+    for (const auto& p : paths) std::filesystem::remove_all(p, ec);
+  }
 };
 
 // The exit code and message of a registry failure (remote.hpp's mapping)
