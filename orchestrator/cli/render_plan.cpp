@@ -106,6 +106,7 @@ void add_plan(Table& table, const app::PlanEntry& e, bool cudnn_column, bool exp
                                "]"};
   if (!e.ok) {
     row.push_back("UNSATISFIABLE");
+    row.resize(cudnn_column ? 4 : 3);  // the table's columns, whichever row comes first
     table.add_row(std::move(row));
     for (const auto& r : e.reasons) add_wrapped(table, r, k_detail + "- ", k_detail + "  ");
     return;
