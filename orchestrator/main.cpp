@@ -4,4 +4,4 @@
 
 #include "orchestrator/cli/cli.hpp"
 
-int main(int argc, char** argv) { return orc::cli::run(argc, argv, std::cout, std::cerr); }
+int main(int argc, char** argv) { return static_cast<int>(orc::cli::run(argc, argv, std::cout, std::cerr)); }

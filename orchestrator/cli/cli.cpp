@@ -54,16 +54,16 @@ constexpr std::array<Command, 15> k_commands{{
 
 const std::string k_version_line = "orchestrate " + std::string(orc::k_version);
 
-int report(std::ostream& err, const util::Failure& failure) {
+ExitCode report(std::ostream& err, const util::Failure& failure) {
   for (const auto& d : failure.diagnostics()) err << d.render();
-  return static_cast<int>(failure.code());
+  return failure.code();
 }
 
-int usage_error(std::ostream& err, const std::string& message, const std::string& suggestion = {}) {
+ExitCode usage_error(std::ostream& err, const std::string& message, const std::string& suggestion = {}) {
   err << util::Diagnostic{.message = suggestion.empty() ? message + " (see 'orchestrate --help')" : message,
                           .suggestion = suggestion}
              .render();
-  return static_cast<int>(ExitCode::bad_input);
+  return ExitCode::bad_input;
 }
 
 // One value per flag occurrence, as docker and pip take them: `--tier a
@@ -98,10 +98,10 @@ std::span<const Command> command_table() { return k_commands; }
 
 namespace {
 
-int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+ExitCode parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   CLI::App app{"Orchestrate: builds CUDA software for every GPU generation of a cluster, and proves what it built.",
                "orchestrate"};
-  Io io{.out = out, .err = err, .exit_code = 0, .root = &app, .version = k_version_line};
+  Io io{.out = out, .err = err, .exit_code = ExitCode::ok, .root = &app, .version = k_version_line};
   app.require_subcommand(1);
   app.set_version_flag("--version", k_version_line);
   std::vector<std::string> names;
@@ -137,29 +137,29 @@ int parse_and_run(int argc, const char* const* argv, std::ostream& out, std::ost
       asked = asked->get_subcommands().front();
     }
     out << (asked == &app ? app.help() : asked->help(prefix));
-    return 0;
+    return ExitCode::ok;
   } catch (const CLI::CallForAllHelp&) {
     out << app.help("", CLI::AppFormatMode::All);
-    return 0;
+    return ExitCode::ok;
   } catch (const CLI::CallForVersion& v) {
     out << v.what() << '\n';
-    return 0;
+    return ExitCode::ok;
   } catch (const CLI::ParseError& e) {
     return usage_error(err, e.what());
   } catch (const util::Failure& f) {
     return report(err, f);
   } catch (const std::exception& e) {
     err << util::Diagnostic{.message = std::string("internal error: ") + e.what()}.render();
-    return static_cast<int>(ExitCode::outside_failure);
+    return ExitCode::outside_failure;
   }
   return io.exit_code;
 }
 
 }  // namespace
 
-int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
+ExitCode run(int argc, const char* const* argv, std::ostream& out, std::ostream& err) {
   errno = 0;
-  const int code = parse_and_run(argc, argv, out, err);
+  const ExitCode code = parse_and_run(argc, argv, out, err);
   // Output that could not be written (a full disk, a closed pipe) is the
   // world's failure, whatever the command found: a script must not read a
   // truncated report as a complete one.
@@ -168,7 +168,7 @@ int run(int argc, const char* const* argv, std::ostream& out, std::ostream& err)
     err << util::Diagnostic{.message = "could not write the output to stdout" +
                                        (why != 0 ? ": " + std::string(std::strerror(why)) : std::string())}
                .render();
-    return static_cast<int>(ExitCode::outside_failure);
+    return ExitCode::outside_failure;
   }
   return code;
 }

@@ -40,7 +40,7 @@ void attach_doctor(CLI::App& sub, Io& io) {
     request.search_python = !opt->no_python;
     const app::DoctorReport report = app::doctor(request);
     io.out << render(report, opt->json ? Format::json : Format::text);
-    io.exit_code = 0;
+    io.exit_code = util::ExitCode::ok;
   });
 }
 

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 
 #include "orchestrator/app/transfer/fetch.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/cli/transfer_options.hpp"
 
 namespace orc::cli {
@@ -37,7 +38,10 @@ void attach_fetch(CLI::App& sub, Io& io) {
                "Only a set whose signed manifest attests a passing 'orchestrate smoke' run for the tier (by tier: "
                "the newest such set)");
   sub.footer(std::string(k_footer) + "\n\n" + k_remote_footer);
-  sub.callback([opt, out_dir, &io] { emit(io, app::fetch(finish_request(*opt, io), *out_dir)); });
+  sub.callback([opt, out_dir, &io] {
+    const app::TransferRequest request = finish_request(*opt, io);
+    emit(io, app::fetch(request, *out_dir), request.json ? Format::json : Format::text);
+  });
 }
 
 }  // namespace orc::cli

@@ -3,7 +3,7 @@
 #include <ostream>
 
 #include "orchestrator/app/images/images.hpp"
-#include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 
 namespace orc::cli {
 
@@ -37,10 +37,7 @@ void attach_images(CLI::App& sub, Io& io) {
   list->callback([list_opt, &io] {
     app::ImagesListRequest request{.json = list_opt->json};
     if (!list_opt->socket.empty()) request.engine_socket = list_opt->socket;
-    const app::ImagesOutput output = app::list_images(request);
-    io.out << output.out;
-    io.err << output.err;
-    io.exit_code = output.exit_code;
+    emit(io, app::list_images(request), list_opt->json ? Format::json : Format::text);
   });
 
   struct BuildOptions {
@@ -69,9 +66,7 @@ void attach_images(CLI::App& sub, Io& io) {
                                    .rebuild = build_opt->rebuild};
     if (!build_opt->socket.empty()) request.engine_socket = build_opt->socket;
     if (!build_opt->cache.empty()) request.cache_dir = build_opt->cache;
-    const app::ImageBuildResult result = app::build_image(request, io.err);
-    io.out << app::render_build_result(result, build_opt->json);
-    io.exit_code = 0;
+    emit(io, app::build_image(request, io.err), build_opt->json ? Format::json : Format::text);
   });
 }
 

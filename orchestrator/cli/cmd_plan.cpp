@@ -5,7 +5,7 @@
 #include <ostream>
 
 #include "orchestrator/app/plan/plan.hpp"
-#include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/config_path.hpp"
 
 namespace orc::cli {
@@ -28,10 +28,7 @@ void attach_plan(CLI::App& sub, Io& io) {
   sub.callback([opt, &io] {
     const app::PlanReport report = app::plan(
         app::PlanRequest{.config = site::locate_config(opt->file), .tiers = opt->tiers, .recipes = opt->recipes});
-    for (const auto& w : report.config_warnings) io.err << w.render();
-    io.out << (opt->json ? app::render_plan_json(report) : app::render_plan_text(report, opt->explain));
-    // An unsatisfiable recipe x tier is a failed check: the cluster cannot be served as declared.
-    io.exit_code = report.all_ok() ? 0 : 1;
+    emit(io, report, opt->json ? Format::json : Format::text, opt->explain);
   });
 }
 

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/cli/transfer_options.hpp"
 
 namespace orc::cli {
@@ -27,7 +28,10 @@ void attach_pull(CLI::App& sub, Io& io) {
                "Only a set whose signed manifest attests a passing 'orchestrate smoke' run for the tier (by tier: "
                "the newest such set)");
   sub.footer(std::string(k_footer) + "\n\n" + k_remote_footer);
-  sub.callback([opt, &io] { emit(io, app::pull(finish_request(*opt, io))); });
+  sub.callback([opt, &io] {
+    const app::TransferRequest request = finish_request(*opt, io);
+    emit(io, app::pull(request), request.json ? Format::json : Format::text);
+  });
 }
 
 }  // namespace orc::cli

@@ -1,6 +1,7 @@
 #include <CLI/CLI.hpp>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/cli/transfer_options.hpp"
 
 namespace orc::cli {
@@ -22,7 +23,10 @@ void attach_push(CLI::App& sub, Io& io) {
   auto opt = add_transfer_options(sub, RecipeArg::optional);
   sub.add_flag("--all", opt->request.all, "Push every artifact set of the local store");
   sub.footer(std::string(k_footer) + "\n\n" + k_remote_footer);
-  sub.callback([opt, &io] { emit(io, app::push(finish_request(*opt, io))); });
+  sub.callback([opt, &io] {
+    const app::TransferRequest request = finish_request(*opt, io);
+    emit(io, app::push(request), request.json ? Format::json : Format::text);
+  });
 }
 
 }  // namespace orc::cli

@@ -6,6 +6,8 @@
 #include <span>
 #include <string_view>
 
+#include "orchestrator/util/diagnostic.hpp"
+
 namespace CLI {
 class App;
 }
@@ -15,7 +17,7 @@ namespace orc::cli {
 struct Io {
   std::ostream& out;
   std::ostream& err;
-  int exit_code = 0;  // set by the command that ran
+  util::ExitCode exit_code = util::ExitCode::ok;  // set by the command that ran
   // The whole command tree and the version, for what is generated from
   // them (completion, the man page).
   const CLI::App* root = nullptr;
@@ -30,14 +32,6 @@ struct Command {
 };
 
 std::span<const Command> command_table();
-
-// Passes on what a use case printed ({out, err, exit_code}) and its exit code.
-template <typename Output>
-void emit(Io& io, const Output& output) {
-  io.out << output.out;
-  io.err << output.err;
-  io.exit_code = output.exit_code;
-}
 
 void attach_plan(CLI::App& sub, Io& io);
 void attach_gpus(CLI::App& sub, Io& io);

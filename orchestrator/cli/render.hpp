@@ -6,9 +6,14 @@
 
 #include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/app/doctor/doctor.hpp"
+#include "orchestrator/app/images/images.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
+#include "orchestrator/app/key/key_cmd.hpp"
+#include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/tables/tables.hpp"
+#include "orchestrator/app/transfer/fetch.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {
@@ -35,5 +40,45 @@ void emit(Io& io, const app::InspectReport& report, Format format);
 void emit(Io& io, const app::CacheLsReport& report, Format format);
 void emit(Io& io, const app::CacheVerifyReport& report, Format format);
 void emit(Io& io, const app::CacheGcReport& report, Format format);
+
+// plan: per tier a heading and a row per recipe (toolkit, cuDNN, archs) in
+// the one table, its image, host toolkit and variables beneath (and with
+// `explain` the reasons), each warning once with the plans it concerns; or
+// {"plans": [...], "warnings": [...]} (the configuration's warnings).
+std::string render(const app::PlanReport& report, Format format, bool explain = false);
+// The configuration's warnings on stderr, the plan on stdout; exit 1 when a
+// recipe x tier is unsatisfiable.
+void emit(Io& io, const app::PlanReport& report, Format format, bool explain);
+
+// images list: the offline images' table (and which the engine has), the
+// official tags, the engine; or {"engine", "state_file", "offline",
+// "official"}. images build: the record and the step timings.
+std::string render(const app::ImagesReport& report, Format format);
+std::string render(const app::ImageBuildResult& result, Format format);
+void emit(Io& io, const app::ImagesReport& report, Format format);
+void emit(Io& io, const app::ImageBuildResult& result, Format format);
+
+// key generate: its id and files; export: the PEM on stdout (its id on
+// stderr), or {"key_id", "public_key"}; trust: a line per key, or
+// {"trusted": [{"key_id", "file"}]}.
+void emit(Io& io, const app::KeyGenerateReport& report, Format format);
+void emit(Io& io, const app::KeyExportReport& report, Format format);
+void emit(Io& io, const app::KeyTrustReport& report, Format format);
+
+// push: a line per set, or {"remote", "pushed": [{"recipe", "tier",
+// "manifest", "artifact", "tag", "uploaded", "skipped", "latest"}]}.
+// pull: "pulled ..." or "already stored: ...", or {"recipe", "tier",
+// "digest", "downloaded", "verified"}. fetch: what went where, or
+// {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256",
+// "sass", "ptx"}], "verified": {"digest", "signature", "archs"[, "smoke"]},
+// "warnings": [...]} ("smoke" only under --require-smoke; "warnings" what
+// stderr said, such as --insecure's, else empty). emit adds the warnings
+// on stderr and the exit code.
+std::string render(const app::PushReport& report, Format format);
+std::string render(const app::PullReport& report, Format format);
+std::string render(const app::FetchReport& report, Format format);
+void emit(Io& io, const app::PushReport& report, Format format);
+void emit(Io& io, const app::PullReport& report, Format format);
+void emit(Io& io, const app::FetchReport& report, Format format);
 
 }  // namespace orc::cli

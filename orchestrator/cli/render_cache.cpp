@@ -135,13 +135,13 @@ void emit(Io& io, const app::CacheLsReport& report, Format format) {
   } else {
     io.out << ls_table(report.sets);
   }
-  io.exit_code = 0;
+  io.exit_code = util::ExitCode::ok;
 }
 
 void emit(Io& io, const app::CacheVerifyReport& report, Format format) {
   io.err << report.progress;
   io.out << (format == Format::json ? verify_json(report) : verify_text(report));
-  io.exit_code = static_cast<int>(report.exit_code);
+  io.exit_code = report.exit_code;
 }
 
 void emit(Io& io, const app::CacheGcReport& report, Format format) {
@@ -157,7 +157,7 @@ void emit(Io& io, const app::CacheGcReport& report, Format format) {
            << "\n";
   else
     io.out << gc_text(r);
-  io.exit_code = 0;
+  io.exit_code = util::ExitCode::ok;
 }
 
 }  // namespace orc::cli

@@ -212,10 +212,11 @@ std::string inspect_text(const std::vector<FileReport>& reports, const std::vect
 
 void emit(Io& io, const app::InspectReport& report, Format format) {
   if (report.mode == app::InspectMode::list) {
-    // cuobjdump's streams and exit code, untouched, so its scripts work.
+    // cuobjdump's streams and exit code, untouched, so its scripts work
+    // (its 255, no device code, is none of ours and passes as it is).
     io.out << report.listing.out;
     io.err << report.listing.err;
-    io.exit_code = report.listing.exit_code;
+    io.exit_code = static_cast<util::ExitCode>(report.listing.exit_code);
     return;
   }
   if (format == Format::json) {
@@ -226,7 +227,7 @@ void emit(Io& io, const app::InspectReport& report, Format format) {
       io.err << Diagnostic{.severity = util::Severity::warning, .message = util::printable(w)}.render();
   }
   for (const auto& d : report.problems) io.err << d.render();
-  io.exit_code = static_cast<int>(report.exit_code);
+  io.exit_code = report.exit_code;
 }
 
 }  // namespace orc::cli

@@ -26,23 +26,28 @@ std::size_t display_width(const std::string& text) {
   return static_cast<std::size_t>(std::ranges::count_if(text, [](char c) { return (c & 0xC0) != 0x80; }));
 }
 
-std::vector<std::string> wrap_words(const std::string& text, std::size_t width) {
-  std::vector<std::string> lines;
-  std::string line;
+std::vector<std::string> wrap_hanging(const std::string& text, const std::string& first, const std::string& rest,
+                                      std::size_t width) {
+  std::vector<std::string> lines{first};
+  bool bare = true;  // the last line holds no word yet
   std::size_t at = 0;
   while (at < text.size()) {
     const std::size_t space = text.find(' ', at);
     const std::string word = text.substr(at, space == std::string::npos ? std::string::npos : space - at);
     at = space == std::string::npos ? text.size() : space + 1;
     if (word.empty()) continue;
-    if (!line.empty() && display_width(line) + 1 + display_width(word) > width) {
-      lines.push_back(std::move(line));
-      line.clear();
+    if (!bare && display_width(lines.back()) + 1 + display_width(word) > width) {
+      lines.push_back(rest);
+      bare = true;
     }
-    line += (line.empty() ? "" : " ") + word;
+    lines.back() += (bare ? "" : " ") + word;
+    bare = false;
   }
-  if (!line.empty() || lines.empty()) lines.push_back(std::move(line));
   return lines;
+}
+
+std::vector<std::string> wrap_words(const std::string& text, std::size_t width) {
+  return wrap_hanging(text, "", "", width);
 }
 
 Table::Table(std::vector<std::string> headers) : m_columns(headers.size()) {
@@ -50,7 +55,7 @@ Table::Table(std::vector<std::string> headers) : m_columns(headers.size()) {
 }
 
 void Table::add_row(std::vector<std::string> cells) {
-  if (m_columns == 0 && m_lines.empty()) m_columns = cells.size();
+  if (m_columns == 0) m_columns = cells.size();  // no headers: the first row decides
   if (cells.size() > m_columns) throw std::logic_error("table row has more cells than the table has columns");
   cells.resize(m_columns);
   m_lines.push_back({std::move(cells), {}});

@@ -13,7 +13,8 @@ inline constexpr std::size_t k_table_width = 100;
 
 class Table {
  public:
-  // No headers: rows only.
+  // No headers: rows only, as many columns as the first row has (notes may
+  // come before it).
   explicit Table(std::vector<std::string> headers = {});
 
   // Cells beyond the headers' count are an error of the caller; fewer are
@@ -42,5 +43,9 @@ std::size_t display_width(const std::string& text);
 // `text` broken at spaces into lines of at most `width` columns (a word
 // longer than `width` stays whole on its own line).
 std::vector<std::string> wrap_words(const std::string& text, std::size_t width);
+// The same with a hanging indent: the first line starts with `first`, the
+// others with `rest`, each line at most `width` columns with its prefix.
+std::vector<std::string> wrap_hanging(const std::string& text, const std::string& first, const std::string& rest,
+                                      std::size_t width);
 
 }  // namespace orc::cli

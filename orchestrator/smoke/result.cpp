@@ -117,9 +117,11 @@ bool GpuResult::passed() const {
   });
 }
 
-int SmokeResult::exit_code() const {
-  if (driver_error || gpus.empty()) return 3;
-  return std::ranges::all_of(gpus, [](const GpuResult& g) { return g.passed(); }) ? 0 : 1;
+util::ExitCode SmokeResult::exit_code() const {
+  using util::ExitCode;
+  if (driver_error || gpus.empty()) return ExitCode::outside_failure;
+  return std::ranges::all_of(gpus, [](const GpuResult& g) { return g.passed(); }) ? ExitCode::ok
+                                                                                  : ExitCode::check_failed;
 }
 
 std::string cuda_version_text(int v) {
@@ -136,7 +138,7 @@ std::string render_smoke_json(const SmokeResult& r) {
            {"cuda", r.driver_cuda_version ? json(cuda_version_text(r.driver_cuda_version)) : json(nullptr)},
            {"error", r.driver_error ? json(*r.driver_error) : json(nullptr)}}},
          {"seed", r.seed},
-         {"passed", r.exit_code() == 0},
+         {"passed", r.exit_code() == util::ExitCode::ok},
          {"gpus", json::array()}};
   for (const auto& g : r.gpus) j["gpus"].push_back(gpu_json(g));
   // Names went through utf8_escaped; replacing is the net for what did not.
@@ -173,7 +175,7 @@ std::string render_smoke_text(const SmokeResult& r) {
       out += "\n";
     }
   }
-  out += r.exit_code() == 0 ? "smoke: passed\n" : "smoke: FAILED\n";
+  out += r.exit_code() == util::ExitCode::ok ? "smoke: passed\n" : "smoke: FAILED\n";
   return out;
 }
 
@@ -205,7 +207,7 @@ std::string smoke_attestation_json(const SmokeResult& r, std::string_view artifa
                {"cuda", cuda_version_text(r.driver_cuda_version)},
                {"kernels_sha256", r.fatbin_sha256},
                {"gpus", gpus},
-               {"passed", r.exit_code() == 0},
+               {"passed", r.exit_code() == util::ExitCode::ok},
                {"created", created_utc}};
   return j.dump();
 }

@@ -10,6 +10,7 @@
 
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/smoke/kernels.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::smoke {
 
@@ -96,7 +97,7 @@ struct SmokeResult {
 
   // 3 when the driver failed or there is no GPU (nothing was proven), 1 when
   // a GPU got none, an error, or a wrong result, 0 otherwise.
-  int exit_code() const;
+  util::ExitCode exit_code() const;
 };
 
 // "13.0" from 13000.

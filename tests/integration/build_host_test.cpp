@@ -92,7 +92,7 @@ class BuildOnHost : public ::testing::Test {
 TEST_F(BuildOnHost, DoubleStarGlobCollectsTheLibraryTwoDirectoriesDeep) {
   const app::BuildResult built = build("nested");
   ASSERT_EQ(built.status, app::BuildStatus::built) << errors(built);
-  EXPECT_EQ(built.exit_code, 0);
+  EXPECT_EQ(built.exit_code, util::ExitCode::ok);
   ASSERT_EQ(built.artifacts.size(), 1u);
   // Found under the source tree, where `cmake -B build` wrote it.
   EXPECT_EQ(built.artifacts[0].name, "build/lib/libx.so");
@@ -105,7 +105,7 @@ TEST_F(BuildOnHost, DoubleStarGlobCollectsTheLibraryTwoDirectoriesDeep) {
 TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {
   const app::BuildResult missed = build("nested-typo");
   EXPECT_EQ(missed.status, app::BuildStatus::failed);
-  EXPECT_EQ(missed.exit_code, 1) << errors(missed);
+  EXPECT_EQ(missed.exit_code, util::ExitCode::check_failed) << errors(missed);
   ASSERT_EQ(missed.errors.size(), 1u) << errors(missed);
   // The build's scratch directory holds both roots: its build/ and src/.
   const std::regex expected(R"(artifact glob 'lib/libx\.so' matched no file under (/\S+)/build or \1/src )"
@@ -139,7 +139,7 @@ Rendered rendered(const Report& report, cli::Format format) {
   std::ostringstream out, err;
   cli::Io io{.out = out, .err = err};
   cli::emit(io, report, format);
-  return {out.str(), err.str(), io.exit_code};
+  return {out.str(), err.str(), static_cast<int>(io.exit_code)};
 }
 
 // Issue 11: a store `orchestrate build` filled, then its index deleted, made
@@ -209,12 +209,12 @@ TEST_F(BuildOnHost, AnArtifactNamedByBytesThatAreNotUtf8IsRefusedAsBadInput) {
   ASSERT_EQ(report.builds.size(), 1u);
   const app::BuildResult& refused = report.builds.front();
   EXPECT_EQ(refused.status, app::BuildStatus::failed);
-  EXPECT_EQ(refused.exit_code, 2) << errors(refused);
+  EXPECT_EQ(refused.exit_code, util::ExitCode::bad_input) << errors(refused);
   ASSERT_EQ(refused.errors.size(), 1u) << errors(refused);
   EXPECT_TRUE(refused.errors[0].starts_with("artifact 'build/lib/libx\\xff.so' has a name that is not UTF-8"))
       << refused.errors[0];
   EXPECT_TRUE(refused.manifest.empty());
-  EXPECT_EQ(report.exit_code(), 2);
+  EXPECT_EQ(report.exit_code(), util::ExitCode::bad_input);
   const auto json = nlohmann::json::parse(app::render_build_json(report));
   EXPECT_EQ(json["builds"][0]["errors"][0], refused.errors[0]);
   EXPECT_EQ(app::render_build_text(report, false).find('\xff'), std::string::npos);
@@ -225,7 +225,7 @@ TEST_F(BuildOnHost, AnArtifactNamedByBytesThatAreNotUtf8IsRefusedAsBadInput) {
 TEST_F(BuildOnHost, ASourcePathThatIsNotThereIsBadInput) {
   const app::BuildResult gone = build("nested-gone");
   EXPECT_EQ(gone.status, app::BuildStatus::failed);
-  EXPECT_EQ(gone.exit_code, 2) << errors(gone);
+  EXPECT_EQ(gone.exit_code, util::ExitCode::bad_input) << errors(gone);
   ASSERT_EQ(gone.errors.size(), 1u);
   EXPECT_NE(gone.errors[0].find("no-such-source is not a directory"), std::string::npos) << gone.errors[0];
 }

@@ -209,7 +209,7 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   const std::time_t first_start = std::time(nullptr);
   const app::BuildResult first = build("saxpy-cmake");
   ASSERT_EQ(first.status, app::BuildStatus::built) << errors(first);
-  EXPECT_EQ(first.exit_code, 0);
+  EXPECT_EQ(first.exit_code, util::ExitCode::ok);
   ASSERT_EQ(first.artifacts.size(), 1u);
   EXPECT_EQ(first.artifacts[0].sass, (std::vector<std::string>{"sm_100", "sm_120"}));
   EXPECT_EQ(first.artifacts[0].ptx, (std::vector<std::string>{"compute_120"}));
@@ -239,7 +239,7 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   // A step that exits non-zero: failed, exit 1, nothing stored.
   const app::BuildResult failed = build("fails");
   EXPECT_EQ(failed.status, app::BuildStatus::failed);
-  EXPECT_EQ(failed.exit_code, 1) << errors(failed);
+  EXPECT_EQ(failed.exit_code, util::ExitCode::check_failed) << errors(failed);
   EXPECT_NE(errors(failed).find("exited with 1"), std::string::npos) << errors(failed);
   EXPECT_TRUE(failed.manifest.empty());
   EXPECT_EQ(sets_for(failed.key), 0u);
@@ -247,7 +247,7 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   // A glob that matches nothing: a failure that names the glob, nothing stored.
   const app::BuildResult empty = build("no-match");
   EXPECT_EQ(empty.status, app::BuildStatus::failed);
-  EXPECT_EQ(empty.exit_code, 1) << errors(empty);
+  EXPECT_EQ(empty.exit_code, util::ExitCode::check_failed) << errors(empty);
   EXPECT_NE(errors(empty).find("build/nothing-*.so"), std::string::npos) << errors(empty);
   EXPECT_TRUE(empty.manifest.empty());
   EXPECT_EQ(sets_for(empty.key), 0u);
@@ -271,7 +271,7 @@ TEST_F(BuildInEngine, TwoToolkitsCuda118ForPascalVoltaAndTheHosts130ForBlackwell
                                  saxpy_recipe("saxpy-cmake", "tier-pv, tier-bw", cmake_steps, "build/saxpy");
   const app::BuildReport report = build_tiers({"tier-pv", "tier-bw"}, {"saxpy-cmake"});
   ASSERT_EQ(report.builds.size(), 2u);
-  EXPECT_EQ(report.exit_code(), 0);
+  EXPECT_EQ(report.exit_code(), util::ExitCode::ok);
   for (const auto& b : report.builds) {
     ASSERT_EQ(b.status, app::BuildStatus::built) << b.tier << ": " << errors(b);
     ASSERT_EQ(b.artifacts.size(), 1u) << b.tier;
@@ -313,7 +313,7 @@ TEST_F(BuildInEngine, ZzEngineDyingMidBuildExitsThreeAndStoresNothing) {
   const app::BuildResult dead = build("slow", progress);
   ASSERT_TRUE(killed) << "the step never printed 'started'";
   EXPECT_EQ(dead.status, app::BuildStatus::failed);
-  EXPECT_EQ(dead.exit_code, 3) << errors(dead);
+  EXPECT_EQ(dead.exit_code, util::ExitCode::outside_failure) << errors(dead);
   EXPECT_NE(errors(dead).find("engine"), std::string::npos) << errors(dead);
   EXPECT_TRUE(dead.manifest.empty());
   EXPECT_EQ(sets_for(dead.key), 0u);

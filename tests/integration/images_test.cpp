@@ -19,6 +19,7 @@
 #include <sstream>
 
 #include "orchestrator/app/images/images.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/process.hpp"
@@ -116,7 +117,7 @@ class Images : public ::testing::Test {
                                     .cache_dir = fs::path(ORC_FIXTURES_DIR) / "images",
                                     .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
                                    std::cout);
-    say(name + " built in " + seconds_since(start) + " s: " + app::render_build_result(result, false));
+    say(name + " built in " + seconds_since(start) + " s: " + cli::render(result, cli::Format::text));
     return result;
   }
 
@@ -185,8 +186,9 @@ TEST_F(Images, HostBookwormServesTheHostToolkit) {
   EXPECT_LT(std::chrono::duration<double>(Clock::now() - start).count(), 10.0);
 
   // `images list` sees it in the engine, with the ID the state file records.
-  const app::ImagesOutput listed = app::list_images({.engine_socket = service().socket, .json = true});
-  const auto j = nlohmann::json::parse(listed.out);
+  const std::string listed =
+      cli::render(app::list_images({.engine_socket = service().socket, .json = true}), cli::Format::json);
+  const auto j = nlohmann::json::parse(listed);
   EXPECT_EQ(j["engine"]["reachable"], true);
   bool seen = false;
   for (const auto& image : j["offline"]) {
@@ -195,7 +197,7 @@ TEST_F(Images, HostBookwormServesTheHostToolkit) {
     EXPECT_EQ(image["in_engine"]["id"], first.record.id);
     EXPECT_EQ(image["built"]["toolkit"], first.record.toolkit);
   }
-  EXPECT_TRUE(seen) << listed.out;
+  EXPECT_TRUE(seen) << listed;
 }
 
 TEST_F(Images, UnknownEngineSocketIsAnOutsideFailure) {

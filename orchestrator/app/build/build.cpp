@@ -11,11 +11,11 @@
 #include <thread>
 
 #include "orchestrator/app/build/build_job.hpp"
-#include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/site/host_toolkits.hpp"
 #include "orchestrator/site/machine_key.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -85,7 +85,7 @@ void say_plan_warnings(const PlanReport& planned, detail::Console& console) {
 void check_engine(std::vector<BuildJob>& jobs, const engine::Discovery& discovery) {
   if (discovery.kind == engine::EngineKind::host) return;
   const bool needed = std::ranges::any_of(jobs, [](const BuildJob& j) {
-    return j.image_problem || (j.result.exit_code == 0 && j.result.status != BuildStatus::cached);
+    return j.image_problem || (j.result.exit_code == ExitCode::ok && j.result.status != BuildStatus::cached);
   });
   if (!needed) return;
   auto probe = engine::DockerEngine::connect(discovery.socket);
@@ -93,8 +93,9 @@ void check_engine(std::vector<BuildJob>& jobs, const engine::Discovery& discover
   const std::string problem = engine_unreachable_message(discovery, probe.error());
   for (auto& job : jobs) {
     if (job.image_problem) job.result.errors.clear();
-    if (!job.image_problem && (job.result.exit_code != 0 || job.result.status == BuildStatus::cached)) continue;
-    job.result.exit_code = 3;
+    if (!job.image_problem && (job.result.exit_code != ExitCode::ok || job.result.status == BuildStatus::cached))
+      continue;
+    job.result.exit_code = ExitCode::outside_failure;
     job.result.status = BuildStatus::failed;
     job.result.errors.push_back(problem);
   }
@@ -105,7 +106,8 @@ std::string outcome_line(const BuildResult& result, double seconds) {
   char took[32];
   std::snprintf(took, sizeof took, "%.1f s", seconds);
   if (result.status == BuildStatus::built) return std::string("built in ") + took;
-  return "FAILED (exit " + std::to_string(result.exit_code) + ") after " + took + "; log: " + result.log_file;
+  return "FAILED (exit " + std::to_string(static_cast<int>(result.exit_code)) + ") after " + took +
+         "; log: " + result.log_file;
 }
 
 // The misses, up to --jobs at a time.
@@ -132,14 +134,15 @@ cache::Store open_store(const fs::path& requested) {
   const fs::path root = requested.empty() ? cache::default_store_root() : requested;
   auto opened = cache::Store::open(root);
   if (!opened)
-    fail_with({opened.error().kind, "cannot open the local store at " + root.string() + ": " + opened.error().message});
+    site::fail_with(
+        {opened.error().kind, "cannot open the local store at " + root.string() + ": " + opened.error().message});
   return std::move(*opened);
 }
 
 }  // namespace
 
-int BuildReport::exit_code() const {
-  int code = 0;
+ExitCode BuildReport::exit_code() const {
+  ExitCode code = ExitCode::ok;
   for (const auto& b : builds) code = std::max(code, b.exit_code);
   return code;
 }
@@ -168,7 +171,7 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
 
   std::vector<BuildJob*> misses;
   for (auto& job : jobs)
-    if (job.result.exit_code == 0 && job.result.status != BuildStatus::cached) misses.push_back(&job);
+    if (job.result.exit_code == ExitCode::ok && job.result.status != BuildStatus::cached) misses.push_back(&job);
   if (!misses.empty()) {
     engine::CancelFlag cancel;
     engine::ScopedSignalCancel on_signal(cancel);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
 
 namespace orc::app {
@@ -53,7 +54,7 @@ struct BuildResult {
   std::string log_file;
   std::string kept_tree;  // with --keep-failed: where the failed build's tree was kept
   double seconds = 0;
-  int exit_code = 0;  // 0, 1 (build or verification failed) or 3 (the engine failed)
+  util::ExitCode exit_code = util::ExitCode::ok;  // 1 build or verification failed, 2 bad input, 3 the engine
 };
 
 // A warning of the run (the configuration's, or the plan's), once, with
@@ -66,7 +67,7 @@ struct RunWarning {
 struct BuildReport {
   std::vector<BuildResult> builds;
   std::vector<RunWarning> warnings;
-  int exit_code() const;  // the worst: 3 over 1 over 0
+  util::ExitCode exit_code() const;  // the worst: 3 over 2 over 1 over 0
 };
 
 // Streams build logs and progress to `progress` (stderr) as it goes.

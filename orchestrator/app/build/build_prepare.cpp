@@ -153,7 +153,7 @@ bool load_hit(BuildJob& job, const cache::Store& store) {
   return true;
 }
 
-void fail(BuildJob& job, int code, std::string message) {
+void fail(BuildJob& job, util::ExitCode code, std::string message) {
   job.result.exit_code = code;
   job.result.status = BuildStatus::failed;
   job.result.errors.push_back(std::move(message));
@@ -175,7 +175,7 @@ void key_and_look_up(BuildJob& job, const PrepareContext& context) {
   if (place == BuildPlace::host)
     if (auto path = util::env_get("PATH")) input.base_path = *path;
   auto driver = plan_driver(input);
-  if (!driver) return fail(job, 2, driver.error());
+  if (!driver) return fail(job, util::ExitCode::bad_input, driver.error());
   job.driver = std::move(*driver);
   add_host_compiler_env(job.driver, job.image.host_compiler);
   const KeyHasher key = hash_key(key_inputs(job, context.kind));
@@ -190,13 +190,14 @@ void prepare(BuildJob& job, const PrepareContext& context) {
   const PlanEntry& entry = job.plan;
   // A configuration no toolkit satisfies is the user's input (2); one this
   // host lacks the toolkit for is the world's (3): the configuration is fine.
-  if (!entry.ok && entry.host_unservable) return fail(job, 3, util::join(entry.reasons, "; "));
-  if (!entry.ok) return fail(job, 2, "unsatisfiable: " + util::join(entry.reasons, "; "));
+  if (!entry.ok && entry.host_unservable)
+    return fail(job, util::ExitCode::outside_failure, util::join(entry.reasons, "; "));
+  if (!entry.ok) return fail(job, util::ExitCode::bad_input, "unsatisfiable: " + util::join(entry.reasons, "; "));
   job.result.toolkit = entry.toolkit->version;
   auto image = entry.host ? host_image(*entry.host) : container_image(entry);
   if (!image) {
     job.image_problem = true;
-    return fail(job, 2, image.error());
+    return fail(job, util::ExitCode::bad_input, image.error());
   }
   job.image = std::move(*image);
   job.result.toolkit = job.image.toolkit;
@@ -206,7 +207,10 @@ void prepare(BuildJob& job, const PrepareContext& context) {
   const recipe::Recipe& r = *entry.recipe;
   auto source = prepare_source(r.source, workspace_dir(*context.store, r.name), git_runner, quiet);
   // A path the recipe names is the user's input; a git remote is outside.
-  if (!source) return fail(job, r.source.kind == recipe::Source::Kind::path ? 2 : 3, "source: " + source.error());
+  if (!source)
+    return fail(
+        job, r.source.kind == recipe::Source::Kind::path ? util::ExitCode::bad_input : util::ExitCode::outside_failure,
+        "source: " + source.error());
   job.source = std::move(*source);
   key_and_look_up(job, context);
 }

@@ -71,7 +71,7 @@ class BuildLog final : public engine::LogSink {
   std::deque<std::string> m_tail;
 };
 
-void fail(BuildJob& job, int code, std::string message) {
+void fail(BuildJob& job, util::ExitCode code, std::string message) {
   job.result.status = BuildStatus::failed;
   job.result.exit_code = std::max(job.result.exit_code, code);
   job.result.errors.push_back(std::move(message));
@@ -100,13 +100,15 @@ bool check_image(BuildJob& job, const RunContext& context, engine::DockerEngine&
   if (!info) {
     const auto& e = info.error();
     if (e.kind == engine::ErrorKind::not_found)
-      fail(job, 2, "the build image " + job.image.reference + " is not in " + where + ": " + remedy);
+      fail(job, util::ExitCode::bad_input,
+           "the build image " + job.image.reference + " is not in " + where + ": " + remedy);
     else
-      fail(job, 3, "cannot inspect the build image " + job.image.reference + " in " + where + ": " + e.message);
+      fail(job, util::ExitCode::outside_failure,
+           "cannot inspect the build image " + job.image.reference + " in " + where + ": " + e.message);
     return false;
   }
   if (offline && !job.image.digest.starts_with(info->id)) {
-    fail(job, 2,
+    fail(job, util::ExitCode::bad_input,
          "the build image " + job.image.reference + " in " + where + " is " + info->id +
              ", not the one recorded by `orchestrate images build` (" + job.image.digest + "): " + remedy + " again");
     return false;
@@ -167,16 +169,19 @@ bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine,
     if (!result) {
       const auto& e = result.error();
       if (e.kind == engine::ErrorKind::cancelled)
-        fail(job, 3, "interrupted: the build was cancelled and its container removed");
+        fail(job, util::ExitCode::outside_failure, "interrupted: the build was cancelled and its container removed");
       else if (e.engine_unreachable())
-        fail(job, 3, "the " + std::string(engine.name()) + " engine failed during the build: " + e.message);
+        fail(job, util::ExitCode::outside_failure,
+             "the " + std::string(engine.name()) + " engine failed during the build: " + e.message);
       else
-        fail(job, e.kind == engine::ErrorKind::invalid_spec ? 2 : 3,
+        fail(job,
+             e.kind == engine::ErrorKind::invalid_spec ? util::ExitCode::bad_input : util::ExitCode::outside_failure,
              "step " + std::to_string(i + 1) + ": " + e.message);
       return false;
     }
     if (result->exit_code != 0) {
-      fail(job, 1, step_failure(job, context, scratch, steps[i].front(), i + 1, result->exit_code, log));
+      fail(job, util::ExitCode::check_failed,
+           step_failure(job, context, scratch, steps[i].front(), i + 1, result->exit_code, log));
       return false;
     }
   }
@@ -220,12 +225,15 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   set.key = context.signing_key;
   set.verified = true;
   auto entry = cache::store_artifact_set(store, std::move(set));
-  if (!entry) return fail(job, 3, "storing the artifacts in " + store.root().string() + ": " + entry.error().message);
+  if (!entry)
+    return fail(job, util::ExitCode::outside_failure,
+                "storing the artifacts in " + store.root().string() + ": " + entry.error().message);
   // The manifest lists its files sorted by path; the report keeps the
   // order the recipe's globs found them in.
   for (std::size_t i = 0; i < files.size(); ++i) {
     const auto stored = std::ranges::find(entry->files, files[i].name, &cache::IndexedFile::path);
-    if (stored == entry->files.end()) return fail(job, 3, "the index lost " + files[i].name);
+    if (stored == entry->files.end())
+      return fail(job, util::ExitCode::outside_failure, "the index lost " + files[i].name);
     BuiltArtifact a{.name = files[i].name,
                     .path = store.blob_path(stored->sha256).string(),
                     .sha256 = stored->sha256,
@@ -253,26 +261,28 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   if (context.discovery.kind == engine::EngineKind::host)
     log.file_note("host engine: the steps run as local processes on this machine, NOT ISOLATED");
   for (const auto& n : job.driver.notes) log.note(n);
-  if (auto ok = copy_source_tree(job.source.dir, scratch / "src"); !ok) return fail(job, 3, ok.error());
+  if (auto ok = copy_source_tree(job.source.dir, scratch / "src"); !ok)
+    return fail(job, util::ExitCode::outside_failure, ok.error());
   std::error_code ec;
   fs::create_directories(scratch / "build", ec);
   for (const auto& f : job.driver.files)
     if (auto ok = cache::write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok)
-      return fail(job, 3, ok.error().message);
+      return fail(job, util::ExitCode::outside_failure, ok.error().message);
 
   std::string engine_error;
   auto engine = open_engine(context, engine_error);
-  if (!engine) return fail(job, 3, engine_error);
+  if (!engine) return fail(job, util::ExitCode::outside_failure, engine_error);
   if (auto* docker = dynamic_cast<engine::DockerEngine*>(engine.get()); docker && !check_image(job, context, *docker))
     return;
   if (!run_steps(job, context, *engine, scratch, log)) return;
 
   if (job.plan.recipe->artifacts.empty())
-    return fail(job, 2, "recipe '" + job.result.recipe + "' declares no artifacts: nothing to verify or store");
+    return fail(job, util::ExitCode::bad_input,
+                "recipe '" + job.result.recipe + "' declares no artifacts: nothing to verify or store");
   auto files = collect_artifacts(job.plan.recipe->artifacts, {scratch / "build", scratch / "src"});
-  if (!files) return fail(job, 1, files.error());
+  if (!files) return fail(job, util::ExitCode::check_failed, files.error());
   if (const auto refused = unstorable_names(*files); !refused.empty()) {
-    for (const auto& e : refused) fail(job, 2, e);
+    for (const auto& e : refused) fail(job, util::ExitCode::bad_input, e);
     return;
   }
   std::vector<fs::path> paths;
@@ -281,7 +291,7 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   bool unreadable = false;
   for (std::size_t i = 0; i < reports.size(); ++i) {
     if (reports[i].error) {
-      fail(job, 1, "artifact " + (*files)[i].name + ": " + *reports[i].error);
+      fail(job, util::ExitCode::check_failed, "artifact " + (*files)[i].name + ": " + *reports[i].error);
       unreadable = true;
     }
     reports[i].path = (*files)[i].name;
@@ -290,7 +300,7 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
   const Verification verification = verify_artifacts(job.plan.archs, job.plan.tier->gpus, reports);
   job.result.warnings.insert(job.result.warnings.end(), verification.warnings.begin(), verification.warnings.end());
   if (!verification.ok()) {
-    for (const auto& e : verification.errors) fail(job, 1, "verification: " + e);
+    for (const auto& e : verification.errors) fail(job, util::ExitCode::check_failed, "verification: " + e);
     return;
   }
   store_build(job, context, *files, reports, verification);

@@ -5,6 +5,7 @@
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -19,27 +20,16 @@ std::filesystem::path store_root(const CacheRequest& request) {
 
 cache::Store open_store(const CacheRequest& request) {
   auto store = cache::Store::open(store_root(request));
-  if (!store) fail_with(store.error());
+  if (!store) site::fail_with(store.error());
   return std::move(*store);
 }
 
 }  // namespace
 
-void fail_with(const cache::Error& error) {
-  switch (error.kind) {
-    case cache::ErrorKind::io:
-      throw util::Failure(ExitCode::outside_failure, error.message);
-    case cache::ErrorKind::corrupt:
-      throw util::Failure(ExitCode::check_failed, error.message);
-    default:
-      throw util::Failure(ExitCode::bad_input, error.message);
-  }
-}
-
 CacheLsReport cache_ls(const CacheRequest& request) {
   cache::Store store = open_store(request);
   auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier});
-  if (!sets) fail_with(sets.error());
+  if (!sets) site::fail_with(sets.error());
   return {.store = store.root(), .sets = std::move(*sets)};
 }
 
@@ -49,12 +39,12 @@ CacheVerifyReport cache_verify(const CacheRequest& request) {
   if (request.rebuild_index) {
     const auto config = load_transfer_config(request.config, false);
     auto made = cache::rebuild_index(store_root(request), trusted_keys(config ? &*config : nullptr), progress);
-    if (!made) fail_with(made.error());
+    if (!made) site::fail_with(made.error());
     report.rebuilt = std::move(*made);
   }
   cache::Store store = open_store(request);
   auto verified = cache::verify_store(store, progress);
-  if (!verified) fail_with(verified.error());
+  if (!verified) site::fail_with(verified.error());
   report.store = store.root();
   report.verified = std::move(*verified);
   report.progress = progress.str();
@@ -68,7 +58,7 @@ CacheGcReport cache_gc(const CacheRequest& request) {
   cache::Store store = open_store(request);
   std::ostringstream progress;
   auto collected = cache::collect_garbage(store, {.keep = request.keep}, progress);
-  if (!collected) fail_with(collected.error());
+  if (!collected) site::fail_with(collected.error());
   return {.collected = std::move(*collected), .progress = progress.str()};
 }
 

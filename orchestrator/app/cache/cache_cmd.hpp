@@ -23,14 +23,6 @@ struct CacheRequest {
   std::filesystem::path config;     // verify --rebuild-index: its trusted_keys, when it exists
 };
 
-// What a command prints and how it exits: the shape key, push, pull and
-// fetch still return (cache returns its reports below).
-struct CacheOutput {
-  std::string out;
-  std::string err;
-  int exit_code = 0;
-};
-
 struct CacheLsReport {
   std::filesystem::path store;
   std::vector<cache::IndexEntry> sets;  // newest first
@@ -59,8 +51,5 @@ CacheLsReport cache_ls(const CacheRequest& request);
 // one it replaces kept in quarantine.v1/.
 CacheVerifyReport cache_verify(const CacheRequest& request);
 CacheGcReport cache_gc(const CacheRequest& request);
-
-// Throws util::Failure for a cache error: io -> 3, corrupt -> 1, the rest -> 2.
-[[noreturn]] void fail_with(const cache::Error& error);
 
 }  // namespace orc::app

@@ -9,7 +9,6 @@
 #include <ctime>
 #include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 #include "orchestrator/app/images/images_detail.hpp"
 #include "orchestrator/cache/files.hpp"
@@ -26,15 +25,15 @@ namespace orc::app {
 namespace fs = std::filesystem;
 using nlohmann::ordered_json;
 
-namespace {
-
-constexpr std::string_view k_schema = "orchestrate.images.v1";
-
-ordered_json to_json(const ImageRecord& r) {
+ordered_json image_record_json(const ImageRecord& r) {
   return ordered_json{{"name", r.name},         {"reference", r.reference},   {"id", r.id},
                       {"digests", r.digests},   {"created", r.created},       {"toolkit", r.toolkit},
                       {"packages", r.packages}, {"rootfs_key", r.rootfs_key}, {"engine", r.engine}};
 }
+
+namespace {
+
+constexpr std::string_view k_schema = "orchestrate.images.v1";
 
 std::optional<ImageRecord> from_json(const nlohmann::json& j) {
   if (!j.is_object() || !j.contains("reference") || !j["reference"].is_string()) return std::nullopt;
@@ -87,16 +86,6 @@ EngineView open_engine(const std::optional<fs::path>& given) {
   return view;
 }
 
-std::string short_id(const std::string& id) {
-  const auto colon = id.find(':');
-  return id.substr(colon == std::string::npos ? 0 : colon + 1, 12);
-}
-
-std::string pad(std::string s, std::size_t width) {
-  if (s.size() < width) s.append(width - s.size(), ' ');
-  return s + "  ";
-}
-
 }  // namespace
 
 namespace images_detail {
@@ -143,7 +132,7 @@ void save_image_record(const fs::path& file, const ImageRecord& record) {
   std::erase_if(records, [&](const ImageRecord& r) { return r.reference == record.reference; });
   records.push_back(record);
   ordered_json root{{"schema", k_schema}, {"images", ordered_json::array()}};
-  for (const auto& r : records) root["images"].push_back(to_json(r));
+  for (const auto& r : records) root["images"].push_back(image_record_json(r));
   if (auto written = util::write_file_atomic(file, root.dump(2) + "\n"); !written)
     throw util::Failure(util::ExitCode::outside_failure, "cannot write " + written.error().message);
 }
@@ -172,80 +161,26 @@ std::optional<compat::HostCuda> detect_host_cuda() {
   return compat::HostCuda{.toolkit = *version, .root = root};
 }
 
-ImagesOutput list_images(const ImagesListRequest& request) {
+ImagesReport list_images(const ImagesListRequest& request) {
   EngineView view = open_engine(request.engine_socket);
   const std::vector<ImageRecord> records = read_image_state(image_state_path());
-  const std::optional<compat::HostCuda> host = detect_host_cuda();
-
-  ordered_json offline = ordered_json::array();
-  std::ostringstream text;
-  text << "offline images (orchestrate images build NAME; no registry needed)\n";
-  text << "  " << pad("NAME", 14) << pad("REFERENCE", 31) << pad("TOOLKIT", 16) << "IN ENGINE\n";
+  ImagesReport report{.engine = {.socket = view.socket,
+                                 .description = view.description,
+                                 .error = view.error,
+                                 .reachable = view.engine.has_value()},
+                      .state_file = image_state_path(),
+                      .host = detect_host_cuda(),
+                      .offline = {},
+                      .official = compat::official_images()};
   for (const compat::OfflineImage& image : compat::offline_images()) {
-    const std::string reference = image.reference();
-    std::optional<ImageRecord> record;
+    OfflineImageRow row{.image = &image, .record = std::nullopt, .in_engine = std::nullopt};
     for (const auto& r : records)
-      if (r.reference == reference) record = r;
-    std::optional<engine::ImageInfo> present;
+      if (r.reference == image.reference()) row.record = r;
     if (view.engine)
-      if (auto info = view.engine->inspect_image(reference)) present = *info;
-
-    std::string toolkit = image.host_mount ? "host" : image.toolkit.str();
-    if (image.host_mount) toolkit += host ? " (" + host->toolkit.str() + ")" : " (none found)";
-    std::string where = !view.engine ? "engine not reachable" : present ? short_id(present->id) : "not built";
-    if (present && record && record->id == present->id)
-      where += " (built " + record->created + ", nvcc " + record->toolkit + ")";
-    if (present && record && record->id != present->id) where += " (not the image recorded in the state file)";
-    text << "  " << pad(std::string(image.name), 14) << pad(reference, 31) << pad(toolkit, 16) << where << "\n";
-
-    ordered_json j{
-        {"name", image.name},
-        {"reference", reference},
-        {"source", image.host_mount ? "host_mount" : "offline"},
-        {"toolkit", image.host_mount ? ordered_json(nullptr) : ordered_json(image.toolkit.str())},
-        {"host_toolkit", image.host_mount && host ? ordered_json(host->toolkit.str()) : ordered_json(nullptr)},
-        {"suite", image.suite},
-        {"components", image.components},
-        {"packages", image.packages},
-        {"summary", image.summary}};
-    j["built"] = record ? to_json(*record) : ordered_json(nullptr);
-    j["in_engine"] = present ? ordered_json{{"id", present->id}, {"digests", present->digests}, {"size", present->size}}
-                             : ordered_json(nullptr);
-    offline.push_back(std::move(j));
+      if (auto info = view.engine->inspect_image(image.reference())) row.in_engine = *info;
+    report.offline.push_back(std::move(row));
   }
-
-  ordered_json official = ordered_json::array();
-  text << "\nofficial images (sites with registry access; images/official/Dockerfile.cuda)\n";
-  for (const compat::OfficialImage& image : compat::official_images()) {
-    const std::string minor = image.cuda.truncated(2).str();
-    std::string line = "  " + pad(minor, 5) + image.reference(false);
-    if (image.has_cudnn)
-      line += "  cuDNN: " + image.tag(true) +
-              (image.cudnn_version.empty() ? "" : " (" + std::string(image.cudnn_version) + ")");
-    text << line << "\n";
-    official.push_back(
-        {{"toolkit", minor},
-         {"reference", image.reference(false)},
-         {"cudnn_reference", image.has_cudnn ? ordered_json(image.reference(true)) : ordered_json(nullptr)},
-         {"cudnn", image.cudnn_version.empty() ? ordered_json(nullptr) : ordered_json(image.cudnn_version)}});
-  }
-  text << "\nengine: " << (view.engine ? view.description + " at " + view.socket : view.error) << "\n";
-
-  ImagesOutput output;
-  if (request.json) {
-    ordered_json root;
-    root["engine"] = {{"socket", view.socket.empty() ? ordered_json(nullptr) : ordered_json(view.socket)},
-                      {"reachable", view.engine.has_value()},
-                      {"version", view.engine ? ordered_json(view.description) : ordered_json(nullptr)},
-                      {"error", view.error.empty() ? ordered_json(nullptr) : ordered_json(view.error)}};
-    root["state_file"] = image_state_path().string();
-    root["offline"] = std::move(offline);
-    root["official"] = std::move(official);
-    output.out = root.dump(2) + "\n";
-  } else {
-    output.out = text.str();
-  }
-  return output;
+  return report;
 }
 
 }  // namespace orc::app

@@ -16,11 +16,15 @@
 // as empty (a cache miss, never a crash).
 #include <filesystem>
 #include <iosfwd>
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/engine/answers.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
 
@@ -62,16 +66,37 @@ struct ImagesListRequest {
   bool json = false;
 };
 
-struct ImagesOutput {
-  std::string out;
-  std::string err;
-  int exit_code = 0;
+// The engine `images list` asked, or why it could not.
+struct ImagesEngine {
+  std::string socket;       // empty: none found
+  std::string description;  // "docker 20.10.24", when reachable
+  std::string error;        // why it could not be asked; empty when reachable
+  bool reachable = false;
+};
+
+// An offline image of the catalog, with what this machine knows of it.
+struct OfflineImageRow {
+  const compat::OfflineImage* image = nullptr;  // into compat's catalog
+  std::optional<ImageRecord> record;            // the state file's, when built here
+  std::optional<engine::ImageInfo> in_engine;   // what the engine has under its reference
+};
+
+struct ImagesReport {
+  ImagesEngine engine;
+  std::filesystem::path state_file;
+  std::optional<compat::HostCuda> host;  // the host-mount image's toolkit
+  std::vector<OfflineImageRow> offline;  // in the catalog's order
+  std::span<const compat::OfficialImage> official;
+  util::ExitCode exit_code = util::ExitCode::ok;
 };
 
 // The catalog (offline images with their records, official tags) and which
 // offline images the engine has. An unreachable engine is reported, not
 // fatal: the catalog is still worth reading.
-ImagesOutput list_images(const ImagesListRequest& request);
+ImagesReport list_images(const ImagesListRequest& request);
+
+// A record as the state file holds it, and as `images list --json` shows it.
+nlohmann::ordered_json image_record_json(const ImageRecord& record);
 
 struct ImageBuildRequest {
   std::string name;                                    // catalog name or reference
@@ -90,6 +115,7 @@ struct ImageBuildResult {
   bool rootfs_cached = false;  // the tar came from the cache: no debootstrap
   bool imported = false;       // false when the engine already had this very image
   double debootstrap_s = 0, setup_s = 0, tar_s = 0, import_s = 0, nvcc_s = 0, total_s = 0;
+  util::ExitCode exit_code = util::ExitCode::ok;
 };
 
 // Builds (or finds up to date) one offline image; progress lines go to
@@ -98,7 +124,5 @@ struct ImageBuildResult {
 // debootstrap (naming the mirror), the chroot, the import; check_failed
 // when nvcc in the image is not the catalog's toolkit.
 ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& progress);
-
-std::string render_build_result(const ImageBuildResult& result, bool json);
 
 }  // namespace orc::app

@@ -1,8 +1,6 @@
 // `orchestrate images build NAME`: rootfs tar (cached) -> import through the
 // engine API -> inspect -> nvcc --version in a container -> state record.
 #include <chrono>
-#include <cmath>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <ostream>
 #include <sstream>
@@ -25,14 +23,6 @@ using util::Failure;
 namespace {
 
 double since(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
-
-std::string fixed(double s) {
-  std::ostringstream out;
-  out.setf(std::ios::fixed);
-  out.precision(1);
-  out << s;
-  return out.str();
-}
 
 }  // namespace
 
@@ -122,29 +112,6 @@ ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& pro
   save_image_record(state_file, result.record);
   result.total_s = since(start);
   return result;
-}
-
-std::string render_build_result(const ImageBuildResult& r, bool json) {
-  if (json) {
-    nlohmann::ordered_json j;
-    j["image"] = {{"name", r.record.name},        {"reference", r.record.reference}, {"id", r.record.id},
-                  {"digests", r.record.digests},  {"created", r.record.created},     {"toolkit", r.record.toolkit},
-                  {"packages", r.record.packages}};
-    j["rootfs_cached"] = r.rootfs_cached;
-    j["imported"] = r.imported;
-    const auto ms = [](double s) { return std::round(s * 1000.0) / 1000.0; };
-    j["seconds"] = {{"debootstrap", ms(r.debootstrap_s)}, {"setup", ms(r.setup_s)}, {"tar", ms(r.tar_s)},
-                    {"import", ms(r.import_s)},           {"nvcc", ms(r.nvcc_s)},   {"total", ms(r.total_s)}};
-    return j.dump(2) + "\n";
-  }
-  std::string out = r.record.reference + "  " + r.record.id + "  nvcc " + r.record.toolkit + "\n";
-  out += r.rootfs_cached ? "  rootfs: cached tar\n"
-                         : "  rootfs: debootstrap " + fixed(r.debootstrap_s) + " s, setup " + fixed(r.setup_s) +
-                               " s, tar " + fixed(r.tar_s) + " s\n";
-  out += r.imported ? "  import: " + fixed(r.import_s) + " s\n" : "  import: none needed (the engine has this image)\n";
-  out += "  nvcc --version in a container: " + fixed(r.nvcc_s) + " s\n";
-  out += "  total: " + fixed(r.total_s) + " s\n";
-  return out;
 }
 
 }  // namespace orc::app

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 #include <string_view>
 #include <unordered_map>
 
@@ -160,6 +159,8 @@ bool PlanReport::all_ok() const {
   return std::ranges::all_of(plans, [](const PlanEntry& e) { return e.ok; });
 }
 
+ExitCode PlanReport::exit_code() const { return all_ok() ? ExitCode::ok : ExitCode::check_failed; }
+
 std::shared_ptr<const recipe::Config> load_plan_config(const std::filesystem::path& file) {
   return std::make_shared<const recipe::Config>(load_or_fail(file));
 }
@@ -204,164 +205,8 @@ std::vector<GroupedWarning> PlanReport::grouped_warnings() const {
   return out;
 }
 
-namespace {
-
-using Json = nlohmann::ordered_json;
-
-template <typename T, typename Text>
-Json or_null(const T* value, Text text) {
-  return value ? Json(text(*value)) : Json(nullptr);
-}
-
-std::string version_of_toolkit(const compat::Toolkit& t) { return t.version.str(); }
-std::string version_of_cudnn(const compat::CudnnRelease& c) { return c.version.str(); }
-
-// The image the plan shows: none when only an official tag serves an
-// offline-first site (its warning names the tag).
 const compat::ImageChoice* shown_image(const PlanEntry& e) {
   return e.image && !e.image_needs_registry ? &*e.image : nullptr;
-}
-
-Json host_json(const PlanEntry& e) {
-  if (!e.host) return Json(nullptr);
-  Json j;
-  j["toolkit"] = e.host->toolkit.version.str();
-  j["root"] = e.host->toolkit.root.string();
-  j["instead_of"] = or_null(e.host->instead_of, version_of_toolkit);
-  return j;
-}
-
-Json plan_json(const PlanEntry& e) {
-  Json j;
-  j["recipe"] = e.recipe->name;
-  j["framework"] = recipe::framework_name(e.recipe->framework);
-  j["tier"] = e.tier->name;
-  j["status"] = e.ok ? "ok" : "unsatisfiable";
-  j["gpus"] = Json::array();
-  for (const auto& g : e.tier->gpus) j["gpus"].push_back({{"name", g.name}, {"cc", g.cc.dotted()}});
-  j["ptx_policy"] = recipe::ptx_policy_name(e.tier->ptx);
-  j["toolkit"] = or_null(e.toolkit, version_of_toolkit);
-  j["cudnn"] = or_null(e.cudnn, version_of_cudnn);
-  j["image"] = or_null(shown_image(e), [](const compat::ImageChoice& i) { return i.reference; });
-  j["host"] = host_json(e);
-  j["sass"] = e.archs.sass_names();
-  j["ptx"] = e.archs.ptx_names();
-  j["env"] = Json::object();
-  if (e.ok)
-    for (const auto& v : e.framework.env) j["env"][v.name] = v.value;
-  j["nvcc_flags"] = flags::nvcc_gencode(e.archs);
-  j["reasons"] = e.reasons;
-  j["warnings"] = e.warnings;
-  if (!e.ok) {
-    j["split"] = Json::array();
-    for (const auto& part : e.split)
-      j["split"].push_back({{"gpus", part.gpus}, {"toolkit", or_null(part.toolkit, version_of_toolkit)}});
-  }
-  return j;
-}
-
-}  // namespace
-
-std::string render_plan_json(const PlanReport& report) {
-  Json plans = Json::array();
-  for (const auto& e : report.plans) plans.push_back(plan_json(e));
-  Json root;
-  root["plans"] = std::move(plans);
-  // The configuration's own warnings, as stderr shows them (file:line: text).
-  root["warnings"] = Json::array();
-  for (const auto& w : report.config_warnings)
-    root["warnings"].push_back({{"file", w.where.file.empty() ? Json(nullptr) : Json(w.where.file)},
-                                {"line", w.where.line ? Json(w.where.line) : Json(nullptr)},
-                                {"column", w.where.col ? Json(w.where.col) : Json(nullptr)},
-                                {"message", w.message}});
-  return root.dump(2) + "\n";
-}
-
-namespace {
-
-constexpr std::size_t k_text_width = 100;
-
-std::string padded(std::string text, std::size_t width) {
-  if (text.size() < width) text.append(width - text.size(), ' ');
-  return text;
-}
-
-// `text` broken at spaces into lines of at most k_text_width columns, each
-// after `indent`; a word longer than a line stays whole.
-std::string wrapped(std::string_view text, std::string_view first, std::string_view indent) {
-  std::string out(first), line;
-  std::size_t used = first.size();
-  for (const auto& word : util::split_any(text, " ")) {
-    if (used + line.size() + 1 + word.size() > k_text_width && !line.empty()) {
-      out += line + "\n" + std::string(indent);
-      used = indent.size();
-      line.clear();
-    }
-    line += (line.empty() ? "" : " ") + word;
-  }
-  return out + line + "\n";
-}
-
-std::string tier_heading(const recipe::Tier& tier) {
-  std::vector<std::string> gpus;
-  for (const auto& g : tier.gpus) gpus.push_back(g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " " + g.cc.dotted());
-  return wrapped("tier " + tier.name + ": " + util::join(gpus, ", ") +
-                     " (ptx: " + std::string(recipe::ptx_policy_name(tier.ptx)) + ")",
-                 "", "    ");
-}
-
-// One plan's line: name and framework padded to `name_width`, then the
-// resolution in aligned fields.
-std::string plan_line(const PlanEntry& e, std::size_t name_width, bool explain) {
-  std::string out =
-      "  " +
-      padded(e.recipe->name + " [" + std::string(recipe::framework_name(e.recipe->framework)) + "]", name_width) + "  ";
-  const std::string indent(4, ' ');
-  if (!e.ok) {
-    out += "UNSATISFIABLE\n";
-    for (const auto& r : e.reasons) out += wrapped(r, indent + "- ", indent + "  ");
-    return out;
-  }
-  out += padded("CUDA " + e.toolkit->version.str(), 10);
-  out += padded(e.cudnn ? "cuDNN " + e.cudnn->version.str() : "", 11);
-  out += "SASS " + util::join(e.archs.sass_names(), " ");
-  const auto ptx = e.archs.ptx_names();
-  out += "; PTX " + (ptx.empty() ? std::string("none") : util::join(ptx, " ")) + "\n";
-  if (const auto* image = shown_image(e)) out += indent + "image: " + image->reference + "\n";
-  if (e.host) {
-    out += indent + "host toolkit: " + e.host->toolkit.version.str() + " (" + e.host->toolkit.root.string() + ")\n";
-  }
-  for (const auto& v : e.framework.env) out += wrapped(v.name + "=" + v.value, indent, indent + "  ");
-  if (explain)
-    for (const auto& r : e.reasons) out += wrapped(r, indent + "because: ", indent + "  ");
-  return out;
-}
-
-}  // namespace
-
-std::string render_plan_text(const PlanReport& report, bool explain) {
-  std::size_t name_width = 0;
-  for (const auto& e : report.plans)
-    name_width = std::max(name_width, e.recipe->name.size() + recipe::framework_name(e.recipe->framework).size() + 3);
-  std::string out;
-  const recipe::Tier* current = nullptr;
-  for (const auto& e : report.plans) {
-    if (e.tier != current) {
-      current = e.tier;
-      if (!out.empty()) out += '\n';
-      out += tier_heading(*e.tier);
-    }
-    out += plan_line(e, name_width, explain);
-  }
-  if (report.plans.empty()) out += "no recipe x tier to plan\n";
-  // Each warning once, with the plans it concerns.
-  const auto warnings = report.grouped_warnings();
-  if (!warnings.empty()) out += '\n';
-  for (const auto& w : warnings) {
-    out += wrapped(w.text, "warning: ", "    ");
-    out += wrapped(util::join(w.plans, ", "), "    for ", "        ");
-  }
-  return out;
 }
 
 }  // namespace orc::app

@@ -3,7 +3,7 @@
 // toolkit, cuDNN, arch set, image and the framework's variables, or
 // explained as unsatisfiable. The PlanEntry is the contract between planning
 // and doing: build reads its typed rows and sets, never strings back; only
-// the renderers below make text.
+// the renderers (cli/render_plan.cpp) make text.
 #include <filesystem>
 #include <memory>
 #include <optional>
@@ -73,6 +73,9 @@ struct PlanReport {
   std::vector<PlanEntry> plans;
   std::vector<util::Diagnostic> config_warnings;
   bool all_ok() const;
+  // An unsatisfiable recipe x tier is a failed check (1): the cluster cannot
+  // be served as declared.
+  util::ExitCode exit_code() const;
   // Every plan warning once, with the recipe/tier pairs that share it, in
   // the order they first appear.
   std::vector<GroupedWarning> grouped_warnings() const;
@@ -107,9 +110,8 @@ PlanReport plan_on_host(const PlanReport& full, const PlanScope& scope,
 // "recipe/tier".
 std::string plan_name(const PlanEntry& entry);
 
-std::string render_plan_json(const PlanReport& report);
-// With `explain`, each plan also lists its reasons (why this toolkit, why
-// not the newer ones).
-std::string render_plan_text(const PlanReport& report, bool explain = false);
+// The image the plan shows: none when only an official tag serves an
+// offline-first site (its warning names the tag).
+const compat::ImageChoice* shown_image(const PlanEntry& entry);
 
 }  // namespace orc::app

@@ -11,7 +11,6 @@
 #include <sstream>
 
 #include "orchestrator/app/build/build.hpp"
-#include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/app/smoke/smoke_attest.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/digest/sha256.hpp"
@@ -19,6 +18,7 @@
 #include "orchestrator/site/arch_coverage.hpp"
 #include "orchestrator/site/driver_facts.hpp"
 #include "orchestrator/site/machine_key.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/smoke/artifact.hpp"
 #include "orchestrator/smoke/runner.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -83,11 +83,11 @@ fs::path build_kernels(const recipe::Config& config, const recipe::Tier& tier, c
   }
   fs::remove(file);
   const BuildResult& built = report.builds.at(0);
-  if (built.exit_code != 0)
-    throw util::Failure(built.exit_code == 3 ? ExitCode::outside_failure : ExitCode::check_failed,
-                        "building the smoke kernels for tier " + tier.name +
-                            " failed: " + util::join(built.errors, "; ") +
-                            (built.log_file.empty() ? "" : " (log: " + built.log_file + ")"));
+  if (built.exit_code != ExitCode::ok)
+    throw util::Failure(
+        built.exit_code == ExitCode::outside_failure ? ExitCode::outside_failure : ExitCode::check_failed,
+        "building the smoke kernels for tier " + tier.name + " failed: " + util::join(built.errors, "; ") +
+            (built.log_file.empty() ? "" : " (log: " + built.log_file + ")"));
   manifest = built.manifest;
   for (const auto& a : built.artifacts)
     if (fs::path(a.name).filename() == k_kernels_fatbin) return a.path;
@@ -184,7 +184,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
     const fs::path root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
     auto opened = cache::Store::open(root);
     if (!opened)
-      fail_with(
+      site::fail_with(
           {opened.error().kind, "cannot open the local store at " + root.string() + ": " + opened.error().message});
     store.emplace(std::move(*opened));
     for (const auto& prefix : request.artifact_sets) {
@@ -216,7 +216,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
     load_artifacts(*driver, g, artifacts, facts);
     r.gpus.push_back(std::move(g));
   }
-  if (!targets.empty() && r.exit_code() != 3) {
+  if (!targets.empty() && r.exit_code() != ExitCode::outside_failure) {
     const auto key = site::machine_signing_key([&progress](const std::string& line) { progress << line << "\n"; });
     if (!key)
       throw util::Failure(ExitCode::outside_failure,
@@ -227,7 +227,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
       const std::string attested = attest_artifact_set(*store, target, r, *tier, node);
       out.attestations.push_back("sha256:" + attested + " attests sha256:" + target.entry.manifest + " (" +
                                  target.entry.recipe + ") for tier " + tier->name + ": " +
-                                 (r.exit_code() == 0 ? "pass" : "fail"));
+                                 (r.exit_code() == ExitCode::ok ? "pass" : "fail"));
       progress << "smoke: " << out.attestations.back() << "\n";
     }
   }

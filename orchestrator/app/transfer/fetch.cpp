@@ -2,22 +2,19 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
-#include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/app/transfer/transfer.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
-#include "orchestrator/util/escape.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
 
 namespace fs = std::filesystem;
-using nlohmann::ordered_json;
 using util::ExitCode;
 
 namespace {
@@ -30,7 +27,7 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
   // --require-smoke by tier: the newest verified set that attests a pass.
   if (request.digest.empty() && request.require_smoke) {
     auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
-    if (!sets) fail_with(sets.error());
+    if (!sets) site::fail_with(sets.error());
     for (auto& e : *sets) {  // newest first
       auto loaded = cache::load_artifact_set(store, e, trusted);
       if (loaded && site::smoke_problem(loaded->manifest, e.manifest, tier, trusted).empty()) return std::move(e);
@@ -39,12 +36,12 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
   }
   if (request.digest.empty()) {
     auto entry = store.index().newest_verified(request.recipe, request.tier);
-    if (!entry) fail_with(entry.error());
+    if (!entry) site::fail_with(entry.error());
     return std::move(*entry);
   }
   auto entry = store.index().resolve(request.digest);
   if (!entry && entry.error().kind == cache::ErrorKind::not_found) return std::nullopt;
-  if (!entry) fail_with(entry.error());
+  if (!entry) site::fail_with(entry.error());
   if (entry->recipe != request.recipe || entry->tier != request.tier)
     util::fail_input("sha256:" + entry->manifest + " is " + entry->recipe + " for " + entry->tier + ", not " +
                      request.recipe + " for " + request.tier);
@@ -158,42 +155,7 @@ struct DirGuard {
 
 }  // namespace
 
-std::string fetch_json(const FetchResult& result) {
-  ordered_json files = ordered_json::array();
-  for (const auto& f : result.files)
-    files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass}, {"ptx", f.ptx}});
-  ordered_json verified{{"digest", result.digest_ok}, {"signature", result.signature_ok}, {"archs", result.archs_ok}};
-  if (result.smoke_ok) verified["smoke"] = *result.smoke_ok;
-  ordered_json out;  // insertion order is the documented order
-  out["recipe"] = result.recipe;
-  out["tier"] = result.tier;
-  out["digest"] = "sha256:" + result.manifest;
-  out["dir"] = util::utf8_escaped(result.dir.string());
-  out["from"] = result.from;
-  out["files"] = std::move(files);
-  out["verified"] = std::move(verified);
-  out["warnings"] = result.warnings;
-  return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
-}
-
-std::string fetch_text(const FetchResult& result) {
-  std::string out = "fetched " + result.recipe + " for " + result.tier + " sha256:" + result.manifest + " from " +
-                    (result.from == "store" ? std::string("the local store") : result.from) + " into " +
-                    util::printable(result.dir.string()) + "\n";
-  out += "verified: digest " + std::string(result.digest_ok ? "yes" : "no") + ", signature " +
-         (result.signature_ok ? "yes (key " + result.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
-         (result.archs_ok ? "yes" : "no") +
-         (result.smoke_ok ? std::string(", smoke ") + (*result.smoke_ok ? "yes" : "no") : "") + "\n";
-  for (const auto& j : result.jit) out += "note: " + j + "\n";
-  for (const auto& f : result.files)
-    out += "  " + util::printable((result.dir / f.path).string()) + "  " + human_size(f.size) +
-           "  sha256:" + f.sha256.substr(0, site::k_tag_digest_chars) + "  sass " +
-           (f.sass.empty() ? "-" : util::join(f.sass, ",")) + "  ptx " +
-           (f.ptx.empty() ? "-" : util::join(f.ptx, ",")) + "\n";
-  return out;
-}
-
-CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
+FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (request.recipe.empty() || request.tier.empty()) util::fail_input("fetch needs RECIPE and --tier T");
   const auto config = load_transfer_config(request.config, true);
   const recipe::Tier& tier = find_tier(*config, request.tier);
@@ -208,12 +170,12 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     util::fail_input(dir.string() + " exists and is not an empty directory; fetch unpacks into a new one (-o DIR)");
   auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
-  if (!opened) fail_with(opened.error());
+  if (!opened) site::fail_with(opened.error());
   cache::Store& store = *opened;
   auto held = store.pin();
-  if (!held) fail_with(held.error());
+  if (!held) site::fail_with(held.error());
 
-  FetchResult result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
+  FetchReport result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
   DirGuard guard{.dir = dir, .existed = fs::exists(dir, ec)};
   auto entry = local_set(store, request, tier, trusted);
   bool written = false;  // DIR, by the pull
@@ -228,17 +190,12 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   result.manifest = entry->manifest;
 
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
-  if (!loaded) fail_with(loaded.error());
+  if (!loaded) site::fail_with(loaded.error());
   result.signature_ok = loaded->signature.status == cache::VerifyStatus::verified;
   result.signer = loaded->signature.key_id;
-  CacheOutput output;
-  if (request.insecure) {
-    output.err = insecure_warning(entry->manifest, loaded->signature);
-    std::string_view said = util::trim(output.err);
-    if (said.starts_with("orchestrate: warning: "))
-      said.remove_prefix(std::string_view("orchestrate: warning: ").size());
-    result.warnings.emplace_back(said);
-  } else if (!result.signature_ok)
+  if (request.insecure)
+    result.warnings.push_back(insecure_diagnostic(entry->manifest, loaded->signature));
+  else if (!result.signature_ok)
     fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + loaded->signature.detail +
                                      " (--insecure skips the signature check)");
   const site::ArchCoverage coverage = site::check_arch_coverage(loaded->manifest, tier);
@@ -258,8 +215,7 @@ CacheOutput fetch(const TransferRequest& request, const fs::path& out_dir) {
   for (const auto& f : loaded->manifest.files)
     result.files.push_back(
         {.path = f.path, .sha256 = f.sha256, .size = f.size, .sass = f.embedded_sass, .ptx = f.embedded_ptx});
-  output.out = request.json ? fetch_json(result) : fetch_text(result);
-  return output;
+  return result;
 }
 
 }  // namespace orc::app

@@ -3,7 +3,7 @@
 // verified artifact set of recipe x tier (or exactly that digest) from the
 // local store, else pulled from the remote into the store; its digests,
 // signature and arch coverage checked; unpacked into DIR by the safe
-// unpacker; what went where printed.
+// unpacker; what went where reported (cli/render_transfer.cpp prints it).
 #include <cstdint>
 #include <filesystem>
 #include <optional>
@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
 
@@ -22,7 +23,8 @@ struct FetchedFile {
   std::vector<std::string> ptx;
 };
 
-struct FetchResult {
+// Digests are hex strings, as the index and the manifest hold them.
+struct FetchReport {
   std::string recipe;
   std::string tier;
   std::string manifest;  // hex
@@ -35,20 +37,14 @@ struct FetchResult {
   std::optional<bool> smoke_ok;  // set only under --require-smoke
   std::string signer;            // key id; empty when unsigned
   std::vector<std::string> jit;  // GPUs that will JIT (allowed by the tier)
-  // What was said on stderr as warnings (--insecure), carried in the JSON too.
-  std::vector<std::string> warnings;
+  // The warnings for stderr (--insecure's), carried in the JSON too.
+  std::vector<util::Diagnostic> warnings;
+  util::ExitCode exit_code = util::ExitCode::ok;
 };
-
-// {"recipe", "tier", "digest", "dir", "from", "files": [{"path", "sha256",
-// "sass", "ptx"}], "verified": {"digest", "signature", "archs"[, "smoke"]},
-// "warnings": [...]} ("smoke" only under --require-smoke; "warnings" what
-// stderr said, such as --insecure's, else empty)
-std::string fetch_json(const FetchResult& result);
-std::string fetch_text(const FetchResult& result);
 
 // Exit 0; 1 a check failed (digest, signature, archs, a hostile layer);
 // 2 bad input (unknown tier, not found, DIR not empty); 3 the remote (or the
 // store's disk) failed when only it could serve.
-CacheOutput fetch(const TransferRequest& request, const std::filesystem::path& out_dir);
+FetchReport fetch(const TransferRequest& request, const std::filesystem::path& out_dir);
 
 }  // namespace orc::app

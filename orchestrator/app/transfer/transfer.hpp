@@ -30,6 +30,8 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <system_error>
+#include <vector>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/transfer/transfer_progress.hpp"
@@ -48,6 +50,20 @@ struct TransferError {
   std::string message;
 };
 
+// A step's failure, as the steps below return it.
+inline std::unexpected<TransferError> transfer_failed(util::ExitCode code, std::string message) {
+  return std::unexpected(TransferError{code, std::move(message)});
+}
+
+// Removes what a pull put in tmp/ on every way out.
+struct TempPaths {
+  std::vector<std::filesystem::path> paths;
+  ~TempPaths() {
+    std::error_code ec;
+    for (const auto& p : paths) std::filesystem::remove_all(p, ec);
+  }
+};
+
 // The exit code and message of a registry failure (remote.hpp's mapping)
 // and of a store failure (io 3, corrupt 1, the rest 2).
 TransferError from_registry(const registry::Error& error);
@@ -63,7 +79,7 @@ struct SetBlobs {
   std::optional<cache::PackedLayer> held_layer;
 };
 
-struct PushReport {
+struct PushedSet {
   std::string artifact_digest;  // of the OCI artifact manifest
   std::string tag;
   std::size_t uploaded = 0;  // blobs sent
@@ -74,13 +90,13 @@ struct PushReport {
 
 // Pushes the blobs of `set` and its manifests (the layout above). Exposed on
 // its own so tests can push crafted sets that no store would hold.
-std::expected<PushReport, TransferError> push_blobs(registry::Client& client, const SetBlobs& set,
-                                                    const TransferProgress& progress);
+std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, const SetBlobs& set,
+                                                   const TransferProgress& progress);
 
 // Pushes one set of the store; packs it first (and records the pack) when
 // the build stored it without one.
-std::expected<PushReport, TransferError> push_set(cache::Store& store, registry::Client& client,
-                                                  const cache::IndexEntry& entry, const TransferProgress& progress);
+std::expected<PushedSet, TransferError> push_set(cache::Store& store, registry::Client& client,
+                                                 const cache::IndexEntry& entry, const TransferProgress& progress);
 
 // An artifact set found in the remote.
 struct RemoteSet {
@@ -123,7 +139,7 @@ struct PullOptions {
   std::filesystem::path dir;
 };
 
-struct PullReport {
+struct PulledSet {
   cache::IndexEntry entry;
   bool downloaded = false;  // false: another process (or an earlier run) had stored it
   cache::Verification signature;
@@ -135,7 +151,7 @@ struct PullReport {
 // and the others find it stored; a broken connection is resumed in this
 // process (Range); a pull killed mid-download leaves private trees that gc
 // (and the next unpack beside DIR) removes, and the next pull starts over.
-std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
-                                                  const PullOptions& options, const TransferProgress& progress);
+std::expected<PulledSet, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
+                                                 const PullOptions& options, const TransferProgress& progress);
 
 }  // namespace orc::app

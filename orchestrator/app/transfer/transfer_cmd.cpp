@@ -1,11 +1,12 @@
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 
+#include <algorithm>
 #include <cstdlib>
-#include <nlohmann/json.hpp>
 
 #include "orchestrator/app/transfer/transfer.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/keys.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -13,35 +14,32 @@ namespace orc::app {
 
 namespace {
 
-using nlohmann::ordered_json;
 using util::ExitCode;
 
 cache::Store open_store(const TransferRequest& request) {
   auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
-  if (!store) fail_with(store.error());
+  if (!store) site::fail_with(store.error());
   return std::move(*store);
 }
 
 [[noreturn]] void fail(const TransferError& error) { throw util::Failure(error.code, error.message); }
-
-std::string short_hex(const std::string& hex) { return hex.substr(0, site::k_tag_digest_chars); }
 
 // The sets a push names: by digest, the newest verified of recipe x tier,
 // the newest verified of each tier of a recipe, or every set (--all).
 std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const TransferRequest& request) {
   if (!request.digest.empty()) {
     auto entry = store.index().resolve(request.digest);
-    if (!entry) fail_with(entry.error());
+    if (!entry) site::fail_with(entry.error());
     return {std::move(*entry)};
   }
   if (request.all) {
     auto all = store.index().list();
-    if (!all) fail_with(all.error());
+    if (!all) site::fail_with(all.error());
     return std::move(*all);
   }
   if (request.recipe.empty()) util::fail_input("push needs a RECIPE (with --tier T), --digest D or --all");
   auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
-  if (!sets) fail_with(sets.error());
+  if (!sets) site::fail_with(sets.error());
   std::vector<cache::IndexEntry> newest;  // list() is newest first: the first of each tier
   for (auto& e : *sets)
     if (std::ranges::none_of(newest, [&](const auto& n) { return n.tier == e.tier; })) newest.push_back(std::move(e));
@@ -54,14 +52,16 @@ std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const Tra
 
 }  // namespace
 
-std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature) {
+util::Diagnostic insecure_diagnostic(std::string_view manifest_hex, const cache::Verification& signature) {
   const bool verified = signature.status == cache::VerifyStatus::verified;
-  return util::Diagnostic{.severity = util::Severity::warning,
-                          .message = "--insecure: the signature check is off for sha256:" +
-                                     std::string(manifest_hex.substr(0, site::k_tag_digest_chars)) + " (" +
-                                     (verified ? "it verifies anyway: " : "it does not verify: ") + signature.detail +
-                                     ")"}
-      .render();
+  return {.severity = util::Severity::warning,
+          .message = "--insecure: the signature check is off for sha256:" +
+                     std::string(manifest_hex.substr(0, site::k_tag_digest_chars)) + " (" +
+                     (verified ? "it verifies anyway: " : "it does not verify: ") + signature.detail + ")"};
+}
+
+std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature) {
+  return insecure_diagnostic(manifest_hex, signature).render();
 }
 
 std::optional<recipe::Config> load_transfer_config(const std::filesystem::path& file, bool required) {
@@ -83,7 +83,7 @@ const recipe::Tier& find_tier(const recipe::Config& config, const std::string& n
 
 cache::TrustedKeys trusted_keys(const recipe::Config* config) {
   auto keys = cache::load_trusted_keys(cache::default_keys_dir());
-  if (!keys) fail_with(keys.error());
+  if (!keys) site::fail_with(keys.error());
   if (config)
     if (auto added = cache::add_trusted_keys(config->trusted_keys, *keys); !added)
       throw util::Failure(ExitCode::bad_input, config->file.string() + ": trusted_keys: " + added.error().message);
@@ -98,42 +98,34 @@ site::RemoteChoice require_remote(const recipe::Config* config, std::string_view
   return std::move(*remote);
 }
 
-CacheOutput push(const TransferRequest& request) {
+PushReport push(const TransferRequest& request) {
   const auto config = load_transfer_config(request.config, false);
   cache::Store store = open_store(request);
   const auto sets = sets_to_push(store, request);
   const site::RemoteChoice remote = require_remote(config ? &*config : nullptr, "push needs a remote");
   auto client = site::make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
-  ordered_json pushed = ordered_json::array();
-  std::string text;
+  PushReport report{.remote = client->display_url()};
   for (const auto& entry : sets) {
-    auto report = push_set(store, *client, entry, progress);
-    if (!report) {
-      TransferError error = report.error();
-      error.message =
-          "pushing " + entry.recipe + " for " + entry.tier + " to " + client->display_url() + ": " + error.message;
+    auto pushed = push_set(store, *client, entry, progress);
+    if (!pushed) {
+      TransferError error = pushed.error();
+      error.message = "pushing " + entry.recipe + " for " + entry.tier + " to " + report.remote + ": " + error.message;
       fail(error);
     }
-    pushed.push_back({{"recipe", entry.recipe},
-                      {"tier", entry.tier},
-                      {"manifest", "sha256:" + entry.manifest},
-                      {"artifact", report->artifact_digest},
-                      {"tag", report->tag},
-                      {"uploaded", report->uploaded},
-                      {"skipped", report->skipped},
-                      {"latest", report->moved_latest}});
-    text += "pushed " + entry.recipe + " for " + entry.tier + " sha256:" + short_hex(entry.manifest) + " as " +
-            client->display_url() + ":" + report->tag + " (" + std::to_string(report->uploaded) + " blobs sent, " +
-            std::to_string(report->skipped) + " already there" +
-            (report->moved_latest ? "; " + site::latest_tag(entry.recipe, entry.tier) + " moved to it" : "") + ")\n";
+    report.pushed.push_back({.recipe = entry.recipe,
+                             .tier = entry.tier,
+                             .manifest = entry.manifest,
+                             .artifact = pushed->artifact_digest,
+                             .tag = pushed->tag,
+                             .uploaded = pushed->uploaded,
+                             .skipped = pushed->skipped,
+                             .moved_latest = pushed->moved_latest});
   }
-  if (request.json)
-    return {.out = ordered_json{{"remote", client->display_url()}, {"pushed", std::move(pushed)}}.dump(2) + "\n"};
-  return {.out = text};
+  return report;
 }
 
-CacheOutput pull(const TransferRequest& request) {
+PullReport pull(const TransferRequest& request) {
   if (request.recipe.empty() || request.tier.empty()) util::fail_input("pull needs RECIPE and --tier T");
   const auto config = load_transfer_config(request.config, true);
   const recipe::Tier& tier = find_tier(*config, request.tier);
@@ -147,22 +139,15 @@ CacheOutput pull(const TransferRequest& request) {
   if (!set) fail(set.error());
   const PullOptions options{
       .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};
-  auto report = pull_set(store, *client, *set, options, progress);
-  if (!report) fail(report.error());
-  CacheOutput output;
-  if (request.insecure) output.err = insecure_warning(report->entry.manifest, report->signature);
-  const std::string what = request.recipe + " for " + request.tier + " sha256:" + report->entry.manifest;
-  if (request.json)
-    output.out = ordered_json{{"recipe", request.recipe},
-                              {"tier", request.tier},
-                              {"digest", "sha256:" + report->entry.manifest},
-                              {"downloaded", report->downloaded},
-                              {"verified", report->entry.verified}}
-                     .dump(2) +
-                 "\n";
-  else
-    output.out = (report->downloaded ? "pulled " : "already stored: ") + what + "\n";
-  return output;
+  auto pulled = pull_set(store, *client, *set, options, progress);
+  if (!pulled) fail(pulled.error());
+  PullReport report{.recipe = request.recipe,
+                    .tier = request.tier,
+                    .manifest = pulled->entry.manifest,
+                    .downloaded = pulled->downloaded,
+                    .verified = pulled->entry.verified};
+  if (request.insecure) report.warnings.push_back(insecure_diagnostic(pulled->entry.manifest, pulled->signature));
+  return report;
 }
 
 }  // namespace orc::app

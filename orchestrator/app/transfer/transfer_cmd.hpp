@@ -7,12 +7,13 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <vector>
 
-#include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/app/transfer/transfer_progress.hpp"
 #include "orchestrator/cache/signing.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/site/remote.hpp"
+#include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
 
@@ -42,13 +43,44 @@ cache::TrustedKeys trusted_keys(const recipe::Config* config);
 // The remote, or util::Failure (bad input) saying how to name one.
 site::RemoteChoice require_remote(const recipe::Config* config, std::string_view why);
 
-// The line --insecure prints on every use (stderr), whether or not the
-// signature would have verified, so a script that keeps the flag is seen.
+// The warning --insecure gives on every use (stderr, and fetch's JSON),
+// whether or not the signature would have verified, so a script that keeps
+// the flag is seen; insecure_warning is the line it prints.
+util::Diagnostic insecure_diagnostic(std::string_view manifest_hex, const cache::Verification& signature);
 std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature);
 
+// One set a push sent. Digests are hex or "sha256:<hex>" strings, as the
+// index and the registry client hold them.
+struct PushedEntry {
+  std::string recipe;
+  std::string tier;
+  std::string manifest;  // the set's manifest digest, hex
+  std::string artifact;  // the OCI artifact manifest's digest, "sha256:<hex>"
+  std::string tag;       // <recipe>--<tier>--<16 hex>
+  std::size_t uploaded = 0;
+  std::size_t skipped = 0;
+  bool moved_latest = false;  // <recipe>--<tier> now names it
+};
+
+struct PushReport {
+  std::string remote;  // its URL, without credentials
+  std::vector<PushedEntry> pushed;
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
+struct PullReport {
+  std::string recipe;
+  std::string tier;
+  std::string manifest;                    // hex
+  bool downloaded = false;                 // false: the store had it already
+  bool verified = false;                   // the index row: signature and archs checked
+  std::vector<util::Diagnostic> warnings;  // --insecure's, for stderr
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
 // Exit 0, 2 (nothing to push, no remote), 3 (the registry failed).
-CacheOutput push(const TransferRequest& request);
+PushReport push(const TransferRequest& request);
 // Exit 0, 1 (digest, signature or archs refused), 2, 3.
-CacheOutput pull(const TransferRequest& request);
+PullReport pull(const TransferRequest& request);
 
 }  // namespace orc::app

@@ -7,13 +7,14 @@
 #include <ostream>
 #include <thread>
 
-#include "orchestrator/app/inspect/inspect.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using util::human_size;
 
 // Often enough to look live, rarely enough to cost nothing next to the copy.
 constexpr auto k_redraw = std::chrono::milliseconds(150);

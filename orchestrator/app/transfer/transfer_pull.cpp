@@ -1,5 +1,5 @@
-// Pull: finding a set in the remote, and bringing it into the store with
-// every check done before the index row is written (transfer.hpp).
+// Pull: bringing a set of the remote (transfer_find.cpp found it) into the
+// store with every check done before the index row is written (transfer.hpp).
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -33,38 +33,6 @@ namespace {
 constexpr std::uint64_t k_max_signature_bytes = 64 << 10;
 // Signatures of one set looked at before giving up on finding a trusted one.
 constexpr std::size_t k_max_signatures = 8;
-
-std::unexpected<TransferError> failed(ExitCode code, std::string message) {
-  return std::unexpected(TransferError{code, std::move(message)});
-}
-
-// Removes what a pull put in tmp/ on every way out.
-struct TempPaths {
-  std::vector<fs::path> paths;
-  ~TempPaths() {
-    std::error_code ec;
-    for (const auto& p : paths) fs::remove_all(p, ec);
-  }
-};
-
-// The set an artifact manifest describes, or why it is not one of ours for
-// recipe x tier.
-std::expected<RemoteSet, std::string> to_remote_set(const registry::FetchedManifest& fetched, const std::string& recipe,
-                                                    const std::string& tier) {
-  auto manifest = registry::parse_manifest(fetched.body);
-  if (!manifest) return std::unexpected(manifest.error().message);
-  auto info = registry::read_artifact(*manifest);
-  if (!info) return std::unexpected(info.error().message);
-  if (info->recipe != recipe || info->tier != tier)
-    return std::unexpected("it holds " + info->recipe + " for " + info->tier + ", not " + recipe + " for " + tier);
-  if (manifest->layers.size() != 1 || manifest->layers[0].media_type != registry::k_layer_tar_zstd)
-    return std::unexpected("it does not have exactly one tar+zstd layer");
-  std::string hex(digest::Digest::parse(manifest->config.digest).value().hex());
-  return RemoteSet{.artifact_digest = fetched.digest,
-                   .manifest = std::move(*manifest),
-                   .info = std::move(*info),
-                   .manifest_hex = std::move(hex)};
-}
 
 // The signature documents that refer to the artifact manifest, checked in
 // turn until one verifies; the first one's outcome when none does.
@@ -125,7 +93,8 @@ std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& fi
     fs::remove(file, ec);
     return {};
   }
-  if (::chmod(file.c_str(), 0644) != 0) return failed(ExitCode::outside_failure, cache::errno_message("chmod", file));
+  if (::chmod(file.c_str(), 0644) != 0)
+    return transfer_failed(ExitCode::outside_failure, cache::errno_message("chmod", file));
   if (auto moved = cache::commit_no_replace(file, store.blob_path(hex)); !moved)
     return std::unexpected(from_cache(moved.error()));
   return {};
@@ -133,91 +102,9 @@ std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& fi
 
 }  // namespace
 
-std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
-                                                        const std::string& tier, const std::string& digest) {
-  const std::string where = recipe + " for " + tier + " in " + client.display_url();
-  if (digest.empty()) {
-    auto fetched = client.get_manifest(site::latest_tag(recipe, tier));
-    if (!fetched && fetched.error().kind == registry::ErrorKind::not_found)
-      return failed(ExitCode::bad_input, "no artifact set of " + where);
-    if (!fetched) return std::unexpected(from_registry(fetched.error()));
-    auto set = to_remote_set(*fetched, recipe, tier);
-    if (!set) return failed(ExitCode::check_failed, "tag " + site::latest_tag(recipe, tier) + ": " + set.error());
-    return std::move(*set);
-  }
-  const std::string prefix = digest.starts_with("sha256:") ? digest.substr(7) : digest;
-  if (prefix.size() < 4 || prefix.size() > 64 || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
-    return failed(ExitCode::bad_input, "--digest '" + digest + "' is not sha256: and 4 to 64 lower-case hex digits");
-  auto tags = client.list_tags();
-  if (!tags && tags.error().kind == registry::ErrorKind::not_found)
-    return failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
-  if (!tags) return std::unexpected(from_registry(tags.error()));
-  const std::string short_prefix = prefix.substr(0, std::min(prefix.size(), site::k_tag_digest_chars));
-  std::vector<RemoteSet> found;
-  for (const auto& tag : *tags) {
-    if (!site::is_set_tag_of(tag, recipe, tier) ||
-        !tag.substr(tag.size() - site::k_tag_digest_chars).starts_with(short_prefix))
-      continue;
-    auto fetched = client.get_manifest(tag);
-    if (!fetched) return std::unexpected(from_registry(fetched.error()));
-    auto set = to_remote_set(*fetched, recipe, tier);
-    if (set && set->manifest_hex.starts_with(prefix)) found.push_back(std::move(*set));
-  }
-  if (found.empty()) return failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
-  if (found.size() > 1) {
-    std::vector<std::string> names;
-    for (const auto& s : found) names.push_back("sha256:" + s.manifest_hex);
-    return failed(ExitCode::bad_input, "--digest " + digest + " names " + std::to_string(found.size()) +
-                                           " artifact sets of " + where + ": " + util::join(names, ", "));
-  }
-  return std::move(found.front());
-}
-
-std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
-                                                               const recipe::Tier& tier,
-                                                               const cache::TrustedKeys& trusted,
-                                                               const fs::path& temp) {
-  auto tags = client.list_tags();
-  if (!tags && tags.error().kind != registry::ErrorKind::not_found) return std::unexpected(from_registry(tags.error()));
-  std::vector<RemoteSet> sets;
-  for (const auto& tag : tags ? *tags : std::vector<std::string>{}) {
-    if (!site::is_set_tag_of(tag, recipe, tier.name)) continue;
-    auto fetched = client.get_manifest(tag);
-    if (!fetched) return std::unexpected(from_registry(fetched.error()));
-    if (auto set = to_remote_set(*fetched, recipe, tier.name)) sets.push_back(std::move(*set));
-  }
-  const std::string where = recipe + " for " + tier.name + " in " + client.display_url();
-  if (sets.empty()) return failed(ExitCode::bad_input, "no artifact set of " + where);
-  std::ranges::stable_sort(sets, std::greater{}, [](const RemoteSet& s) { return s.info.created; });
-  TempPaths temps{{temp}};
-  std::string newest_problem;
-  for (auto& set : sets) {
-    if (set.manifest.config.size > cache::k_max_manifest_bytes) continue;
-    if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, temp); !got)
-      return std::unexpected(from_registry(got.error()));
-    auto bytes = cache::read_file(temp);
-    if (!bytes) return std::unexpected(from_cache(bytes.error()));
-    auto manifest = cache::parse_manifest(*bytes);
-    if (!manifest) continue;
-    auto problem = site::smoke_problem(*manifest, set.manifest_hex, tier, trusted);
-    if (problem.empty()) return std::move(set);
-    if (newest_problem.empty()) newest_problem = std::move(problem);
-  }
-  return failed(ExitCode::check_failed, "no artifact set of " + where + " passes --require-smoke; the newest: " +
-                                            (newest_problem.empty() ? "unreadable" : newest_problem));
-}
-
-std::expected<RemoteSet, TransferError> find_requested_set(registry::Client& client, const TransferRequest& request,
-                                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted,
-                                                           const fs::path& temp) {
-  if (request.require_smoke && request.digest.empty())
-    return find_smoked_remote_set(client, request.recipe, tier, trusted, temp);
-  return find_remote_set(client, request.recipe, request.tier, request.digest);
-}
-
 namespace {
 
-using Pulled = std::expected<PullReport, TransferError>;
+using Pulled = std::expected<PulledSet, TransferError>;
 
 // A set already stored is not pulled again; its signature is checked as
 // stored (fetch checks it again, with the archs, before it serves it).
@@ -229,8 +116,8 @@ std::optional<Pulled> stored_set(cache::Store& store, const std::string& hex, co
   if (!loaded) return std::nullopt;
   if (options.require_smoke && options.tier)
     if (auto problem = site::smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
-      return failed(ExitCode::check_failed, "refusing " + problem);
-  return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
+      return transfer_failed(ExitCode::check_failed, "refusing " + problem);
+  return PulledSet{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
 }
 
 // The signed manifest of a set and what its signature said: small, and
@@ -262,18 +149,20 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
                                                         PullScratch& scratch) {
   const std::string& hex = set.manifest_hex;
   if (set.manifest.config.size > cache::k_max_manifest_bytes)
-    return failed(ExitCode::check_failed, "the manifest of sha256:" + hex + " is larger than any manifest can be");
+    return transfer_failed(ExitCode::check_failed,
+                           "the manifest of sha256:" + hex + " is larger than any manifest can be");
   const fs::path manifest_file = scratch.make("manifest");
   if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, manifest_file); !got)
     return std::unexpected(from_registry(got.error()));
   auto manifest_bytes = cache::read_file(manifest_file);
   if (!manifest_bytes) return std::unexpected(from_cache(manifest_bytes.error()));
   auto manifest = cache::parse_manifest(*manifest_bytes);
-  if (!manifest) return failed(ExitCode::check_failed, "manifest sha256:" + hex + ": " + manifest.error().message);
+  if (!manifest)
+    return transfer_failed(ExitCode::check_failed, "manifest sha256:" + hex + ": " + manifest.error().message);
   if (manifest->recipe != set.info.recipe || manifest->tier != set.info.tier)
-    return failed(ExitCode::check_failed, "manifest sha256:" + hex + " is for " + manifest->recipe + " / " +
-                                              manifest->tier + " but its OCI annotations say " + set.info.recipe +
-                                              " / " + set.info.tier);
+    return transfer_failed(ExitCode::check_failed, "manifest sha256:" + hex + " is for " + manifest->recipe + " / " +
+                                                       manifest->tier + " but its OCI annotations say " +
+                                                       set.info.recipe + " / " + set.info.tier);
   auto signature = fetch_signature(client, set, *manifest_bytes, trusted, scratch.make("signature"));
   if (!signature) return std::unexpected(signature.error());
   SignedHeader header{.manifest_bytes = std::move(*manifest_bytes),
@@ -283,14 +172,15 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
                       .signed_ok = false};
   header.signed_ok = header.verification.status == cache::VerifyStatus::verified;
   if (!header.signed_ok && !options.insecure)
-    return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + header.verification.detail);
+    return transfer_failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + header.verification.detail);
   if (options.tier) {
     const site::ArchCoverage coverage = site::check_arch_coverage(header.manifest, *options.tier);
     if (!coverage.ok)
-      return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
+      return transfer_failed(ExitCode::check_failed,
+                             "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
     if (options.require_smoke)
       if (auto problem = site::smoke_problem(header.manifest, hex, *options.tier, trusted); !problem.empty())
-        return failed(ExitCode::check_failed, "refusing " + problem);
+        return transfer_failed(ExitCode::check_failed, "refusing " + problem);
   }
   return header;
 }
@@ -379,8 +269,8 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
   // stopped the download; the remote's only when it is what ended the unpack.
   const bool remote = !got && files.error().message == got.error().message;
   if (!remote && files.error().kind == cache::ErrorKind::invalid)
-    return failed(ExitCode::check_failed,
-                  "refusing the layer of sha256:" + set.manifest_hex + ": " + files.error().message);
+    return transfer_failed(ExitCode::check_failed,
+                           "refusing the layer of sha256:" + set.manifest_hex + ": " + files.error().message);
   if (remote) return std::unexpected(from_registry(got.error()));
   return std::unexpected(from_cache(files.error()));
 }
@@ -415,14 +305,14 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
   if (!id) return std::unexpected(from_cache(id.error()));
   entry.id = *id;
   undo.dir.clear();
-  return PullReport{
+  return PulledSet{
       .entry = std::move(entry), .downloaded = true, .signature = header.verification, .files = std::move(files)};
 }
 
 }  // namespace
 
-std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
-                                                  const PullOptions& options, const TransferProgress& progress) {
+std::expected<PulledSet, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
+                                                 const PullOptions& options, const TransferProgress& progress) {
   const std::string& hex = set.manifest_hex;
   static const cache::TrustedKeys k_none;
   const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;

@@ -9,6 +9,7 @@
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/site/remote.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -67,23 +68,14 @@ TransferError from_registry(const registry::Error& error) {
   return {site::exit_code_for(error), error.message};
 }
 
-TransferError from_cache(const cache::Error& error) {
-  switch (error.kind) {
-    case cache::ErrorKind::io:
-      return {ExitCode::outside_failure, error.message};
-    case cache::ErrorKind::corrupt:
-      return {ExitCode::check_failed, error.message};
-    default:
-      return {ExitCode::bad_input, error.message};
-  }
-}
+TransferError from_cache(const cache::Error& error) { return {site::exit_code_for(error), error.message}; }
 
-std::expected<PushReport, TransferError> push_blobs(registry::Client& client, const SetBlobs& set,
-                                                    const TransferProgress& progress) {
+std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, const SetBlobs& set,
+                                                   const TransferProgress& progress) {
   auto manifest = cache::parse_manifest(set.manifest);
   if (!manifest) return std::unexpected(TransferError{ExitCode::bad_input, "manifest: " + manifest.error().message});
   const std::string hex(digest::Digest::parse(digest::sha256(set.manifest).to_string()).value().hex());
-  PushReport report{.tag = site::set_tag(manifest->recipe, manifest->tier, hex)};
+  PushedSet report{.tag = site::set_tag(manifest->recipe, manifest->tier, hex)};
   if (!registry::is_valid_tag(report.tag))
     return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
                                                                   manifest->tier +
@@ -149,8 +141,8 @@ std::expected<PushReport, TransferError> push_blobs(registry::Client& client, co
   return report;
 }
 
-std::expected<PushReport, TransferError> push_set(cache::Store& store, registry::Client& client,
-                                                  const cache::IndexEntry& entry, const TransferProgress& progress) {
+std::expected<PushedSet, TransferError> push_set(cache::Store& store, registry::Client& client,
+                                                 const cache::IndexEntry& entry, const TransferProgress& progress) {
   auto held = store.pin();
   if (!held) return std::unexpected(from_cache(held.error()));
   SetBlobs blobs;

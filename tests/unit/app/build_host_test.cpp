@@ -71,7 +71,7 @@ class BuildHost : public ::testing::Test {
 
 TEST_F(BuildHost, AFailedBuildKeepsItsTreeOnlyWhenAskedAndTheErrorNamesIt) {
   const BuildResult removed = run(false);
-  EXPECT_EQ(removed.exit_code, 1);
+  EXPECT_EQ(removed.exit_code, util::ExitCode::check_failed);
   ASSERT_EQ(removed.errors.size(), 1u);
   EXPECT_NE(removed.errors[0].find("is removed; --keep-failed keeps it"), std::string::npos) << removed.errors[0];
   EXPECT_TRUE(removed.kept_tree.empty());
@@ -80,7 +80,7 @@ TEST_F(BuildHost, AFailedBuildKeepsItsTreeOnlyWhenAskedAndTheErrorNamesIt) {
   EXPECT_EQ(removed.errors[0].find("compiling"), std::string::npos) << removed.errors[0];
 
   const BuildResult kept = run(true);
-  EXPECT_EQ(kept.exit_code, 1);
+  EXPECT_EQ(kept.exit_code, util::ExitCode::check_failed);
   ASSERT_FALSE(kept.kept_tree.empty());
   EXPECT_TRUE(fs::is_directory(fs::path(kept.kept_tree) / "src")) << kept.kept_tree;
   EXPECT_NE(kept.errors.at(0).find("the build tree is kept at " + kept.kept_tree), std::string::npos) << kept.errors[0];
@@ -118,7 +118,7 @@ TEST_F(BuildHost, AHostWithoutTheNeededToolkitIsAnOutsideFailure) {
   toolkit("12.4");
   write_config("12.8");
   const BuildResult r = run(false);
-  EXPECT_EQ(r.exit_code, 3) << r.errors.at(0);
+  EXPECT_EQ(r.exit_code, util::ExitCode::outside_failure) << r.errors.at(0);
   EXPECT_NE(r.errors.at(0).find("it would use CUDA 12.8"), std::string::npos) << r.errors[0];
   const auto j = nlohmann::json::parse(render_build_json(m_report));
   EXPECT_TRUE(j["builds"][0]["toolkit"].is_null());

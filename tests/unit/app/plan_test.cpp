@@ -2,6 +2,7 @@
 // framework's typed variables, made from one parsed configuration; the host
 // engine's fallback said in the plan; warnings once; JSON nulls.
 #include "orchestrator/app/plan/plan.hpp"
+#include "orchestrator/cli/render.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -103,7 +104,7 @@ TEST_F(PlanTest, TheHostPlanSaysWhenItFallsBackToAnotherToolkit) {
   ASSERT_FALSE(e.warnings.empty());
   EXPECT_NE(e.warnings.back().find("builds with CUDA 12.4"), std::string::npos) << e.warnings.back();
   EXPECT_NE(e.warnings.back().find("not the CUDA 13.0"), std::string::npos) << e.warnings.back();
-  const auto j = nlohmann::json::parse(render_plan_json(host));
+  const auto j = nlohmann::json::parse(cli::render(host, cli::Format::json));
   EXPECT_EQ(j["plans"][0]["host"]["toolkit"], "12.4.1");
   EXPECT_EQ(j["plans"][0]["host"]["instead_of"], "13.0");
 
@@ -111,7 +112,7 @@ TEST_F(PlanTest, TheHostPlanSaysWhenItFallsBackToAnotherToolkit) {
   const PlanReport same = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(13, 0, "/opt/cuda-13.0")});
   ASSERT_TRUE(same.plans[0].host);
   EXPECT_EQ(same.plans[0].host->instead_of, nullptr);
-  EXPECT_TRUE(nlohmann::json::parse(render_plan_json(same))["plans"][0]["host"]["instead_of"].is_null());
+  EXPECT_TRUE(nlohmann::json::parse(cli::render(same, cli::Format::json))["plans"][0]["host"]["instead_of"].is_null());
 
   // No toolkit here at all: unservable, with what the full plan would use.
   const PlanReport none = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {});
@@ -132,7 +133,7 @@ TEST_F(PlanTest, AWarningOfSeveralPlansIsSaidOnceWithThePlansItConcerns) {
     EXPECT_EQ(w.plans, (std::vector<std::string>{"saxpy/tier-old", "kernels/tier-old"}));
   }
   EXPECT_EQ(found, 1u);
-  const std::string text = render_plan_text(report);
+  const std::string text = cli::render(report, cli::Format::text);
   const auto first = text.find(shared);
   ASSERT_NE(first, std::string::npos) << text;
   EXPECT_EQ(text.find(shared, first + 1), std::string::npos) << "said twice:\n" << text;
@@ -143,7 +144,7 @@ TEST_F(PlanTest, JsonHasNullsForWhatIsUnknownAndTheConfigurationsWarnings) {
   auto text = std::string(k_config);
   text.insert(text.find("recipes:"), "  tier-unused:\n    gpus: [\"A100\"]\n");
   std::ofstream(m_dir / "orchestrate.yaml") << text;
-  const auto j = nlohmann::json::parse(render_plan_json(run({"tier-mixed"})));
+  const auto j = nlohmann::json::parse(cli::render(run({"tier-mixed"}), cli::Format::json));
   const auto& p = j["plans"][0];
   EXPECT_EQ(p["status"], "unsatisfiable");
   for (const char* field : {"toolkit", "cudnn", "image", "host"}) EXPECT_TRUE(p[field].is_null()) << field;

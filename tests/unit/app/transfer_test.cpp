@@ -1,6 +1,7 @@
 // The pure parts of push, pull and fetch: tag names, which remote wins, the
-// arch coverage decision per ptx policy, the --insecure line and the shape of
-// `fetch --json`, and what --require-smoke accepts.
+// arch coverage decision per ptx policy, the --insecure line, and what
+// --require-smoke accepts (the shape of `fetch --json` is cli's:
+// tests/unit/cli/render_transfer_test.cpp).
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
@@ -123,36 +124,6 @@ TEST(TransferInsecure, TheWarningSaysTheCheckIsOffEveryTime) {
   EXPECT_EQ(insecure_warning(k_hex, good),
             "orchestrate: warning: --insecure: the signature check is off for sha256:0123456789abcdef (it verifies "
             "anyway: signed by trusted key 00)\n");
-}
-
-TEST(TransferFetchJson, HasTheDocumentedShape) {
-  const FetchResult result{
-      .recipe = "saxpy",
-      .tier = "tier-new",
-      .manifest = k_hex,
-      .dir = "out",
-      .from = "store",
-      .files = {{.path = "bin/saxpy", .sha256 = k_hex, .size = 9, .sass = {"sm_90"}, .ptx = {"compute_90"}}},
-      .digest_ok = true,
-      .signature_ok = false,
-      .archs_ok = true};
-  const auto parsed = nlohmann::ordered_json::parse(fetch_json(result));
-  std::vector<std::string> keys;
-  for (const auto& [key, value] : parsed.items()) keys.push_back(key);
-  EXPECT_EQ(keys, (std::vector<std::string>{"recipe", "tier", "digest", "dir", "from", "files", "verified", "warnings"}));
-  EXPECT_EQ(parsed["digest"], "sha256:" + k_hex);
-  EXPECT_EQ(parsed["files"], nlohmann::ordered_json::parse(R"([{"path": "bin/saxpy", "sha256": ")" + k_hex +
-                                                           R"(", "sass": ["sm_90"], "ptx": ["compute_90"]}])"));
-  EXPECT_EQ(parsed["verified"],
-            nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true})"));
-  EXPECT_EQ(parsed["warnings"], nlohmann::ordered_json::array()) << "none said, none carried";
-}
-
-TEST(TransferFetchJson, SaysSmokeOnlyUnderRequireSmoke) {
-  FetchResult result{.recipe = "saxpy", .tier = "tier-new", .manifest = k_hex, .digest_ok = true, .archs_ok = true};
-  result.smoke_ok = true;
-  EXPECT_EQ(nlohmann::ordered_json::parse(fetch_json(result))["verified"],
-            nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true, "smoke": true})"));
 }
 
 const cache::SmokeAttestation k_pass{

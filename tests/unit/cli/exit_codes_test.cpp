@@ -43,7 +43,7 @@ CliResult run_to_full_stdout(std::vector<std::string> args) {
   FullBuffer full;
   std::ostream out(&full);
   std::ostringstream err;
-  const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
+  const int code = static_cast<int>(run(static_cast<int>(argv.size()), argv.data(), out, err));
   return {code, "", err.str()};
 }
 

@@ -20,7 +20,7 @@ inline CliResult run_cli(std::vector<std::string> args) {
   std::vector<const char*> argv;
   for (const auto& a : args) argv.push_back(a.c_str());
   std::ostringstream out, err;
-  const int code = run(static_cast<int>(argv.size()), argv.data(), out, err);
+  const int code = static_cast<int>(run(static_cast<int>(argv.size()), argv.data(), out, err));
   return {code, out.str(), err.str()};
 }
 

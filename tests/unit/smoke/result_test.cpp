@@ -39,19 +39,20 @@ SmokeResult passing() {
 
 TEST(SmokeResultTest, ExitCodes) {
   SmokeResult r = passing();
-  EXPECT_EQ(r.exit_code(), 0);  // skipped is not failed
+  EXPECT_EQ(r.exit_code(), util::ExitCode::ok);  // skipped is not failed
   r.gpus[0].kernels[0].status = KernelStatus::failed;
-  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.exit_code(), util::ExitCode::check_failed);
   r = passing();
   r.gpus[0].load->outcome = LoadOutcome::none;
-  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.exit_code(), util::ExitCode::check_failed);
   r = passing();
   r.gpus[0].artifacts.push_back(
       {.where = "x.so .nv_fatbin[0]", .predicted = "none", .load = {.outcome = LoadOutcome::none}});
-  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.exit_code(), util::ExitCode::check_failed);
   EXPECT_TRUE(r.gpus[0].artifacts[0].agrees());
-  EXPECT_EQ(SmokeResult{}.exit_code(), 3);  // no GPU proves nothing
-  EXPECT_EQ((SmokeResult{.driver_error = "no NVIDIA driver on this machine"}).exit_code(), 3);
+  EXPECT_EQ(SmokeResult{}.exit_code(), util::ExitCode::outside_failure);  // no GPU proves nothing
+  EXPECT_EQ((SmokeResult{.driver_error = "no NVIDIA driver on this machine"}).exit_code(),
+            util::ExitCode::outside_failure);
 }
 
 // A module that cannot fail a launch (no kernel: nvcc's device-link module),
@@ -61,19 +62,20 @@ TEST(SmokeResultTest, ModulesThatCannotFailALaunchDoNotDecide) {
   SmokeResult r = passing();
   r.gpus[0].artifacts.push_back(
       {.where = "app .nv_fatbin[0]", .predicted = "none", .load = {.outcome = LoadOutcome::none}, .kernels = false});
-  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.exit_code(), util::ExitCode::ok);
   r.gpus[0].artifacts.push_back({.where = "librdc.so .nv_fatbin[0]",
                                  .predicted = "none",
                                  .load = {.outcome = LoadOutcome::none},
                                  .kernels = true,
                                  .relinked = true});
-  EXPECT_EQ(r.exit_code(), 0);
+  EXPECT_EQ(r.exit_code(), util::ExitCode::ok);
   const std::string text = render_smoke_text(r);
   EXPECT_NE(text.find("(no kernel entry point: does not decide)"), std::string::npos) << text;
-  EXPECT_NE(text.find("(predicted, not loaded here: the runtime links __nv_relfatbin's images for this GPU instead; does not decide)"),
+  EXPECT_NE(text.find("(predicted, not loaded here: the runtime links __nv_relfatbin's images for this GPU instead; "
+                      "does not decide)"),
             std::string::npos);
   r.gpus[0].artifacts.back().relinked = false;  // a kernel module that really has nothing
-  EXPECT_EQ(r.exit_code(), 1);
+  EXPECT_EQ(r.exit_code(), util::ExitCode::check_failed);
 }
 
 TEST(SmokeResultTest, JsonShapeAndText) {

@@ -1,0 +1,129 @@
+// `orchestrate push | pull | fetch`, rendered: a line per set (fetch: a line
+// per file), or --json; warnings (--insecure) on stderr.
+#include <nlohmann/json.hpp>
+#include <ostream>
+
+#include "orchestrator/cli/render.hpp"
+#include "orchestrator/site/remote.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+using nlohmann::ordered_json;
+
+constexpr std::string_view k_warning_prefix = "orchestrate: warning: ";
+
+std::string short_hex(const std::string& hex) { return hex.substr(0, site::k_tag_digest_chars); }
+
+void warn(Io& io, const std::vector<util::Diagnostic>& warnings) {
+  for (const auto& w : warnings) io.err << w.render();
+}
+
+// A warning as the JSON carries it: the line stderr shows, without its
+// "orchestrate: warning: " and newline.
+std::string warning_text(const util::Diagnostic& warning) {
+  const std::string rendered = warning.render();
+  std::string_view said = util::trim(rendered);
+  if (said.starts_with(k_warning_prefix)) said.remove_prefix(k_warning_prefix.size());
+  return std::string(said);
+}
+
+std::string push_line(const app::PushReport& report, const app::PushedEntry& p) {
+  return "pushed " + p.recipe + " for " + p.tier + " sha256:" + short_hex(p.manifest) + " as " + report.remote + ":" +
+         p.tag + " (" + std::to_string(p.uploaded) + " blobs sent, " + std::to_string(p.skipped) + " already there" +
+         (p.moved_latest ? "; " + site::latest_tag(p.recipe, p.tier) + " moved to it" : "") + ")\n";
+}
+
+std::string file_line(const app::FetchReport& report, const app::FetchedFile& f) {
+  return "  " + util::printable((report.dir / f.path).string()) + "  " + util::human_size(f.size) +
+         "  sha256:" + short_hex(f.sha256) + "  sass " + (f.sass.empty() ? "-" : util::join(f.sass, ",")) + "  ptx " +
+         (f.ptx.empty() ? "-" : util::join(f.ptx, ",")) + "\n";
+}
+
+}  // namespace
+
+std::string render(const app::PushReport& report, Format format) {
+  if (format == Format::json) {
+    ordered_json pushed = ordered_json::array();
+    for (const auto& p : report.pushed)
+      pushed.push_back({{"recipe", p.recipe},
+                        {"tier", p.tier},
+                        {"manifest", "sha256:" + p.manifest},
+                        {"artifact", p.artifact},
+                        {"tag", p.tag},
+                        {"uploaded", p.uploaded},
+                        {"skipped", p.skipped},
+                        {"latest", p.moved_latest}});
+    return ordered_json{{"remote", report.remote}, {"pushed", std::move(pushed)}}.dump(2) + "\n";
+  }
+  std::string text;
+  for (const auto& p : report.pushed) text += push_line(report, p);
+  return text;
+}
+
+std::string render(const app::PullReport& report, Format format) {
+  if (format == Format::json)
+    return ordered_json{{"recipe", report.recipe},
+                        {"tier", report.tier},
+                        {"digest", "sha256:" + report.manifest},
+                        {"downloaded", report.downloaded},
+                        {"verified", report.verified}}
+               .dump(2) +
+           "\n";
+  return (report.downloaded ? "pulled " : "already stored: ") + report.recipe + " for " + report.tier +
+         " sha256:" + report.manifest + "\n";
+}
+
+std::string render(const app::FetchReport& report, Format format) {
+  if (format == Format::json) {
+    ordered_json files = ordered_json::array();
+    for (const auto& f : report.files)
+      files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass}, {"ptx", f.ptx}});
+    ordered_json verified{{"digest", report.digest_ok}, {"signature", report.signature_ok}, {"archs", report.archs_ok}};
+    if (report.smoke_ok) verified["smoke"] = *report.smoke_ok;
+    ordered_json warnings = ordered_json::array();
+    for (const auto& w : report.warnings) warnings.push_back(warning_text(w));
+    ordered_json out;  // insertion order is the documented order
+    out["recipe"] = report.recipe;
+    out["tier"] = report.tier;
+    out["digest"] = "sha256:" + report.manifest;
+    out["dir"] = util::utf8_escaped(report.dir.string());
+    out["from"] = report.from;
+    out["files"] = std::move(files);
+    out["verified"] = std::move(verified);
+    out["warnings"] = std::move(warnings);
+    return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
+  }
+  std::string out = "fetched " + report.recipe + " for " + report.tier + " sha256:" + report.manifest + " from " +
+                    (report.from == "store" ? std::string("the local store") : report.from) + " into " +
+                    util::printable(report.dir.string()) + "\n";
+  out += "verified: digest " + std::string(report.digest_ok ? "yes" : "no") + ", signature " +
+         (report.signature_ok ? "yes (key " + report.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
+         (report.archs_ok ? "yes" : "no") +
+         (report.smoke_ok ? std::string(", smoke ") + (*report.smoke_ok ? "yes" : "no") : "") + "\n";
+  for (const auto& j : report.jit) out += "note: " + j + "\n";
+  for (const auto& f : report.files) out += file_line(report, f);
+  return out;
+}
+
+void emit(Io& io, const app::PushReport& report, Format format) {
+  io.out << render(report, format);
+  io.exit_code = report.exit_code;
+}
+
+void emit(Io& io, const app::PullReport& report, Format format) {
+  io.out << render(report, format);
+  warn(io, report.warnings);
+  io.exit_code = report.exit_code;
+}
+
+void emit(Io& io, const app::FetchReport& report, Format format) {
+  io.out << render(report, format);
+  warn(io, report.warnings);
+  io.exit_code = report.exit_code;
+}
+
+}  // namespace orc::cli
