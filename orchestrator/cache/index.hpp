@@ -2,7 +2,8 @@
 // The store's index: one row per artifact set (the files one build of one
 // recipe for one tier produced), in SQLite (index.v1.sqlite, WAL, a busy
 // timeout so concurrent processes queue instead of failing). sqlite3.h stays
-// in index.cpp.
+// in index.cpp (the queries), index_schema.cpp (the schema, its migration,
+// opening) and the private index_sql.hpp they share.
 //
 // Tables (schema version 1, recorded in meta):
 //   meta(key, value)                         schema_version = 1
