@@ -13,18 +13,28 @@ using namespace index_sql;
 
 namespace {
 
-// Fewer hex digits than this match too much to be meant as one digest.
-constexpr std::size_t k_min_prefix = 4;
-
 std::string join_words(const std::vector<std::string>& words) { return util::join(words, " "); }
 
 constexpr const char* k_select_sets =
     "SELECT id, manifest, recipe, tier, key, toolkit, cudnn, sass, ptx, source_revision, signer, verified, created "
     "FROM artifact_sets";
 
-IndexEntry entry_from_row(const Statement& s) {
+// A digest column, parsed once where it leaves the database: one that is not
+// 64 hex digits is a damaged index, never a set to act on.
+std::expected<digest::Digest, Error> digest_column(std::int64_t set_id, std::string_view column,
+                                                   const std::string& text) {
+  auto parsed = digest::Digest::from_hex(text);
+  if (!parsed)
+    return std::unexpected(invalid_error("index: set " + std::to_string(set_id) + ": " + std::string(column) + ": " +
+                                         parsed.error() + " (the index is damaged; " + k_rebuild_hint + ")"));
+  return *parsed;
+}
+
+std::expected<IndexEntry, Error> entry_from_row(const Statement& s) {
+  auto manifest = digest_column(s.integer(0), "manifest", s.text(1));
+  if (!manifest) return std::unexpected(manifest.error());
   return IndexEntry{.id = s.integer(0),
-                    .manifest = s.text(1),
+                    .manifest = *manifest,
                     .recipe = s.text(2),
                     .tier = s.text(3),
                     .key = s.text(4),
@@ -46,18 +56,20 @@ std::expected<void, Error> load_blobs(sqlite3* db, std::vector<IndexEntry>& entr
     int rc;
     while ((rc = q.step()) == SQLITE_ROW) {
       const std::string role = q.text(0);
-      const std::string digest = q.text(2);
+      const std::string text = q.text(2);
+      auto digest = digest_column(e.id, role + " digest", text);
+      if (!digest) return std::unexpected(digest.error());
       if (role == "file")
         e.files.push_back({.path = q.text(1),
-                           .sha256 = digest,
+                           .sha256 = text,
                            .size = static_cast<std::uint64_t>(q.integer(3)),
                            .mode = static_cast<unsigned>(q.integer(4)) & 0777u});
       else if (role == "log")
-        e.build_log = digest;
+        e.build_log = *digest;
       else if (role == "signature")
-        e.signature = digest;
+        e.signature = *digest;
       else if (role == "pack")
-        e.pack = digest;
+        e.pack = *digest;
     }
     if (rc != SQLITE_DONE) return std::unexpected(db_error(db, "reading blobs"));
   }
@@ -72,7 +84,11 @@ std::expected<std::vector<IndexEntry>, Error> select_sets(sqlite3* db, const std
   for (std::size_t i = 0; i < args.size(); ++i) s.bind(static_cast<int>(i + 1), args[i]);
   std::vector<IndexEntry> out;
   int rc;
-  while ((rc = s.step()) == SQLITE_ROW) out.push_back(entry_from_row(s));
+  while ((rc = s.step()) == SQLITE_ROW) {
+    auto entry = entry_from_row(s);
+    if (!entry) return std::unexpected(entry.error());
+    out.push_back(std::move(*entry));
+  }
   if (rc != SQLITE_DONE) return std::unexpected(db_error(db, "querying"));
   if (auto ok = load_blobs(db, out); !ok) return std::unexpected(ok.error());
   return out;
@@ -84,15 +100,16 @@ std::expected<std::int64_t, Error> Index::add(const IndexEntry& e) {
   Transaction t(db);
   if (auto ok = t.begin(); !ok) return std::unexpected(ok.error());
   Statement drop(db, "DELETE FROM artifact_sets WHERE manifest = ?");
-  drop.bind(1, e.manifest);
-  if (drop.step() != SQLITE_DONE) return std::unexpected(db_error(db, "replacing " + e.manifest));
+  const std::string manifest = e.manifest.hex();
+  drop.bind(1, manifest);
+  if (drop.step() != SQLITE_DONE) return std::unexpected(db_error(db, "replacing " + manifest));
   Statement insert(db,
                    "INSERT INTO artifact_sets(manifest, recipe, tier, key, toolkit, cudnn, sass, ptx, source_revision, "
                    "signer, verified, created) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
-  insert.bind(1, e.manifest).bind(2, e.recipe).bind(3, e.tier).bind(4, e.key).bind(5, e.toolkit).bind(6, e.cudnn);
+  insert.bind(1, manifest).bind(2, e.recipe).bind(3, e.tier).bind(4, e.key).bind(5, e.toolkit).bind(6, e.cudnn);
   insert.bind(7, join_words(e.sass)).bind(8, join_words(e.ptx)).bind(9, e.source_revision).bind(10, e.signer);
   insert.bind(11, std::int64_t{e.verified}).bind(12, e.created);
-  if (insert.step() != SQLITE_DONE) return std::unexpected(db_error(db, "adding " + e.manifest));
+  if (insert.step() != SQLITE_DONE) return std::unexpected(db_error(db, "adding " + manifest));
   const std::int64_t id = sqlite3_last_insert_rowid(db);
   const auto put_blob = [&](std::string_view role, std::string_view path, std::string_view digest, std::uint64_t size,
                             unsigned mode = 0644) -> bool {
@@ -102,10 +119,11 @@ std::expected<std::int64_t, Error> Index::add(const IndexEntry& e) {
     b.bind(6, static_cast<std::int64_t>(mode & 0777u));
     return b.step() == SQLITE_DONE;
   };
-  bool ok = put_blob("manifest", "", e.manifest, 0) && put_blob("log", "", e.build_log, 0) &&
-            put_blob("signature", "", e.signature, 0) && put_blob("pack", "", e.pack, 0);
+  const auto hex = [](const std::optional<digest::Digest>& d) { return d ? d->hex() : std::string(); };
+  bool ok = put_blob("manifest", "", manifest, 0) && put_blob("log", "", hex(e.build_log), 0) &&
+            put_blob("signature", "", hex(e.signature), 0) && put_blob("pack", "", hex(e.pack), 0);
   for (const auto& f : e.files) ok = ok && put_blob("file", f.path, f.sha256, f.size, f.mode);
-  if (!ok) return std::unexpected(db_error(db, "adding the blobs of " + e.manifest));
+  if (!ok) return std::unexpected(db_error(db, "adding the blobs of " + manifest));
   if (auto done = t.commit(); !done) return std::unexpected(done.error());
   return id;
 }
@@ -129,43 +147,39 @@ std::expected<std::optional<IndexEntry>, Error> Index::newest_verified(std::stri
   return std::move(rows->front());
 }
 
-std::expected<IndexEntry, Error> Index::resolve(std::string_view prefix) const {
-  std::string hex = util::to_lower(prefix.starts_with("sha256:") ? prefix.substr(7) : prefix);
-  if (hex.size() < k_min_prefix || hex.size() > 64 || hex.find_first_not_of("0123456789abcdef") != std::string::npos)
-    return std::unexpected(invalid_error("'" + std::string(prefix) + "' is not a sha256 digest or a prefix of one (" +
-                                         std::to_string(k_min_prefix) + " to 64 hex digits)"));
+std::expected<IndexEntry, Error> Index::resolve(const digest::DigestPrefix& prefix) const {
+  const std::string& hex = prefix.hex();
   auto rows = select_sets(m_db.get(), " WHERE substr(manifest, 1, " + std::to_string(hex.size()) + ") = ?", {hex});
   if (!rows) return std::unexpected(rows.error());
   if (rows->empty())
-    return std::unexpected(Error{ErrorKind::not_found, "no artifact set sha256:" + hex + "... in the store"});
+    return std::unexpected(Error{ErrorKind::not_found, "no artifact set " + prefix.to_string() + "... in the store"});
   if (rows->size() > 1) {
     std::vector<std::string> names;
-    for (const auto& r : *rows)
-      names.push_back("sha256:" + r.manifest.substr(0, 16) + " (" + r.recipe + ", " + r.tier + ")");
-    return std::unexpected(Error{ErrorKind::ambiguous, "digest prefix sha256:" + hex + " is ambiguous: it matches " +
-                                                           util::join(names, ", ") + "; give more digits"});
+    for (const auto& r : *rows) names.push_back(r.manifest.short_string(16) + " (" + r.recipe + ", " + r.tier + ")");
+    return std::unexpected(Error{ErrorKind::ambiguous, "digest prefix " + prefix.to_string() +
+                                                           " is ambiguous: it matches " + util::join(names, ", ") +
+                                                           "; give more digits"});
   }
   return std::move(rows->front());
 }
 
-std::expected<bool, Error> Index::remove(std::string_view manifest) {
+std::expected<bool, Error> Index::remove(const digest::Digest& manifest) {
   Statement s(m_db.get(), "DELETE FROM artifact_sets WHERE manifest = ?");
-  s.bind(1, manifest);
-  if (s.step() != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "removing " + std::string(manifest)));
+  s.bind(1, manifest.hex());
+  if (s.step() != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "removing " + manifest.hex()));
   return sqlite3_changes(m_db.get()) > 0;
 }
 
-std::expected<void, Error> Index::drop_pack(std::string_view manifest) {
+std::expected<void, Error> Index::drop_pack(const digest::Digest& manifest) {
   Statement s(
       m_db.get(),
       "DELETE FROM set_blobs WHERE role = 'pack' AND set_id = (SELECT id FROM artifact_sets WHERE manifest = ?)");
-  s.bind(1, manifest);
-  if (s.step() != SQLITE_DONE)
-    return std::unexpected(db_error(m_db.get(), "dropping the pack of " + std::string(manifest)));
+  s.bind(1, manifest.hex());
+  if (s.step() != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "dropping the pack of " + manifest.hex()));
   return {};
 }
 
-std::expected<std::vector<std::string>, Error> Index::remove_referencing(std::string_view hex) {
+std::expected<std::vector<digest::Digest>, Error> Index::remove_referencing(std::string_view hex) {
   sqlite3* db = m_db.get();
   Transaction t(db);
   if (auto ok = t.begin(); !ok) return std::unexpected(ok.error());
@@ -176,13 +190,17 @@ std::expected<std::vector<std::string>, Error> Index::remove_referencing(std::st
   int rc;
   while ((rc = find.step()) == SQLITE_ROW) manifests.push_back(find.text(0));
   if (rc != SQLITE_DONE) return std::unexpected(db_error(db, "finding the sets of " + std::string(hex)));
+  std::vector<digest::Digest> removed;
   for (const auto& m : manifests) {
+    auto parsed = digest_column(0, "manifest", m);
+    if (!parsed) return std::unexpected(parsed.error());
     Statement drop(db, "DELETE FROM artifact_sets WHERE manifest = ?");
     drop.bind(1, m);
     if (drop.step() != SQLITE_DONE) return std::unexpected(db_error(db, "removing " + m));
+    removed.push_back(*parsed);
   }
   if (auto ok = t.commit(); !ok) return std::unexpected(ok.error());
-  return manifests;
+  return removed;
 }
 
 std::expected<std::set<std::string>, Error> Index::referenced_blobs() const {
@@ -200,12 +218,15 @@ std::expected<std::optional<PackedLayer>, Error> Index::packed_layer(std::string
   const int rc = s.step();
   if (rc == SQLITE_DONE) return std::nullopt;
   if (rc != SQLITE_ROW) return std::unexpected(db_error(m_db.get(), "reading packed_layers"));
-  return PackedLayer{.digest = s.text(0), .size = static_cast<std::uint64_t>(s.integer(1))};
+  // A cache of what packing made: a damaged row is a pack to make again.
+  const auto digest = digest::Digest::from_hex(s.text(0));
+  if (!digest) return std::nullopt;
+  return PackedLayer{.digest = *digest, .size = static_cast<std::uint64_t>(s.integer(1))};
 }
 
 std::expected<void, Error> Index::remember_packed_layer(std::string_view key, const PackedLayer& layer) {
   Statement s(m_db.get(), "INSERT OR REPLACE INTO packed_layers(key, digest, size) VALUES(?,?,?)");
-  s.bind(1, key).bind(2, layer.digest).bind(3, static_cast<std::int64_t>(layer.size));
+  s.bind(1, key).bind(2, layer.digest.hex()).bind(3, static_cast<std::int64_t>(layer.size));
   if (s.step() != SQLITE_DONE) return std::unexpected(db_error(m_db.get(), "writing packed_layers"));
   return {};
 }

@@ -24,13 +24,11 @@ cache::Store open_store(const TransferRequest& request) {
 
 [[noreturn]] void fail(const TransferError& error) { throw util::Failure(error.code, error.message); }
 
-std::string short_hex(const std::string& hex) { return hex.substr(0, site::k_tag_digest_chars); }
-
 // The sets a push names: by digest, the newest verified of recipe x tier,
 // the newest verified of each tier of a recipe, or every set (--all).
 std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const TransferRequest& request) {
   if (!request.digest.empty()) {
-    auto entry = store.index().resolve(request.digest);
+    auto entry = store.index().resolve(digest_argument(request.digest));
     if (!entry) fail_with(entry.error());
     return {std::move(*entry)};
   }
@@ -54,13 +52,12 @@ std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const Tra
 
 }  // namespace
 
-std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature) {
+std::string insecure_warning(const digest::Digest& manifest, const cache::Verification& signature) {
   const bool verified = signature.status == cache::VerifyStatus::verified;
-  return util::Diagnostic{.severity = util::Severity::warning,
-                          .message = "--insecure: the signature check is off for sha256:" +
-                                     std::string(manifest_hex.substr(0, site::k_tag_digest_chars)) + " (" +
-                                     (verified ? "it verifies anyway: " : "it does not verify: ") + signature.detail +
-                                     ")"}
+  return util::Diagnostic{
+      .severity = util::Severity::warning,
+      .message = "--insecure: the signature check is off for " + manifest.short_string(site::k_tag_digest_chars) +
+                 " (" + (verified ? "it verifies anyway: " : "it does not verify: ") + signature.detail + ")"}
       .render();
 }
 
@@ -117,15 +114,16 @@ CacheOutput push(const TransferRequest& request) {
     }
     pushed.push_back({{"recipe", entry.recipe},
                       {"tier", entry.tier},
-                      {"manifest", "sha256:" + entry.manifest},
+                      {"manifest", entry.manifest.to_string()},
                       {"artifact", report->artifact_digest},
                       {"tag", report->tag},
                       {"uploaded", report->uploaded},
                       {"skipped", report->skipped},
                       {"latest", report->moved_latest}});
-    text += "pushed " + entry.recipe + " for " + entry.tier + " sha256:" + short_hex(entry.manifest) + " as " +
-            client->display_url() + ":" + report->tag + " (" + std::to_string(report->uploaded) + " blobs sent, " +
-            std::to_string(report->skipped) + " already there" +
+    text += "pushed " + entry.recipe + " for " + entry.tier + " " +
+            entry.manifest.short_string(site::k_tag_digest_chars) + " as " + client->display_url() + ":" + report->tag +
+            " (" + std::to_string(report->uploaded) + " blobs sent, " + std::to_string(report->skipped) +
+            " already there" +
             (report->moved_latest ? "; " + site::latest_tag(entry.recipe, entry.tier) + " moved to it" : "") + ")\n";
   }
   if (request.json)
@@ -151,11 +149,11 @@ CacheOutput pull(const TransferRequest& request) {
   if (!report) fail(report.error());
   CacheOutput output;
   if (request.insecure) output.err = insecure_warning(report->entry.manifest, report->signature);
-  const std::string what = request.recipe + " for " + request.tier + " sha256:" + report->entry.manifest;
+  const std::string what = request.recipe + " for " + request.tier + " " + report->entry.manifest.to_string();
   if (request.json)
     output.out = ordered_json{{"recipe", request.recipe},
                               {"tier", request.tier},
-                              {"digest", "sha256:" + report->entry.manifest},
+                              {"digest", report->entry.manifest.to_string()},
                               {"downloaded", report->downloaded},
                               {"verified", report->entry.verified}}
                      .dump(2) +

@@ -44,7 +44,7 @@ site::RemoteChoice require_remote(const recipe::Config* config, std::string_view
 
 // The line --insecure prints on every use (stderr), whether or not the
 // signature would have verified, so a script that keeps the flag is seen.
-std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature);
+std::string insecure_warning(const digest::Digest& manifest, const cache::Verification& signature);
 
 // Exit 0, 2 (nothing to push, no remote), 3 (the registry failed).
 CacheOutput push(const TransferRequest& request);

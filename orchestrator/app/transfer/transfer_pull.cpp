@@ -59,11 +59,11 @@ std::expected<RemoteSet, std::string> to_remote_set(const registry::FetchedManif
     return std::unexpected("it holds " + info->recipe + " for " + info->tier + ", not " + recipe + " for " + tier);
   if (manifest->layers.size() != 1 || manifest->layers[0].media_type != registry::k_layer_tar_zstd)
     return std::unexpected("it does not have exactly one tar+zstd layer");
-  std::string hex(digest::Digest::parse(manifest->config.digest).value().hex());
+  const digest::Digest set_digest = manifest->config.digest;
   return RemoteSet{.artifact_digest = fetched.digest,
                    .manifest = std::move(*manifest),
                    .info = std::move(*info),
-                   .manifest_hex = std::move(hex)};
+                   .set_digest = set_digest};
 }
 
 // The signature documents that refer to the artifact manifest, checked in
@@ -76,7 +76,7 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
   std::pair<cache::Verification, std::string> best{cache::verify_manifest(manifest_bytes, std::nullopt, trusted), ""};
   bool first = true;
   for (std::size_t i = 0; i < referrers->size() && i < k_max_signatures; ++i) {
-    auto fetched = client.get_manifest((*referrers)[i].digest);
+    auto fetched = client.get_manifest((*referrers)[i].digest.to_string());
     if (!fetched) return std::unexpected(from_registry(fetched.error()));
     auto parsed = registry::parse_manifest(fetched->body);
     if (!parsed) continue;
@@ -98,10 +98,11 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
 // Whether the files a layer unpacked to are exactly the signed manifest's:
 // the same names, and each one's bytes hashing to the digest it names.
 std::expected<void, cache::Error> check_layer(const cache::Manifest& manifest,
-                                              const std::vector<cache::UnpackedFile>& files, const std::string& hex) {
+                                              const std::vector<cache::UnpackedFile>& files,
+                                              const digest::Digest& set) {
   if (files.size() != manifest.files.size())
     return std::unexpected(cache::invalid_error("it holds " + std::to_string(files.size()) +
-                                                " files; the signed manifest of sha256:" + hex + " names " +
+                                                " files; the signed manifest of " + set.to_string() + " names " +
                                                 std::to_string(manifest.files.size())));
   for (const auto& f : manifest.files) {
     const auto written = std::ranges::find(files, f.path, &cache::UnpackedFile::name);
@@ -133,6 +134,12 @@ std::expected<void, TransferError> adopt(cache::Store& store, const fs::path& fi
 
 }  // namespace
 
+digest::DigestPrefix digest_argument(const std::string& text) {
+  auto prefix = digest::DigestPrefix::parse(text);
+  if (!prefix) util::fail_input("--digest: " + prefix.error());
+  return *prefix;
+}
+
 std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
                                                         const std::string& tier, const std::string& digest) {
   const std::string where = recipe + " for " + tier + " in " + client.display_url();
@@ -145,12 +152,11 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
     if (!set) return failed(ExitCode::check_failed, "tag " + site::latest_tag(recipe, tier) + ": " + set.error());
     return std::move(*set);
   }
-  const std::string prefix = digest.starts_with("sha256:") ? digest.substr(7) : digest;
-  if (prefix.size() < 4 || prefix.size() > 64 || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
-    return failed(ExitCode::bad_input, "--digest '" + digest + "' is not sha256: and 4 to 64 lower-case hex digits");
+  const digest::DigestPrefix requested = digest_argument(digest);
+  const std::string& prefix = requested.hex();
   auto tags = client.list_tags();
   if (!tags && tags.error().kind == registry::ErrorKind::not_found)
-    return failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
+    return failed(ExitCode::bad_input, "no artifact set " + requested.to_string() + " of " + where);
   if (!tags) return std::unexpected(from_registry(tags.error()));
   const std::string short_prefix = prefix.substr(0, std::min(prefix.size(), site::k_tag_digest_chars));
   std::vector<RemoteSet> found;
@@ -161,12 +167,12 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
     auto fetched = client.get_manifest(tag);
     if (!fetched) return std::unexpected(from_registry(fetched.error()));
     auto set = to_remote_set(*fetched, recipe, tier);
-    if (set && set->manifest_hex.starts_with(prefix)) found.push_back(std::move(*set));
+    if (set && requested.matches(set->set_digest)) found.push_back(std::move(*set));
   }
-  if (found.empty()) return failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
+  if (found.empty()) return failed(ExitCode::bad_input, "no artifact set " + requested.to_string() + " of " + where);
   if (found.size() > 1) {
     std::vector<std::string> names;
-    for (const auto& s : found) names.push_back("sha256:" + s.manifest_hex);
+    for (const auto& s : found) names.push_back(s.set_digest.to_string());
     return failed(ExitCode::bad_input, "--digest " + digest + " names " + std::to_string(found.size()) +
                                            " artifact sets of " + where + ": " + util::join(names, ", "));
   }
@@ -199,7 +205,7 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
     if (!bytes) return std::unexpected(from_cache(bytes.error()));
     auto manifest = cache::parse_manifest(*bytes);
     if (!manifest) continue;
-    auto problem = site::smoke_problem(*manifest, set.manifest_hex, tier, trusted);
+    auto problem = site::smoke_problem(*manifest, set.set_digest, tier, trusted);
     if (problem.empty()) return std::move(set);
     if (newest_problem.empty()) newest_problem = std::move(problem);
   }
@@ -221,14 +227,14 @@ using Pulled = std::expected<PullReport, TransferError>;
 
 // A set already stored is not pulled again; its signature is checked as
 // stored (fetch checks it again, with the archs, before it serves it).
-std::optional<Pulled> stored_set(cache::Store& store, const std::string& hex, const cache::TrustedKeys& trusted,
+std::optional<Pulled> stored_set(cache::Store& store, const digest::Digest& set, const cache::TrustedKeys& trusted,
                                  const PullOptions& options) {
-  auto entry = store.index().resolve(hex);
+  auto entry = store.index().resolve(digest::DigestPrefix(set));
   if (!entry) return std::nullopt;
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
   if (!loaded) return std::nullopt;
   if (options.require_smoke && options.tier)
-    if (auto problem = site::smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
+    if (auto problem = site::smoke_problem(loaded->manifest, set, *options.tier, trusted); !problem.empty())
       return failed(ExitCode::check_failed, "refusing " + problem);
   return PullReport{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
 }
@@ -260,20 +266,20 @@ struct PullScratch {
 std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client, const RemoteSet& set,
                                                         const PullOptions& options, const cache::TrustedKeys& trusted,
                                                         PullScratch& scratch) {
-  const std::string& hex = set.manifest_hex;
+  const std::string name = set.set_digest.to_string();
   if (set.manifest.config.size > cache::k_max_manifest_bytes)
-    return failed(ExitCode::check_failed, "the manifest of sha256:" + hex + " is larger than any manifest can be");
+    return failed(ExitCode::check_failed, "the manifest of " + name + " is larger than any manifest can be");
   const fs::path manifest_file = scratch.make("manifest");
   if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, manifest_file); !got)
     return std::unexpected(from_registry(got.error()));
   auto manifest_bytes = cache::read_file(manifest_file);
   if (!manifest_bytes) return std::unexpected(from_cache(manifest_bytes.error()));
   auto manifest = cache::parse_manifest(*manifest_bytes);
-  if (!manifest) return failed(ExitCode::check_failed, "manifest sha256:" + hex + ": " + manifest.error().message);
+  if (!manifest) return failed(ExitCode::check_failed, "manifest " + name + ": " + manifest.error().message);
   if (manifest->recipe != set.info.recipe || manifest->tier != set.info.tier)
-    return failed(ExitCode::check_failed, "manifest sha256:" + hex + " is for " + manifest->recipe + " / " +
-                                              manifest->tier + " but its OCI annotations say " + set.info.recipe +
-                                              " / " + set.info.tier);
+    return failed(ExitCode::check_failed, "manifest " + name + " is for " + manifest->recipe + " / " + manifest->tier +
+                                              " but its OCI annotations say " + set.info.recipe + " / " +
+                                              set.info.tier);
   auto signature = fetch_signature(client, set, *manifest_bytes, trusted, scratch.make("signature"));
   if (!signature) return std::unexpected(signature.error());
   SignedHeader header{.manifest_bytes = std::move(*manifest_bytes),
@@ -283,13 +289,13 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
                       .signed_ok = false};
   header.signed_ok = header.verification.status == cache::VerifyStatus::verified;
   if (!header.signed_ok && !options.insecure)
-    return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + header.verification.detail);
+    return failed(ExitCode::check_failed, "refusing " + name + ": " + header.verification.detail);
   if (options.tier) {
     const site::ArchCoverage coverage = site::check_arch_coverage(header.manifest, *options.tier);
     if (!coverage.ok)
-      return failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
+      return failed(ExitCode::check_failed, "refusing " + name + ": " + util::join(coverage.problems, "; "));
     if (options.require_smoke)
-      if (auto problem = site::smoke_problem(header.manifest, hex, *options.tier, trusted); !problem.empty())
+      if (auto problem = site::smoke_problem(header.manifest, set.set_digest, *options.tier, trusted); !problem.empty())
         return failed(ExitCode::check_failed, "refusing " + problem);
   }
   return header;
@@ -304,7 +310,7 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
 // blob must come from its bytes (else such a manifest could name its bytes
 // after another set's file and poison that blob).
 cache::UnpackOptions layer_unpack_options(const SignedHeader& header, const cache::SignedFiles& signed_files,
-                                          const PullOptions& options, const std::string& hex) {
+                                          const PullOptions& options, const digest::Digest& set) {
   return {
       .sync = true,
       .hash = true,
@@ -315,8 +321,8 @@ cache::UnpackOptions layer_unpack_options(const SignedHeader& header, const cach
       .signed_file = [&signed_files, ok = header.signed_ok](std::string_view name) -> const cache::ManifestFile* {
         return ok ? signed_files.find(name) : nullptr;
       },
-      .check = [&header, hex](
-                   const std::vector<cache::UnpackedFile>& files) { return check_layer(header.manifest, files, hex); }};
+      .check = [&header, set](
+                   const std::vector<cache::UnpackedFile>& files) { return check_layer(header.manifest, files, set); }};
 }
 
 // The layer, streamed: unpacked while it downloads (no copy of it is kept),
@@ -330,7 +336,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
     const fs::path& staging, const TransferProgress& progress) {
   const auto& layer = set.manifest.layers.front();
   const cache::SignedFiles signed_files(header.manifest);
-  const cache::UnpackOptions unpack_options = layer_unpack_options(header, signed_files, options, set.manifest_hex);
+  const cache::UnpackOptions unpack_options = layer_unpack_options(header, signed_files, options, set.set_digest);
   cache::ArchivePipe pipe;
   std::expected<std::vector<cache::UnpackedFile>, cache::Error> files = std::unexpected(cache::io_error("not run"));
   std::thread unpacker([&] {
@@ -357,7 +363,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
   std::atomic<std::uint64_t> received{0};
   std::expected<void, registry::Error> got;
   progress.download(
-      "layer " + layer.digest.substr(7, 12), layer.size, [&] { return received.load(); },
+      "layer " + layer.digest.hex().substr(0, 12), layer.size, [&] { return received.load(); },
       [&] {
         got = client.stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
           received += bytes.size();
@@ -380,7 +386,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
   const bool remote = !got && files.error().message == got.error().message;
   if (!remote && files.error().kind == cache::ErrorKind::invalid)
     return failed(ExitCode::check_failed,
-                  "refusing the layer of sha256:" + set.manifest_hex + ": " + files.error().message);
+                  "refusing the layer of " + set.set_digest.to_string() + ": " + files.error().message);
   if (remote) return std::unexpected(from_registry(got.error()));
   return std::unexpected(from_cache(files.error()));
 }
@@ -388,7 +394,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
 // The staged files become blobs, then the manifest and signature, and last
 // the index row. DIR is in place when this starts: a failure takes it away.
 Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cache::UnpackedFile> files,
-                     const fs::path& staging, const std::string& hex, const PullOptions& options) {
+                     const fs::path& staging, const digest::Digest& set, const PullOptions& options) {
   struct Undo {
     fs::path dir;
     ~Undo() {
@@ -399,14 +405,14 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
   for (const auto& f : files)
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(header.manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
-  cache::IndexEntry entry = cache::index_entry(header.manifest, hex);
+  cache::IndexEntry entry = cache::index_entry(header.manifest, set);
   for (auto& f : entry.files)
     if (auto from = std::ranges::find(files, f.path, &cache::UnpackedFile::name); from != files.end())
       f.mode = from->mode;
   if (!header.signature_text.empty()) {
     auto put = store.put_bytes(header.signature_text);
     if (!put) return std::unexpected(from_cache(put.error()));
-    entry.signature = put->hex;
+    entry.signature = put->digest;
     entry.signer = header.verification.key_id;
   }
   // Verified means what `fetch` by tier may serve without asking again.
@@ -423,15 +429,15 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
 
 std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
                                                   const PullOptions& options, const TransferProgress& progress) {
-  const std::string& hex = set.manifest_hex;
   static const cache::TrustedKeys k_none;
   const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
-  if (auto report = stored_set(store, hex, trusted, options)) return std::move(*report);
+  if (auto report = stored_set(store, set.set_digest, trusted, options)) return std::move(*report);
   // One pull per set at a time in this store: the others wait here, then
   // find the row the first one wrote (one download for N concurrent fetches).
-  PullScratch scratch{.tmp = store.tmp_dir(), .base = "pull-" + hex.substr(0, site::k_tag_digest_chars), .temps = {}};
+  PullScratch scratch{
+      .tmp = store.tmp_dir(), .base = "pull-" + set.set_digest.hex().substr(0, site::k_tag_digest_chars), .temps = {}};
   util::FileLock lock(store.root() / "locks.v1" / (scratch.base + ".lock"), progress.stream());
-  if (auto report = stored_set(store, hex, trusted, options)) return std::move(*report);
+  if (auto report = stored_set(store, set.set_digest, trusted, options)) return std::move(*report);
   auto held = store.pin();
   if (!held) return std::unexpected(from_cache(held.error()));
   auto header = fetch_header(client, set, options, trusted, scratch);
@@ -439,7 +445,7 @@ std::expected<PullReport, TransferError> pull_set(cache::Store& store, registry:
   const fs::path staging = scratch.make("files");  // a .tmp tree: gc's if we die
   auto files = stream_layer(client, set, *header, options, staging, progress);
   if (!files) return std::unexpected(files.error());
-  return record_pulled(store, *header, std::move(*files), staging, hex, options);
+  return record_pulled(store, *header, std::move(*files), staging, set.set_digest, options);
 }
 
 }  // namespace orc::app
