@@ -60,6 +60,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s\n", entry.error().message.c_str());
     return 3;
   }
-  std::printf("%s\n", entry->manifest.c_str());
+  std::printf("%s\n", entry->manifest.hex().c_str());
   return 0;
 }

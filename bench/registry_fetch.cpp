@@ -27,18 +27,23 @@ int main(int argc, char** argv) {
       std::fprintf(stderr, "%s\n", size.error().c_str());
       return 1;
     }
-    const std::string digest = hasher.digest().to_string();
+    const orc::digest::Digest digest = hasher.digest();
     const auto pushed = client.push_blob(digest, std::filesystem::path(argv[3]));
     if (!pushed) {
       std::fprintf(stderr, "%s\n", pushed.error().message.c_str());
       return 1;
     }
-    std::printf("%s %llu\n", digest.c_str(), static_cast<unsigned long long>(*size));
+    std::printf("%s %llu\n", digest.to_string().c_str(), static_cast<unsigned long long>(*size));
     return 0;
   }
   const auto start = std::chrono::steady_clock::now();
   const auto durability = argc == 7 && std::string(argv[6]) == "nosync" ? Durability::caller_syncs : Durability::fsync;
-  const auto fetched = client.fetch_blob(argv[3], std::stoull(argv[4]), argv[5], durability);
+  const auto wanted = orc::digest::Digest::parse(argv[3]);
+  if (!wanted) {
+    std::fprintf(stderr, "%s\n", wanted.error().c_str());
+    return 2;
+  }
+  const auto fetched = client.fetch_blob(*wanted, std::stoull(argv[4]), argv[5], durability);
   const std::chrono::duration<double> took = std::chrono::steady_clock::now() - start;
   if (!fetched) {
     std::fprintf(stderr, "%s\n", fetched.error().message.c_str());

@@ -44,11 +44,11 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
   for (std::size_t i = 0; i < m.files.size(); ++i) {
     auto put = store.put_file(set.sources[i]);
     if (!put) return std::unexpected(put.error());
-    m.files[i].sha256 = put->hex;
+    m.files[i].sha256 = put->digest.hex();
     m.files[i].size = put->size;
     // From the stored blob: the bytes the digest names, whatever the source
     // does meanwhile.
-    auto chunks = hash_chunks(store.blob_path(put->hex), put->size);
+    auto chunks = hash_chunks(store.blob_path(put->digest), put->size);
     if (!chunks) return std::unexpected(chunks.error());
     m.files[i].chunks = std::move(*chunks);
     m.files[i].mode = file_mode(set, i);  // signed with the bytes
@@ -56,7 +56,7 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
   if (!set.build_log.empty()) {
     auto put = store.put_file(set.build_log);
     if (!put) return std::unexpected(put.error());
-    m.build_log = put->hex;
+    m.build_log = put->digest;
   }
   const auto now = std::chrono::floor<std::chrono::seconds>(std::chrono::system_clock::now());
   if (m.created.empty()) m.created = utc_rfc3339(now.time_since_epoch().count());
@@ -64,12 +64,12 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
   auto manifest = store.put_bytes(bytes);
   if (!manifest) return std::unexpected(manifest.error());
 
-  IndexEntry entry = index_entry(m, manifest->hex);
+  IndexEntry entry = index_entry(m, manifest->digest);
   entry.verified = set.verified;
   if (set.key) {
     auto signature = store.put_bytes(signature_json(sign_manifest(*set.key, bytes)));
     if (!signature) return std::unexpected(signature.error());
-    entry.signature = signature->hex;
+    entry.signature = signature->digest;
     entry.signer = set.key->public_key().key_id();
   }
   auto id = store.record(entry);
@@ -78,8 +78,8 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
   return entry;
 }
 
-IndexEntry index_entry(const Manifest& m, std::string manifest_hex) {
-  IndexEntry entry{.manifest = std::move(manifest_hex),
+IndexEntry index_entry(const Manifest& m, const digest::Digest& manifest) {
+  IndexEntry entry{.manifest = manifest,
                    .recipe = m.recipe,
                    .tier = m.tier,
                    .key = m.key,
@@ -122,15 +122,15 @@ std::expected<LoadedSet, Error> load_artifact_set(const Store& store, const Inde
   if (!manifest) {
     const bool miss = manifest.error().kind == ManifestError::Kind::not_ours;
     return std::unexpected(Error{miss ? ErrorKind::not_found : ErrorKind::corrupt,
-                                 "manifest sha256:" + entry.manifest + ": " + manifest.error().message});
+                                 "manifest " + entry.manifest.to_string() + ": " + manifest.error().message});
   }
   for (const auto& f : manifest->files)
     if (!store.has_blob(f.sha256))
       return std::unexpected(Error{ErrorKind::corrupt, "artifact " + f.path + " (sha256:" + f.sha256 +
-                                                           ") of manifest sha256:" + entry.manifest + " is gone"});
+                                                           ") of manifest " + entry.manifest.to_string() + " is gone"});
   std::optional<std::string> signature;
-  if (!entry.signature.empty()) {
-    auto text = store.read_blob(entry.signature);
+  if (entry.signature) {
+    auto text = store.read_blob(*entry.signature);
     if (!text) return std::unexpected(text.error());
     signature = std::move(*text);
   }

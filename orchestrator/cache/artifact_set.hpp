@@ -36,7 +36,7 @@ std::expected<IndexEntry, Error> store_artifact_set(Store& store, NewArtifactSet
 // The index row a manifest makes (its files at mode 0644, unsigned,
 // unverified): the fields the manifest itself says, created from its
 // `created`.
-IndexEntry index_entry(const Manifest& manifest, std::string manifest_hex);
+IndexEntry index_entry(const Manifest& manifest, const digest::Digest& digest);
 
 // Packs the set's file blobs, with the modes its row keeps, into `out`: the
 // layer push sends. pack() is deterministic, so the same files and modes

@@ -2,7 +2,8 @@
 // The store's index: one row per artifact set (the files one build of one
 // recipe for one tier produced), in SQLite (index.v1.sqlite, WAL, a busy
 // timeout so concurrent processes queue instead of failing). sqlite3.h stays
-// in index.cpp.
+// in index.cpp (the queries), index_schema.cpp (the schema, its migration,
+// opening) and the private index_sql.hpp they share.
 //
 // Tables (schema version 1, recorded in meta):
 //   meta(key, value)                         schema_version = 1
@@ -31,6 +32,7 @@
 #include <vector>
 
 #include "orchestrator/cache/error.hpp"
+#include "orchestrator/digest/digest.hpp"
 
 struct sqlite3;
 
@@ -47,8 +49,8 @@ struct IndexedFile {
 };
 
 struct IndexEntry {
-  std::int64_t id = 0;   // assigned by the index
-  std::string manifest;  // hex digest of the manifest's canonical bytes: the set's identity
+  std::int64_t id = 0;      // assigned by the index
+  digest::Digest manifest;  // of the manifest's canonical bytes: the set's identity
   std::string recipe;
   std::string tier;
   std::string key;  // the cache key the build was made for
@@ -57,9 +59,9 @@ struct IndexEntry {
   std::vector<std::string> sass;  // embedded, union over the files: "sm_80"
   std::vector<std::string> ptx;   // "compute_90"
   std::vector<IndexedFile> files;
-  std::string build_log;  // hex; empty when none
-  std::string signature;  // hex of the signature document blob; empty when unsigned
-  std::string pack;       // hex of the files as tar+zstd, when packed; empty otherwise
+  std::optional<digest::Digest> build_log;  // none when the build kept no log
+  std::optional<digest::Digest> signature;  // of the signature document blob; none when unsigned
+  std::optional<digest::Digest> pack;       // of the files as tar+zstd, when packed
   std::string source_revision;
   std::string signer;        // key id; empty when unsigned
   bool verified = false;     // digest, signature and archs checked when it was recorded
@@ -67,9 +69,9 @@ struct IndexEntry {
   bool operator==(const IndexEntry&) const = default;
 };
 
-// The tar+zstd push made of a set's files: its digest (hex) and size.
+// The tar+zstd push made of a set's files: its digest and size.
 struct PackedLayer {
-  std::string digest;
+  digest::Digest digest;
   std::uint64_t size = 0;
   bool operator==(const PackedLayer&) const = default;
 };
@@ -110,17 +112,16 @@ class Index {
   std::expected<std::int64_t, Error> add(const IndexEntry& entry);
   std::expected<std::vector<IndexEntry>, Error> list(const IndexQuery& query = {}) const;
   std::expected<std::optional<IndexEntry>, Error> newest_verified(std::string_view recipe, std::string_view tier) const;
-  // The set whose manifest digest starts with `prefix` ("sha256:" optional,
-  // at least 4 hex digits): not_found when none, ambiguous (naming the
-  // candidates) when several, invalid when it is not hex.
-  std::expected<IndexEntry, Error> resolve(std::string_view prefix) const;
+  // The set whose manifest digest starts with `prefix`: not_found when none,
+  // ambiguous (naming the candidates) when several.
+  std::expected<IndexEntry, Error> resolve(const digest::DigestPrefix& prefix) const;
   // Removes the set of that manifest digest; false when there was none.
-  std::expected<bool, Error> remove(std::string_view manifest);
+  std::expected<bool, Error> remove(const digest::Digest& manifest);
   // Forgets the pack of the set of that manifest digest (its row stays as it
   // was, id and order included).
-  std::expected<void, Error> drop_pack(std::string_view manifest);
+  std::expected<void, Error> drop_pack(const digest::Digest& manifest);
   // Removes every set that names blob `hex` in any role; returns their manifests.
-  std::expected<std::vector<std::string>, Error> remove_referencing(std::string_view hex);
+  std::expected<std::vector<digest::Digest>, Error> remove_referencing(std::string_view hex);
   // Every blob digest any set names.
   std::expected<std::set<std::string>, Error> referenced_blobs() const;
   // What packing files of this pack_key() made before; nullopt when unknown.

@@ -19,7 +19,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<std::string> hash_file(const fs::path& path) {
+std::optional<digest::Digest> hash_file(const fs::path& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) return std::nullopt;
   digest::Sha256 hasher;
@@ -29,7 +29,7 @@ std::optional<std::string> hash_file(const fs::path& path) {
     if (n > 0) hasher.update(std::as_bytes(std::span(buffer.data(), static_cast<std::size_t>(n))));
   ::close(fd);
   if (n < 0) return std::nullopt;
-  return hasher.digest().hex();
+  return hasher.digest();
 }
 
 // A blob's place in the layout: blobs.v1/sha256/<first two>/<64 hex>.
@@ -56,12 +56,12 @@ std::optional<PackedLayer> packed_layer_of(Store& store, const IndexEntry& set) 
 // The pack a set was stored with beside its files is dropped from its row
 // when its files pack to the same bytes (the same layer digest); else push
 // still sends it. Returns the manifests of the rows changed.
-std::expected<std::vector<std::string>, Error> drop_redundant_packs(Store& store) {
+std::expected<std::vector<digest::Digest>, Error> drop_redundant_packs(Store& store) {
   auto sets = store.index().list();
   if (!sets) return std::unexpected(sets.error());
-  std::vector<std::string> dropped;
+  std::vector<digest::Digest> dropped;
   for (const auto& set : *sets) {
-    if (set.pack.empty() || !store.has_blob(set.pack)) continue;
+    if (!set.pack || !store.has_blob(*set.pack)) continue;
     const auto layer = packed_layer_of(store, set);
     if (!layer || layer->digest != set.pack) continue;
     if (auto ok = store.index().drop_pack(set.manifest); !ok) return std::unexpected(ok.error());
@@ -82,10 +82,10 @@ std::expected<VerifyReport, Error> verify_store(Store& store, std::ostream& prog
     const auto actual = hash_file(blob.path);
     ++report.blobs;
     report.bytes += blob.size;
-    if (actual && *actual == blob.name && well_placed(blob)) continue;
+    if (actual && actual->hex() == blob.name && well_placed(blob)) continue;
     fs::create_directories(store.quarantine_dir(), ec);
     QuarantinedBlob bad{.digest = blob.name,
-                        .actual = actual.value_or("unreadable"),
+                        .actual = actual ? actual->hex() : "unreadable",
                         .moved_to = temp_name(store.quarantine_dir(), blob.name),
                         .dropped = {}};
     // The .tmp suffix of temp_name is not wanted here: quarantine is kept.

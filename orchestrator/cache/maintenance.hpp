@@ -18,10 +18,10 @@
 namespace orc::cache {
 
 struct QuarantinedBlob {
-  std::string digest;                // the name it was stored under
-  std::string actual;                // what its bytes hash to now
-  std::filesystem::path moved_to;    // in quarantine.v1/
-  std::vector<std::string> dropped;  // manifests of the index rows that named it
+  std::string digest;                   // the name it was stored under
+  std::string actual;                   // what its bytes hash to now
+  std::filesystem::path moved_to;       // in quarantine.v1/
+  std::vector<digest::Digest> dropped;  // manifests of the index rows that named it
 };
 
 struct VerifyReport {
@@ -43,8 +43,8 @@ struct GcOptions {
 };
 
 struct GcReport {
-  std::vector<std::string> removed_sets;   // manifest digests
-  std::vector<std::string> dropped_packs;  // manifests whose pack beside their files was dropped
+  std::vector<digest::Digest> removed_sets;   // manifest digests
+  std::vector<digest::Digest> dropped_packs;  // manifests whose pack beside their files was dropped
   std::uint64_t removed_blobs = 0;
   std::uint64_t removed_bytes = 0;
   std::uint64_t removed_temps = 0;

@@ -93,19 +93,22 @@ class Reader {
     return j.get<std::uint64_t>();
   }
 
-  // "<hex>" or, with `prefixed`, "sha256:<hex>"; null allowed when nullable.
-  std::string digest(const json& j, const std::string& path, bool prefixed, bool nullable) {
-    std::string s = string(j, path, nullable);
-    if (s.empty()) {  // null where nullable; "" is never a digest
-      if (!nullable && j.is_string()) fail(path, "expected 64 lower-case hex digits");
-      return s;
-    }
-    if (prefixed) {
-      if (!s.starts_with("sha256:")) return fail(path, "expected sha256:<64 hex digits>"), std::string();
-      s = s.substr(7);
-    }
+  // "<hex>".
+  std::string digest(const json& j, const std::string& path) {
+    std::string s = string(j, path);
+    if (!j.is_string()) return s;  // said already
     if (!is_sha256_hex(s)) return fail(path, "expected 64 lower-case hex digits"), std::string();
     return s;
+  }
+
+  // "sha256:<hex>" or null, parsed here once; a malformed one is a damaged
+  // manifest, said with what is wrong with it.
+  std::optional<digest::Digest> nullable_digest(const json& j, const std::string& path) {
+    const std::string s = string(j, path, true);
+    if (s.empty()) return std::nullopt;  // null, or said already
+    auto parsed = digest::Digest::parse(s);
+    if (!parsed) return fail(path, "expected sha256:<64 hex digits>; " + parsed.error()), std::nullopt;
+    return *parsed;
   }
 
   void archs(const json& j, const std::string& path, std::vector<std::string>& sass, std::vector<std::string>& ptx) {
@@ -133,7 +136,7 @@ void read_chunks(Reader& r, const json& j, const std::string& path, ManifestFile
   if (!digests.is_array()) return r.fail(path + ".sha256", "expected an array");
   if (digests.size() > k_max_chunks) return r.fail(path + ".sha256", "more entries than the limit");
   for (std::size_t i = 0; i < digests.size(); ++i)
-    file.chunks.sha256.push_back(r.digest(digests[i], path + ".sha256[" + std::to_string(i) + "]", false, false));
+    file.chunks.sha256.push_back(r.digest(digests[i], path + ".sha256[" + std::to_string(i) + "]"));
   if (r.error) return;
   if (file.chunks.size == 0) return r.fail(path, "a file without chunks has no \"chunks\" key");
   if (auto problem = chunk_layout_problem(file.chunks, file.size); !problem.empty()) r.fail(path, problem);
@@ -147,7 +150,7 @@ void read_files(Reader& r, const json& j, Manifest& m) {
     const json& f = j[i];
     if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"}, {"chunks", "mode"})) return;
     ManifestFile file{.path = r.string(f["path"], path + ".path"),
-                      .sha256 = r.digest(f["sha256"], path + ".sha256", false, false),
+                      .sha256 = r.digest(f["sha256"], path + ".sha256"),
                       .size = r.size(f["size"], path + ".size")};
     r.archs(f["requested"], path + ".requested", file.requested_sass, file.requested_ptx);
     r.archs(f["embedded"], path + ".embedded", file.embedded_sass, file.embedded_ptx);
@@ -257,7 +260,7 @@ std::string canonical_json(const Manifest& m) {
     if (f->mode) file["mode"] = mode_text(*f->mode);
     j["files"].push_back(std::move(file));
   }
-  j["build_log"] = m.build_log.empty() ? json(nullptr) : json("sha256:" + m.build_log);
+  j["build_log"] = m.build_log ? json(m.build_log->to_string()) : json(nullptr);
   j["warnings"] = m.warnings;
   j["created"] = m.created;
   j["smoke"] = json::object();
@@ -315,7 +318,7 @@ std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
   m.cudnn = r.string(j["cudnn"], "cudnn", true);
   m.host_compiler = r.string(j["host_compiler"], "host_compiler", true);
   if (!r.error) read_files(r, j["files"], m);
-  m.build_log = r.digest(j["build_log"], "build_log", true, true);
+  m.build_log = r.nullable_digest(j["build_log"], "build_log");
   m.warnings = r.strings(j["warnings"], "warnings");
   m.created = r.string(j["created"], "created");
   if (!r.error) read_smoke(r, j["smoke"], m);

@@ -44,6 +44,7 @@
 #include <vector>
 
 #include "orchestrator/cache/chunks.hpp"
+#include "orchestrator/digest/digest.hpp"
 
 namespace orc::cache {
 
@@ -109,7 +110,7 @@ struct Manifest {
   std::string cudnn;          // empty when none
   std::string host_compiler;  // empty when unknown
   std::vector<ManifestFile> files;
-  std::string build_log;  // hex; empty when none
+  std::optional<digest::Digest> build_log;  // none when the build kept no log
   std::vector<std::string> warnings;
   std::string created;                                         // RFC 3339 UTC
   std::map<std::string, std::vector<SmokeAttestation>> smoke;  // per tier

@@ -41,7 +41,7 @@ std::string head_of(const fs::path& path, std::size_t n) {
 }
 
 struct SignatureBlob {
-  std::string hex;
+  digest::Digest digest;
   std::string text;
 };
 
@@ -53,9 +53,9 @@ struct ManifestBlob {
 
 // The blobs that are more than bytes to the index, sorted out.
 struct Found {
-  std::map<std::string, ManifestBlob> manifests;                 // by digest
-  std::map<std::string, std::vector<SignatureBlob>> signatures;  // by the digest they sign
-  std::vector<StoredBlob> zstd;                                  // packs (or files that are .zst)
+  std::map<digest::Digest, ManifestBlob> manifests;                 // by digest
+  std::map<digest::Digest, std::vector<SignatureBlob>> signatures;  // by the digest they sign
+  std::vector<StoredBlob> zstd;                                     // packs (or files that are .zst)
 };
 
 // Only the blobs that can be a manifest or a signature document (JSON of
@@ -67,18 +67,20 @@ void sort_out(const Store& store, const StoredBlob& blob, Found& found) {
     found.zstd.push_back(blob);
     return;
   }
-  if (!head.starts_with("{") || blob.size > k_max_manifest_bytes || !is_sha256_hex(blob.name)) return;
-  auto bytes = store.read_blob(blob.name);
+  // A blob's file name is its digest, parsed here once; an ill-named file is
+  // none of the index's business (verify quarantines it).
+  const auto name = digest::Digest::from_hex(blob.name);
+  if (!head.starts_with("{") || blob.size > k_max_manifest_bytes || !name) return;
+  auto bytes = store.read_blob(*name);
   if (!bytes) return;
   if (auto manifest = parse_manifest(*bytes)) {
     std::error_code ec;
-    found.manifests.emplace(blob.name,
+    found.manifests.emplace(*name,
                             ManifestBlob{std::move(*manifest), std::move(*bytes), fs::last_write_time(blob.path, ec)});
     return;
   }
   if (blob.size > k_max_signature_bytes) return;
-  if (auto doc = parse_signature(*bytes))
-    found.signatures[doc->signed_digest].push_back({blob.name, std::move(*bytes)});
+  if (auto doc = parse_signature(*bytes)) found.signatures[doc->signed_digest].push_back({*name, std::move(*bytes)});
 }
 
 // The signature of the row: one a trusted key verifies if there is one, else
@@ -89,8 +91,8 @@ void attach_signature(IndexEntry& entry, const ManifestBlob& blob, const std::ve
   for (const auto& s : *signatures) {
     const Verification v = verify_manifest(blob.bytes, s.text, trusted);
     const bool verified = v.status == VerifyStatus::verified;
-    if (!verified && !entry.signature.empty()) continue;
-    entry.signature = s.hex;
+    if (!verified && entry.signature) continue;
+    entry.signature = s.digest;
     entry.signer = v.key_id;
     entry.verified = verified;
     if (verified) return;
@@ -120,11 +122,12 @@ void attach_packs(const std::vector<StoredBlob>& candidates, std::vector<IndexEn
   std::multimap<std::string, IndexEntry*> by_files;
   for (auto& e : entries) {
     for (const auto& f : e.files) named.insert(f.sha256);
-    named.insert(e.build_log);
+    if (e.build_log) named.insert(e.build_log->hex());
     by_files.emplace(files_key(e), &e);
   }
   for (const auto& blob : candidates) {
-    if (named.contains(blob.name) || !is_sha256_hex(blob.name)) continue;
+    const auto name = digest::Digest::from_hex(blob.name);
+    if (named.contains(blob.name) || !name) continue;
     auto members = list_pack(blob.path, k_max_manifest_files);
     if (!members || !std::ranges::all_of(*members, &PackMember::regular)) continue;
     std::vector<std::pair<std::string, std::uint64_t>> files;
@@ -132,7 +135,7 @@ void attach_packs(const std::vector<StoredBlob>& candidates, std::vector<IndexEn
     const auto [first, last] = by_files.equal_range(files_key(std::move(files)));
     for (auto it = first; it != last; ++it) {
       IndexEntry& e = *it->second;
-      e.pack = blob.name;
+      e.pack = *name;
       for (auto& f : e.files) f.mode = std::ranges::find(*members, f.path, &PackMember::name)->mode;
     }
   }
@@ -154,16 +157,16 @@ std::expected<RebuildReport, Error> rebuild_index(const fs::path& root, const Tr
   for (const auto& blob : *blobs) sort_out(store, blob, found);
 
   std::vector<IndexEntry> entries;
-  std::map<std::string, fs::file_time_type> stored_at;  // by manifest
-  std::map<std::string, std::size_t> unsigned_modes;  // by manifest: files signed before modes were
-  for (const auto& [hex, blob] : found.manifests) {
-    stored_at[hex] = blob.stored;
-    unsigned_modes[hex] = std::ranges::count_if(blob.manifest.files, [](const auto& f) { return !f.mode; });
-    IndexEntry entry = index_entry(blob.manifest, hex);
-    const auto signatures = found.signatures.find(hex);
+  std::map<digest::Digest, fs::file_time_type> stored_at;  // by manifest
+  std::map<digest::Digest, std::size_t> unsigned_modes;    // by manifest: files signed before modes were
+  for (const auto& [manifest, blob] : found.manifests) {
+    stored_at[manifest] = blob.stored;
+    unsigned_modes[manifest] = std::ranges::count_if(blob.manifest.files, [](const auto& f) { return !f.mode; });
+    IndexEntry entry = index_entry(blob.manifest, manifest);
+    const auto signatures = found.signatures.find(manifest);
     attach_signature(entry, blob, signatures == found.signatures.end() ? nullptr : &signatures->second, trusted);
     if (auto complete = store.check_blobs(entry); !complete) {
-      report.skipped.push_back("sha256:" + hex + " (" + entry.recipe + " for " + entry.tier +
+      report.skipped.push_back(manifest.to_string() + " (" + entry.recipe + " for " + entry.tier +
                                "): " + complete.error().message);
       continue;
     }
@@ -176,7 +179,7 @@ std::expected<RebuildReport, Error> rebuild_index(const fs::path& root, const Tr
   std::ranges::sort(entries, {},
                     [&](const IndexEntry& e) { return std::tuple(e.created, stored_at[e.manifest], e.manifest); });
   for (auto& entry : entries) {
-    if (entry.pack.empty()) report.unknown_modes += unsigned_modes[entry.manifest];
+    if (!entry.pack) report.unknown_modes += unsigned_modes[entry.manifest];
     auto id = store.index().add(entry);
     if (!id) return std::unexpected(id.error());
     entry.id = *id;

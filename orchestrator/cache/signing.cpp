@@ -150,7 +150,7 @@ std::string signature_json(const SignatureDocument& doc) {
                          {"algorithm", doc.algorithm},
                          {"key_id", doc.key_id},
                          {"signature", base64_encode(doc.signature)},
-                         {"signed_digest", "sha256:" + doc.signed_digest}};
+                         {"signed_digest", doc.signed_digest.to_string()}};
   return j.dump();
 }
 
@@ -169,11 +169,12 @@ std::expected<SignatureDocument, Error> parse_signature(std::string_view text) {
   if (doc.algorithm != "ed25519") return std::unexpected(invalid_error("signature algorithm is not ed25519"));
   if (doc.key_id.size() != k_key_id_hex || doc.key_id.find_first_not_of("0123456789abcdef") != std::string::npos)
     return std::unexpected(invalid_error("signature key_id is not 16 hex digits"));
-  if (!digest.starts_with("sha256:") || !is_sha256_hex(digest.substr(7)))
-    return std::unexpected(invalid_error("signature signed_digest is not sha256:<hex>"));
+  const auto signed_digest = digest::Digest::parse(digest);
+  if (!signed_digest)
+    return std::unexpected(invalid_error("signature signed_digest is not sha256:<hex>: " + signed_digest.error()));
   if (!raw || raw->size() != k_signature_bytes)
     return std::unexpected(invalid_error("signature is not 64 bytes of base64"));
-  doc.signed_digest = digest.substr(7);
+  doc.signed_digest = *signed_digest;
   doc.signature = std::move(*raw);
   return doc;
 }
@@ -182,7 +183,7 @@ SignatureDocument sign_manifest(const SigningKey& key, std::string_view manifest
   return {.key_id = key.public_key().key_id(),
           .algorithm = "ed25519",
           .signature = key.sign(manifest_bytes),
-          .signed_digest = sha256_of(manifest_bytes)};
+          .signed_digest = digest::sha256(manifest_bytes)};
 }
 
 std::string_view to_string(VerifyStatus status) {
@@ -206,10 +207,10 @@ Verification verify_manifest(std::string_view manifest_bytes, const std::optiona
   if (!signature_text) return {VerifyStatus::not_signed, "", "the manifest has no signature"};
   auto doc = parse_signature(*signature_text);
   if (!doc) return {VerifyStatus::bad_signature, "", doc.error().message};
-  const std::string digest = sha256_of(manifest_bytes);
+  const digest::Digest digest = digest::sha256(manifest_bytes);
   if (digest != doc->signed_digest)
     return {VerifyStatus::digest_mismatch, doc->key_id,
-            "the signature covers sha256:" + doc->signed_digest + ", the manifest is sha256:" + digest};
+            "the signature covers " + doc->signed_digest.to_string() + ", the manifest is " + digest.to_string()};
   const auto key = trusted.find(doc->key_id);
   if (key == trusted.end())
     return {VerifyStatus::unknown_key, doc->key_id,

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include "orchestrator/cache/error.hpp"
+#include "orchestrator/digest/digest.hpp"
 
 namespace orc::cache {
 
@@ -61,8 +62,8 @@ struct SignatureDocument {
   static constexpr int k_schema_version = 1;
   std::string key_id;
   std::string algorithm = "ed25519";
-  std::string signature;      // raw bytes (base64 in the document)
-  std::string signed_digest;  // hex of the manifest's canonical bytes
+  std::string signature;         // raw bytes (base64 in the document)
+  digest::Digest signed_digest;  // of the manifest's canonical bytes
 };
 
 std::string signature_json(const SignatureDocument& doc);

@@ -17,32 +17,31 @@ auto identity(const SmokeAttestation& run) { return std::tie(run.node, run.key_i
 
 }  // namespace
 
-std::string smoke_subject(const Manifest& manifest) {
+digest::Digest smoke_subject(const Manifest& manifest) {
   Manifest build = manifest;
   build.smoke.clear();
   build.created.clear();
   for (auto& f : build.files) f.mode.reset();
   const std::string bytes = canonical_json(build);
-  return digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))).hex();
+  return digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size())));
 }
 
-std::string smoke_run_bytes(const SmokeAttestation& run, std::string_view tier, std::string_view subject) {
+std::string smoke_run_bytes(const SmokeAttestation& run, std::string_view tier, const digest::Digest& subject) {
   // nlohmann::json keeps object keys sorted, which makes these bytes canonical.
-  const nlohmann::json j{{"type", k_run_type},     {"subject", "sha256:" + std::string(subject)},
-                         {"tier", tier},           {"node", run.node},
-                         {"key_id", run.key_id},   {"ordinal", run.ordinal},
-                         {"gpu", run.gpu},         {"cc", run.cc},
-                         {"member", run.member},   {"driver", run.driver},
-                         {"outcome", run.outcome}, {"time", run.time}};
+  const nlohmann::json j{
+      {"type", k_run_type},   {"subject", subject.to_string()}, {"tier", tier},           {"node", run.node},
+      {"key_id", run.key_id}, {"ordinal", run.ordinal},         {"gpu", run.gpu},         {"cc", run.cc},
+      {"member", run.member}, {"driver", run.driver},           {"outcome", run.outcome}, {"time", run.time}};
   return j.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
-void sign_smoke_run(SmokeAttestation& run, const SigningKey& key, std::string_view tier, std::string_view subject) {
+void sign_smoke_run(SmokeAttestation& run, const SigningKey& key, std::string_view tier,
+                    const digest::Digest& subject) {
   run.key_id = key.public_key().key_id();
   run.signature = key.sign(smoke_run_bytes(run, tier, subject));
 }
 
-RunSignature verify_smoke_run(const SmokeAttestation& run, std::string_view tier, std::string_view subject,
+RunSignature verify_smoke_run(const SmokeAttestation& run, std::string_view tier, const digest::Digest& subject,
                               const TrustedKeys& trusted) {
   if (!run.is_signed()) return RunSignature::not_signed;
   const auto key = trusted.find(run.key_id);

@@ -22,18 +22,18 @@
 
 namespace orc::cache {
 
-// Hex SHA-256 of the manifest's canonical bytes with its smoke object empty,
+// The SHA-256 of the manifest's canonical bytes with its smoke object empty,
 // its created time blank and its files' modes left out: what an attestation
 // adds or restamps, and what a set stored again adds to a manifest written
 // before modes were signed (the modes the index kept), so runs signed before
 // still speak for it. The manifest's own signature covers the modes.
-std::string smoke_subject(const Manifest& manifest);
+digest::Digest smoke_subject(const Manifest& manifest);
 
 // The bytes the node signs for `run` under `tier` of the set `subject` names.
-std::string smoke_run_bytes(const SmokeAttestation& run, std::string_view tier, std::string_view subject);
+std::string smoke_run_bytes(const SmokeAttestation& run, std::string_view tier, const digest::Digest& subject);
 
 // Sets run.key_id to `key`'s and run.signature to its signature of the run.
-void sign_smoke_run(SmokeAttestation& run, const SigningKey& key, std::string_view tier, std::string_view subject);
+void sign_smoke_run(SmokeAttestation& run, const SigningKey& key, std::string_view tier, const digest::Digest& subject);
 
 enum class RunSignature {
   verified,
@@ -42,7 +42,7 @@ enum class RunSignature {
   bad_signature,  // the record is not what its node signed (or not for this set and tier)
 };
 
-RunSignature verify_smoke_run(const SmokeAttestation& run, std::string_view tier, std::string_view subject,
+RunSignature verify_smoke_run(const SmokeAttestation& run, std::string_view tier, const digest::Digest& subject,
                               const TrustedKeys& trusted);
 
 // Puts `run` in place of the earlier run of the same node (hostname and key)

@@ -151,6 +151,10 @@ std::expected<Store::Pin, Error> Store::pin() {
   return Pin(m_lock);
 }
 
+fs::path Store::blob_path(const digest::Digest& digest) const { return blob_path(digest.hex()); }
+
+bool Store::has_blob(const digest::Digest& digest) const { return has_blob(digest.hex()); }
+
 fs::path Store::blob_path(std::string_view hex) const {
   return blobs_dir() / std::string(hex.substr(0, 2)) / std::string(hex);
 }
@@ -202,12 +206,12 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
     fs::remove(temp, ec);
     return std::unexpected(size.error());
   }
-  PutResult result{.hex = hasher.digest().hex(), .size = *size, .added = false};
-  if (has_blob(result.hex)) {
+  PutResult result{.digest = hasher.digest(), .size = *size, .added = false};
+  if (has_blob(result.digest)) {
     fs::remove(temp, ec);
     return result;
   }
-  auto moved = commit_no_replace(temp, blob_path(result.hex));
+  auto moved = commit_no_replace(temp, blob_path(result.digest));
   if (!moved) return std::unexpected(moved.error());
   result.added = *moved;
   return result;
@@ -216,11 +220,11 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
 std::expected<PutResult, Error> Store::put_bytes(std::string_view bytes) {
   auto held = pin();
   if (!held) return std::unexpected(held.error());
-  PutResult result{.hex = digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))).hex(),
+  PutResult result{.digest = digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))),
                    .size = bytes.size(),
                    .added = false};
-  if (has_blob(result.hex)) return result;
-  auto written = write_file_atomic(blob_path(result.hex), bytes, tmp_dir(), 0644, Replace::refuse);
+  if (has_blob(result.digest)) return result;
+  auto written = write_file_atomic(blob_path(result.digest), bytes, tmp_dir(), 0644, Replace::refuse);
   // Refused means another writer got there first with the same bytes.
   if (!written && written.error().kind != ErrorKind::invalid) return std::unexpected(written.error());
   result.added = written.has_value();
@@ -228,14 +232,19 @@ std::expected<PutResult, Error> Store::put_bytes(std::string_view bytes) {
 }
 
 std::expected<std::string, Error> Store::read_blob(std::string_view hex) const {
-  if (!is_sha256_hex(hex)) return std::unexpected(invalid_error("not a sha256 digest: " + std::string(hex)));
-  auto bytes = read_file(blob_path(hex));
+  const auto digest = digest::Digest::from_hex(hex);
+  if (!digest) return std::unexpected(invalid_error("not a sha256 digest: " + std::string(hex)));
+  return read_blob(*digest);
+}
+
+std::expected<std::string, Error> Store::read_blob(const digest::Digest& digest) const {
+  auto bytes = read_file(blob_path(digest));
   if (!bytes)
-    return std::unexpected(Error{ErrorKind::not_found, "blob sha256:" + std::string(hex) + " is not in the store"});
-  if (digest::sha256(std::as_bytes(std::span(bytes->data(), bytes->size()))).hex() != hex)
+    return std::unexpected(Error{ErrorKind::not_found, "blob " + digest.to_string() + " is not in the store"});
+  if (digest::sha256(std::as_bytes(std::span(bytes->data(), bytes->size()))) != digest)
     return std::unexpected(
         Error{ErrorKind::corrupt,
-              "blob sha256:" + std::string(hex) + " does not match its digest (run 'orchestrate cache verify')"});
+              "blob " + digest.to_string() + " does not match its digest (run 'orchestrate cache verify')"});
   return bytes;
 }
 
@@ -252,9 +261,9 @@ std::expected<std::vector<StoredBlob>, Error> Store::list_blobs() const {
 }
 
 std::expected<void, Error> Store::check_blobs(const IndexEntry& entry) const {
-  std::vector<std::string> named{entry.manifest};
-  for (const std::string* hex : {&entry.build_log, &entry.signature, &entry.pack})
-    if (!hex->empty()) named.push_back(*hex);
+  std::vector<std::string> named{entry.manifest.hex()};
+  for (const auto* digest : {&entry.build_log, &entry.signature, &entry.pack})
+    if (*digest) named.push_back((*digest)->hex());
   for (const auto& f : entry.files) named.push_back(f.sha256);
   for (const auto& hex : named)
     if (!has_blob(hex))

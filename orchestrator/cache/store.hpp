@@ -34,6 +34,7 @@
 
 #include "orchestrator/cache/error.hpp"
 #include "orchestrator/cache/index.hpp"
+#include "orchestrator/digest/digest.hpp"
 
 namespace orc::cache {
 
@@ -46,7 +47,7 @@ struct StoredBlob {
 };
 
 struct PutResult {
-  std::string hex;
+  digest::Digest digest;
   std::uint64_t size = 0;
   bool added = false;  // false when the blob was already there
 };
@@ -85,6 +86,10 @@ class Store {
   };
   std::expected<Pin, Error> pin();
 
+  std::filesystem::path blob_path(const digest::Digest& digest) const;
+  bool has_blob(const digest::Digest& digest) const;
+  // The same for a file's digest, which manifests and index rows still hold
+  // as hex: an ill-formed one is no blob (has_blob false, read_blob invalid).
   std::filesystem::path blob_path(std::string_view hex) const;
   bool has_blob(std::string_view hex) const;
   // Copies `file` in, hashing it on the way.
@@ -92,6 +97,7 @@ class Store {
   std::expected<PutResult, Error> put_bytes(std::string_view bytes);
   // The blob's bytes, re-hashed: corrupt when they no longer match the name,
   // not_found when it is not stored. For manifests and signatures, not GBs.
+  std::expected<std::string, Error> read_blob(const digest::Digest& digest) const;
   std::expected<std::string, Error> read_blob(std::string_view hex) const;
 
   // Every file under blobs.v1/ (well named or not), in no particular order.

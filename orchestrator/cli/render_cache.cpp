@@ -19,13 +19,20 @@ using util::human_size;
 // accepts any unique prefix, so the column can be pasted.
 constexpr std::size_t k_short_digest = 16;
 
+// The JSON lists of digests are bare hex (their documented shape).
+std::vector<std::string> hex_list(const std::vector<digest::Digest>& digests) {
+  std::vector<std::string> out;
+  for (const auto& d : digests) out.push_back(d.hex());
+  return out;
+}
+
 std::size_t verified_count(const std::vector<cache::IndexEntry>& sets) {
   return static_cast<std::size_t>(std::ranges::count(sets, true, &cache::IndexEntry::verified));
 }
 
 ordered_json rebuild_json(const cache::RebuildReport& r) {
   ordered_json sets = ordered_json::array();
-  for (const auto& e : r.sets) sets.push_back("sha256:" + e.manifest);
+  for (const auto& e : r.sets) sets.push_back(e.manifest.to_string());
   return {{"blobs", r.blobs},
           {"sets", std::move(sets)},
           {"verified", verified_count(r.sets)},
@@ -46,26 +53,31 @@ std::string rebuild_text(const cache::RebuildReport& r, const std::filesystem::p
   return out.str();
 }
 
-ordered_json or_null(const std::string& hex, bool prefixed = true) {
-  if (hex.empty()) return nullptr;
-  return prefixed ? "sha256:" + hex : hex;
+ordered_json or_null(const std::string& text) {
+  if (text.empty()) return nullptr;
+  return text;
+}
+
+ordered_json or_null(const std::optional<digest::Digest>& digest) {
+  if (!digest) return nullptr;
+  return digest->to_string();
 }
 
 ordered_json set_json(const cache::IndexEntry& e) {
   ordered_json files = ordered_json::array();
   for (const auto& f : e.files) files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"size", f.size}});
-  return {{"manifest", "sha256:" + e.manifest},
+  return {{"manifest", e.manifest.to_string()},
           {"recipe", e.recipe},
           {"tier", e.tier},
           {"key", e.key},
           {"toolkit", e.toolkit},
-          {"cudnn", or_null(e.cudnn, false)},
+          {"cudnn", or_null(e.cudnn)},
           {"sass", e.sass},
           {"ptx", e.ptx},
           {"files", std::move(files)},
           {"build_log", or_null(e.build_log)},
           {"signature", or_null(e.signature)},
-          {"signer", or_null(e.signer, false)},
+          {"signer", or_null(e.signer)},
           {"verified", e.verified},
           {"source_revision", e.source_revision},
           {"created", cache::utc_rfc3339(e.created)}};
@@ -77,7 +89,7 @@ std::string ls_table(const std::vector<cache::IndexEntry>& sets) {
   for (const auto& e : sets) {
     std::uint64_t size = 0;
     for (const auto& f : e.files) size += f.size;
-    table.add_row({e.manifest.substr(0, k_short_digest), e.recipe, e.tier, e.toolkit,
+    table.add_row({e.manifest.hex().substr(0, k_short_digest), e.recipe, e.tier, e.toolkit,
                    e.sass.empty() ? "-" : util::join(e.sass, ","), e.ptx.empty() ? "-" : util::join(e.ptx, ","),
                    std::to_string(e.files.size()), human_size(size), e.signer.empty() ? "unsigned" : e.signer,
                    e.verified ? "yes" : "no", cache::utc_rfc3339(e.created)});
@@ -91,7 +103,7 @@ std::string verify_json(const app::CacheVerifyReport& r) {
     corrupt.push_back({{"digest", "sha256:" + c.digest},
                        {"actual", c.actual},
                        {"moved_to", c.moved_to.string()},
-                       {"dropped", c.dropped}});
+                       {"dropped", hex_list(c.dropped)}});
   ordered_json json{{"blobs", r.verified.blobs},
                     {"bytes", r.verified.bytes},
                     {"corrupt", std::move(corrupt)},
@@ -148,8 +160,8 @@ void emit(Io& io, const app::CacheGcReport& report, Format format) {
   io.err << report.progress;
   const auto& r = report.collected;
   if (format == Format::json)
-    io.out << ordered_json{{"removed_sets", r.removed_sets},
-                           {"dropped_packs", r.dropped_packs},
+    io.out << ordered_json{{"removed_sets", hex_list(r.removed_sets)},
+                           {"dropped_packs", hex_list(r.dropped_packs)},
                            {"removed_blobs", r.removed_blobs},
                            {"removed_bytes", r.removed_bytes},
                            {"removed_temporaries", r.removed_temps}}

@@ -1,5 +1,6 @@
 #include "orchestrator/digest/digest.hpp"
 
+#include <algorithm>
 #include <cstring>
 
 namespace orc::digest {
@@ -67,6 +68,31 @@ std::string Digest::hex() const {
 }
 
 std::string Digest::to_string() const { return std::string(k_prefix) + hex(); }
+
+std::expected<DigestPrefix, std::string> DigestPrefix::parse(std::string_view text) {
+  // Hex in either case, as the index always took it.
+  std::string lower(text);
+  for (char& c : lower)
+    if (c >= 'A' && c <= 'F') c = static_cast<char>(c - 'A' + 'a');
+  const auto colon = lower.find(':');
+  const std::string_view hex = std::string_view(lower).substr(colon == std::string::npos ? 0 : colon + 1);
+  // A whole digest, or one of another algorithm: Digest's parse says what is wrong.
+  if ((colon != std::string::npos && lower.substr(0, colon + 1) != k_prefix) || hex.size() >= k_hex_digits) {
+    auto whole = colon == std::string::npos ? Digest::from_hex(lower) : Digest::parse(lower);
+    if (!whole) return std::unexpected(whole.error());
+    return DigestPrefix(whole->hex());
+  }
+  if (hex.size() < k_min_digits || std::ranges::any_of(hex, [](char c) { return hex_value(c) < 0; }))
+    return std::unexpected(quoted(text) + " is not a sha256 digest or a prefix of one (" +
+                           std::to_string(k_min_digits) + " to 64 hex digits, sha256: optional)");
+  return DigestPrefix(std::string(hex));
+}
+
+std::string DigestPrefix::to_string() const { return std::string(k_prefix) + m_hex; }
+
+std::string Digest::short_string(std::size_t hex_digits) const {
+  return std::string(k_prefix) + hex().substr(0, hex_digits);
+}
 
 }  // namespace orc::digest
 

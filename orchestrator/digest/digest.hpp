@@ -39,6 +39,9 @@ class Digest {
   std::string hex() const;
   // "sha256:<hex>", for the wire and for print.
   std::string to_string() const;
+  // "sha256:" and the first `hex_digits` of the hex: the short form tables
+  // and messages name a digest by.
+  std::string short_string(std::size_t hex_digits) const;
 
   friend auto operator<=>(const Digest&, const Digest&) = default;
   friend bool operator==(const Digest&, const Digest&) = default;
@@ -50,6 +53,32 @@ class Digest {
 
 // "sha256".
 std::string_view to_string(Algorithm algorithm);
+
+// How a user names a digest on the command line (`--digest`, `smoke
+// --artifact`): all of it or its first hex digits, at least k_min_digits of
+// them, "sha256:" optional. Parsed once where the argument enters.
+class DigestPrefix {
+ public:
+  // Fewer hex digits than this match too much to be meant as one digest.
+  static constexpr std::size_t k_min_digits = 4;
+
+  // A whole digest (64 digits, or with an algorithm named) must be one that
+  // Digest::parse accepts, and the error is its; a shorter one must be
+  // k_min_digits to 64 lowercase hex digits.
+  static std::expected<DigestPrefix, std::string> parse(std::string_view text);
+  // All of `whole`.
+  explicit DigestPrefix(const Digest& whole) : m_hex(whole.hex()) {}
+
+  // The lowercase hex digits given.
+  const std::string& hex() const { return m_hex; }
+  bool matches(const Digest& digest) const { return digest.hex().starts_with(m_hex); }
+  // "sha256:<the digits given>", for messages.
+  std::string to_string() const;
+
+ private:
+  explicit DigestPrefix(std::string hex) : m_hex(std::move(hex)) {}
+  std::string m_hex;
+};
 
 }  // namespace orc::digest
 

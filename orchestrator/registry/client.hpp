@@ -68,12 +68,12 @@ struct PushedBlob {
 
 struct FetchedManifest {
   std::string media_type;  // Content-Type without parameters
-  std::string digest;      // of the bytes, verified
+  digest::Digest digest;   // of the bytes, verified
   std::string body;
 };
 
 struct PutManifestResult {
-  std::string digest;
+  digest::Digest digest;
   // The registry said (OCI-Subject header) that it indexed the manifest's
   // subject: the referrers API exists and no fallback tag is needed.
   bool subject_indexed = false;
@@ -97,7 +97,7 @@ class Client {
   std::expected<void, Error> ping();
 
   // HEAD of a blob: its size, or nullopt when the registry lacks it.
-  std::expected<std::optional<std::uint64_t>, Error> blob_size(std::string_view digest);
+  std::expected<std::optional<std::uint64_t>, Error> blob_size(const digest::Digest& digest);
 
   // Streams a blob to `destination`, verifying the digest (and `size` when
   // given) while reading. Bytes land in `destination` + ".partial" first; a
@@ -107,7 +107,7 @@ class Client {
   // With Durability::caller_syncs the fsync before the rename is left to a
   // caller that syncs anyway (the store fsyncs what it renames into place);
   // a 1 GiB fsync costs about as much as the transfer itself.
-  std::expected<void, Error> fetch_blob(std::string_view digest, std::optional<std::uint64_t> size,
+  std::expected<void, Error> fetch_blob(const digest::Digest& digest, std::optional<std::uint64_t> size,
                                         const std::filesystem::path& destination,
                                         Durability durability = Durability::fsync);
 
@@ -117,11 +117,11 @@ class Client {
   // order. The digest is not recomputed here: the caller checks what the
   // bytes carry (a pull hashes every file of a layer against the signed
   // manifest). `receive` returning false stops the transfer (ErrorKind::io).
-  std::expected<void, Error> stream_blob(std::string_view digest, std::uint64_t size,
+  std::expected<void, Error> stream_blob(const digest::Digest& digest, std::uint64_t size,
                                          const std::function<bool(std::string_view)>& receive);
 
   // Uploads a blob unless the registry has it (HEAD first).
-  std::expected<PushedBlob, Error> push_blob(std::string_view digest, const BlobSource& source,
+  std::expected<PushedBlob, Error> push_blob(const digest::Digest& digest, const BlobSource& source,
                                              UploadOptions options = {});
 
   // PUT a manifest by tag or digest with its media type as Content-Type.
@@ -137,12 +137,13 @@ class Client {
 
   // The manifests whose subject is `digest`, of `artifact_type` when not
   // empty: the referrers API, or the "sha256-<hex>" tag where it is missing.
-  std::expected<std::vector<Descriptor>, Error> referrers(std::string_view digest, std::string_view artifact_type = {});
+  std::expected<std::vector<Descriptor>, Error> referrers(const digest::Digest& digest,
+                                                          std::string_view artifact_type = {});
 
   // PUTs a manifest that has a subject, by its digest, and makes it findable
   // by referrers(): nothing more when the registry indexes subjects, else
   // adds it to the fallback tag's index.
-  std::expected<std::string, Error> put_referrer(const Manifest& parsed, std::string_view body);
+  std::expected<digest::Digest, Error> put_referrer(const Manifest& parsed, std::string_view body);
 
  private:
   class DownloadSink;
@@ -171,8 +172,8 @@ class Client {
  private:
   // The GET loop of fetch_blob and stream_blob: resumes with Range from
   // `have`, retries per the policy.
-  std::expected<void, Error> download(const std::string& digest, std::optional<std::uint64_t> size, std::uint64_t& have,
-                                      BlobWriter& writer);
+  std::expected<void, Error> download(const digest::Digest& digest, std::optional<std::uint64_t> size,
+                                      std::uint64_t& have, BlobWriter& writer);
 
   std::string api_url(std::string_view tail) const;
   // One exchange with the authentication dance (401 -> credentials -> once

@@ -33,8 +33,8 @@ constexpr std::string_view k_octet_stream = "application/octet-stream";
 constexpr int k_max_resumes = 100;
 
 // "GET blob sha256:<hex> (301.0 MiB)": an operation on a blob, for a timeout's message.
-std::string blob_operation(std::string_view method, std::string_view digest, std::optional<std::uint64_t> size) {
-  std::string out = std::string(method) + " blob " + std::string(digest);
+std::string blob_operation(std::string_view method, const digest::Digest& digest, std::optional<std::uint64_t> size) {
+  std::string out = std::string(method) + " blob " + digest.to_string();
   if (size) out += " (" + util::human_size(*size) + ")";
   return out;
 }
@@ -172,9 +172,9 @@ class Receiver final : public Client::BlobWriter {
 
 }  // namespace
 
-std::expected<void, Error> Client::download(const std::string& digest, std::optional<std::uint64_t> size,
+std::expected<void, Error> Client::download(const digest::Digest& digest, std::optional<std::uint64_t> size,
                                             std::uint64_t& have, BlobWriter& writer) {
-  const std::string url = api_url("blobs/" + digest);
+  const std::string url = api_url("blobs/" + digest.to_string());
   int failures = 0;
   for (int tries = 0; !(size && have == *size); ++tries) {
     Request request{.method = "GET", .url = url};
@@ -199,7 +199,7 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
       if (!writer.restart()) return std::unexpected(*writer.failure);
       have = 0;
     } else if (response && !is_retryable_status(response->status)) {
-      return std::unexpected(http_error(request, *response, "blob " + digest));
+      return std::unexpected(http_error(request, *response, "blob " + digest.to_string()));
     } else if (!response && !net::is_transient(response.error().kind)) {
       return std::unexpected(transport_error(request, response.error()));
     } else if (response) {
@@ -209,26 +209,26 @@ std::expected<void, Error> Client::download(const std::string& digest, std::opti
     failures = have > before ? 1 : failures + 1;
     const auto delay = tries < k_max_resumes ? retry_delay(m_options.retry, failures, retry_after) : std::nullopt;
     if (!delay) {
-      if (response && !response->ok()) return std::unexpected(http_error(request, *response, "blob " + digest));
+      if (response && !response->ok())
+        return std::unexpected(http_error(request, *response, "blob " + digest.to_string()));
       if (!response) return std::unexpected(transport_error(request, response.error()));
       return std::unexpected(
           Error{ErrorKind::unreachable, "GET " + redact_url(url) + ": the transfer kept ending early"});
     }
-    log("resuming " + digest + " at byte " + std::to_string(have) + " in " + std::to_string(delay->count()) + " ms");
+    log("resuming " + digest.to_string() + " at byte " + std::to_string(have) + " in " +
+        std::to_string(delay->count()) + " ms");
     wait(std::min(*delay, remaining()));
   }
   return {};
 }
 
-std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string_view digest) {
-  if (!digest::Digest::parse(digest).has_value())
-    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
+std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(const digest::Digest& digest) {
   const Operation operation(*this, blob_operation("HEAD", digest, std::nullopt));
-  Request request{.method = "HEAD", .url = api_url("blobs/" + std::string(digest))};
+  Request request{.method = "HEAD", .url = api_url("blobs/" + digest.to_string())};
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
   if (response->status == 404) return std::nullopt;
-  if (!response->ok()) return std::unexpected(http_error(request, *response, "blob " + std::string(digest)));
+  if (!response->ok()) return std::unexpected(http_error(request, *response, "blob " + digest.to_string()));
   const auto length = response->header("Content-Length");
   std::uint64_t size = 0;
   try {
@@ -239,10 +239,8 @@ std::expected<std::optional<std::uint64_t>, Error> Client::blob_size(std::string
   return size;
 }
 
-std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::optional<std::uint64_t> size,
+std::expected<void, Error> Client::fetch_blob(const digest::Digest& digest, std::optional<std::uint64_t> size,
                                               const std::filesystem::path& destination, Durability durability) {
-  if (!digest::Digest::parse(digest).has_value())
-    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   const Operation operation(*this, blob_operation("GET", digest, size), size.value_or(0));
   const std::filesystem::path partial = destination.string() + ".partial";
   digest::BackgroundSha256 hasher;
@@ -258,7 +256,7 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
       hasher.reset();
       have = 0;
     } else if (have > 0) {
-      log("resuming " + std::string(digest) + " from byte " + std::to_string(have) + " of an earlier download");
+      log("resuming " + digest.to_string() + " from byte " + std::to_string(have) + " of an earlier download");
     }
   }
   Fd fd(::open(partial.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644));
@@ -269,7 +267,7 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
     return std::unexpected(std::move(error));
   };
   PartialFile writer(fd.get(), hasher);
-  if (auto got = download(std::string(digest), size, have, writer); !got) {
+  if (auto got = download(digest, size, have, writer); !got) {
     // The partial file stays for the next fetch to continue, unless its
     // bytes are wrong (too many) or the blob is gone.
     const auto kind = got.error().kind;
@@ -278,11 +276,11 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
   }
   if ((durability == Durability::fsync && ::fsync(fd.get()) != 0) || fd.close() != 0)
     return give_up(Error{ErrorKind::io, "cannot write " + partial.string()}, false);
-  const std::string got = hasher.digest().to_string();
+  const digest::Digest got = hasher.digest();
   if (got != digest || (size && have != *size)) {
-    return give_up(Error{ErrorKind::digest_mismatch, "GET " + redact_url(api_url("blobs/" + std::string(digest))) +
+    return give_up(Error{ErrorKind::digest_mismatch, "GET " + redact_url(api_url("blobs/" + digest.to_string())) +
                                                          ": the " + std::to_string(have) + " bytes received hash to " +
-                                                         got + "; the partial download was removed"},
+                                                         got.to_string() + "; the partial download was removed"},
                    false);
   }
   std::filesystem::rename(partial, destination, ec);
@@ -290,14 +288,12 @@ std::expected<void, Error> Client::fetch_blob(std::string_view digest, std::opti
   return {};
 }
 
-std::expected<void, Error> Client::stream_blob(std::string_view digest, std::uint64_t size,
+std::expected<void, Error> Client::stream_blob(const digest::Digest& digest, std::uint64_t size,
                                                const std::function<bool(std::string_view)>& receive) {
-  if (!digest::Digest::parse(digest).has_value())
-    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   const Operation operation(*this, blob_operation("GET", digest, size), size);
   std::uint64_t have = 0;
   Receiver writer(receive);
-  return download(std::string(digest), size, have, writer);
+  return download(digest, size, have, writer);
 }
 
 std::expected<std::string, Error> Client::start_upload() {
@@ -345,10 +341,8 @@ std::expected<std::string, Error> Client::upload_chunks(std::string location, co
   return location;
 }
 
-std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, const BlobSource& source,
+std::expected<PushedBlob, Error> Client::push_blob(const digest::Digest& digest, const BlobSource& source,
                                                    UploadOptions options) {
-  if (!digest::Digest::parse(digest).has_value())
-    return std::unexpected(Error{ErrorKind::invalid, "bad digest '" + std::string(digest) + "'"});
   std::uint64_t size = 0;
   if (const auto* path = std::get_if<std::filesystem::path>(&source)) {
     std::error_code ec;
@@ -362,7 +356,7 @@ std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, cons
   auto existing = blob_size(digest);
   if (!existing) return std::unexpected(existing.error());
   if (*existing) {
-    log("blob " + std::string(digest) + " already in " + display_url() + "; not uploading");
+    log("blob " + digest.to_string() + " already in " + display_url() + "; not uploading");
     return PushedBlob{.uploaded = false};
   }
   auto location = start_upload();
@@ -374,12 +368,13 @@ std::expected<PushedBlob, Error> Client::push_blob(std::string_view digest, cons
   } else {
     put.body = slice_of(source, 0, size);
   }
-  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") + "digest=" + net::url_encode(digest);
+  put.url = *location + (location->find('?') == std::string::npos ? "?" : "&") +
+            "digest=" + net::url_encode(digest.to_string());
   put.headers.emplace_back("Content-Type", k_octet_stream);
   auto response = exchange(put);
   if (!response) return std::unexpected(response.error());
   if (response->status != 201)
-    return std::unexpected(http_error(put, *response, "finishing the upload of " + std::string(digest)));
+    return std::unexpected(http_error(put, *response, "finishing the upload of " + digest.to_string()));
   return PushedBlob{.uploaded = true};
 }
 

@@ -33,19 +33,19 @@ std::unexpected<Error> invalid(std::string message) {
 std::expected<PutManifestResult, Error> Client::put_manifest(std::string_view reference, std::string_view media_type,
                                                              std::string_view body) {
   if (!is_reference(reference)) return invalid("bad manifest reference '" + std::string(reference) + "'");
-  const std::string digest = digest::sha256(body).to_string();
-  if (digest::Digest::parse(reference).has_value() && reference != digest)
-    return invalid("manifest bytes hash to " + digest + ", not " + std::string(reference));
+  const digest::Digest digest = digest::sha256(body);
+  if (const auto named = digest::Digest::parse(reference); named && *named != digest)
+    return invalid("manifest bytes hash to " + digest.to_string() + ", not " + std::string(reference));
   const Operation operation(*this, "PUT manifest " + std::string(reference), 0, Direction::upload);
   Request request{.method = "PUT", .url = api_url("manifests/" + std::string(reference)), .body = std::string(body)};
   request.headers.emplace_back("Content-Type", std::string(media_type));
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
   if (response->status != 201) return std::unexpected(http_error(request, *response, "storing the manifest"));
-  if (const auto echoed = response->header("Docker-Content-Digest"); echoed && *echoed != digest)
-    return std::unexpected(Error{
-        ErrorKind::digest_mismatch,
-        "PUT " + redact_url(request.url) + ": the registry stored " + *echoed + " for bytes that hash to " + digest});
+  if (const auto echoed = response->header("Docker-Content-Digest"); echoed && *echoed != digest.to_string())
+    return std::unexpected(Error{ErrorKind::digest_mismatch, "PUT " + redact_url(request.url) +
+                                                                 ": the registry stored " + *echoed +
+                                                                 " for bytes that hash to " + digest.to_string()});
   return PutManifestResult{.digest = digest, .subject_indexed = response->header("OCI-Subject").has_value()};
 }
 
@@ -58,19 +58,20 @@ std::expected<FetchedManifest, Error> Client::get_manifest(std::string_view refe
   auto response = exchange(request);
   if (!response) return std::unexpected(response.error());
   if (!response->ok()) return std::unexpected(http_error(request, *response, "manifest " + std::string(reference)));
-  FetchedManifest out{.digest = digest::sha256(response->body).to_string()};
+  FetchedManifest out{.digest = digest::sha256(response->body)};
   const std::string content_type = response->header("Content-Type").value_or("");
   out.media_type = std::string(util::trim(std::string_view(content_type).substr(0, content_type.find(';'))));
   // By digest the reference is the proof; by tag the registry's own header
   // is, when it sends one (distribution always does).
-  std::string expected(reference);
-  if (!digest::Digest::parse(reference).has_value()) {
+  auto expected = digest::Digest::parse(reference);
+  if (!expected) {
     const auto header = response->header("Docker-Content-Digest");
-    expected = header && digest::Digest::parse(*header).has_value() ? *header : out.digest;
+    expected = header ? digest::Digest::parse(*header) : expected;
   }
-  if (out.digest != expected)
+  if (expected && out.digest != *expected)
     return std::unexpected(Error{ErrorKind::digest_mismatch, "GET " + redact_url(request.url) + ": expected " +
-                                                                 expected + ", the bytes hash to " + out.digest});
+                                                                 expected->to_string() + ", the bytes hash to " +
+                                                                 out.digest.to_string()});
   out.body = std::move(response->body);
   return out;
 }
@@ -112,12 +113,10 @@ std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t pag
                                                         std::to_string(k_max_tag_pages) + " pages of tags"});
 }
 
-std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view digest,
+std::expected<std::vector<Descriptor>, Error> Client::referrers(const digest::Digest& digest,
                                                                 std::string_view artifact_type) {
-  if (!digest::Digest::parse(digest).has_value()) return invalid("bad digest '" + std::string(digest) + "'");
-  const Operation operation(*this, "GET the referrers of " + std::string(digest));
-  Request request{
-      .method = "GET", .url = api_url("referrers/" + std::string(digest)), .max_body = k_max_manifest_bytes};
+  const Operation operation(*this, "GET the referrers of " + digest.to_string());
+  Request request{.method = "GET", .url = api_url("referrers/" + digest.to_string()), .max_body = k_max_manifest_bytes};
   if (!artifact_type.empty()) request.url += "?artifactType=" + net::url_encode(artifact_type);
   request.headers.emplace_back("Accept", std::string(k_oci_index));
   auto response = exchange(request);
@@ -132,7 +131,7 @@ std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view
     if (!fallback) return std::unexpected(fallback.error());
     body = std::move(fallback->body);
   } else {
-    return std::unexpected(http_error(request, *response, "referrers of " + std::string(digest)));
+    return std::unexpected(http_error(request, *response, "referrers of " + digest.to_string()));
   }
   auto index = parse_index(body);
   if (!index) return std::unexpected(index.error());
@@ -144,11 +143,12 @@ std::expected<std::vector<Descriptor>, Error> Client::referrers(std::string_view
   return out;
 }
 
-std::expected<std::string, Error> Client::put_referrer(const Manifest& parsed, std::string_view body) {
+std::expected<digest::Digest, Error> Client::put_referrer(const Manifest& parsed, std::string_view body) {
   if (!parsed.subject) return invalid("put_referrer: the manifest has no subject");
-  const std::string digest = digest::sha256(body).to_string();
-  const Operation operation(*this, "PUT referrer " + digest + " of " + parsed.subject->digest, 0, Direction::upload);
-  auto put = put_manifest(digest, parsed.media_type, body);
+  const digest::Digest digest = digest::sha256(body);
+  const Operation operation(*this, "PUT referrer " + digest.to_string() + " of " + parsed.subject->digest.to_string(),
+                            0, Direction::upload);
+  auto put = put_manifest(digest.to_string(), parsed.media_type, body);
   if (!put) return std::unexpected(put.error());
   if (put->subject_indexed) return digest;
 

@@ -36,7 +36,7 @@ std::unexpected<Error> bad(std::string what) {
 }
 
 ordered_json descriptor_json(const Descriptor& d) {
-  ordered_json out = {{"mediaType", d.media_type}, {"digest", d.digest}, {"size", d.size}};
+  ordered_json out = {{"mediaType", d.media_type}, {"digest", d.digest.to_string()}, {"size", d.size}};
   if (!d.artifact_type.empty()) out["artifactType"] = d.artifact_type;
   if (!d.annotations.empty()) out["annotations"] = d.annotations;
   return out;
@@ -88,8 +88,12 @@ std::expected<Descriptor, Error> read_descriptor(const json& j, const std::strin
   d.media_type = std::move(*media_type);
   auto digest = optional_string(j, "digest");
   if (!digest) return std::unexpected(digest.error());
-  if (!digest::Digest::parse(*digest).has_value()) return bad(where + ".digest is missing or not sha256:<64 hex>");
-  d.digest = std::move(*digest);
+  if (digest->empty()) return bad(where + ".digest is missing");
+  // The registry's text is parsed here, once: a malformed digest is the
+  // registry's fault (protocol), said with what is wrong with it.
+  auto parsed = digest::Digest::parse(*digest);
+  if (!parsed) return bad(where + ".digest: " + parsed.error());
+  d.digest = *parsed;
   const auto size = j.find("size");
   if (size == j.end() || !size->is_number_integer() || size->get<std::int64_t>() < 0)
     return bad(where + ".size is missing or not a non-negative integer");
@@ -142,8 +146,7 @@ std::expected<json, Error> read_top(std::string_view text, std::span<const std::
 }  // namespace
 
 Descriptor describe(std::string_view media_type, std::string_view bytes) {
-  return Descriptor{
-      .media_type = std::string(media_type), .digest = digest::sha256(bytes).to_string(), .size = bytes.size()};
+  return Descriptor{.media_type = std::string(media_type), .digest = digest::sha256(bytes), .size = bytes.size()};
 }
 
 std::string artifact_manifest(const Descriptor& config, std::span<const Descriptor> layers, const ArtifactInfo& info) {
@@ -245,10 +248,10 @@ std::expected<ArtifactInfo, Error> read_artifact(const Manifest& manifest) {
   return info;
 }
 
-std::expected<Descriptor, Error> read_signature(const Manifest& manifest, std::string_view subject_digest) {
+std::expected<Descriptor, Error> read_signature(const Manifest& manifest, const digest::Digest& subject_digest) {
   if (manifest.artifact_type != k_signature_artifact_type) return bad("not an Orchestrate signature manifest");
   if (!manifest.subject || manifest.subject->digest != subject_digest)
-    return bad("the signature's subject is not " + std::string(subject_digest));
+    return bad("the signature's subject is not " + subject_digest.to_string());
   if (manifest.layers.size() != 1 || manifest.layers[0].media_type != k_signature_layer)
     return bad("a signature manifest holds exactly one " + std::string(k_signature_layer) + " layer");
   // An Ed25519 signature is 64 bytes; anything past a few KiB is not ours.
@@ -256,9 +259,8 @@ std::expected<Descriptor, Error> read_signature(const Manifest& manifest, std::s
   return manifest.layers[0];
 }
 
-std::string referrers_tag(std::string_view digest) {
-  const auto colon = digest.find(':');
-  return std::string(digest.substr(0, colon)) + "-" + std::string(digest.substr(colon + 1));
+std::string referrers_tag(const digest::Digest& digest) {
+  return std::string(digest::to_string(digest.algorithm())) + "-" + digest.hex();
 }
 
 }  // namespace orc::registry

@@ -25,6 +25,7 @@
 #include <string_view>
 #include <vector>
 
+#include "orchestrator/digest/digest.hpp"
 #include "orchestrator/registry/error.hpp"
 
 namespace orc::registry {
@@ -49,7 +50,7 @@ inline constexpr std::size_t k_max_string = 64 << 10;
 
 struct Descriptor {
   std::string media_type;
-  std::string digest;  // "sha256:<hex>"
+  digest::Digest digest;  // "sha256:<hex>" in the JSON
   std::uint64_t size = 0;
   std::string artifact_type;  // index entries of referrers carry it
   std::map<std::string, std::string> annotations;
@@ -114,9 +115,9 @@ std::expected<ArtifactInfo, Error> read_artifact(const Manifest& manifest);
 
 // The signature layer of a signature manifest whose subject is
 // `subject_digest`; protocol error when it is not one.
-std::expected<Descriptor, Error> read_signature(const Manifest& manifest, std::string_view subject_digest);
+std::expected<Descriptor, Error> read_signature(const Manifest& manifest, const digest::Digest& subject_digest);
 
 // "sha256-<hex>": the tag that stands in for the referrers API.
-std::string referrers_tag(std::string_view digest);
+std::string referrers_tag(const digest::Digest& digest);
 
 }  // namespace orc::registry

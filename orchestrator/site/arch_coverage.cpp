@@ -80,12 +80,12 @@ bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc) {
   return std::ranges::any_of(tier.gpus, [&](const recipe::TierGpu& g) { return g.cc.base() == cc; });
 }
 
-std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const recipe::Tier& tier,
+std::string smoke_problem(const cache::Manifest& manifest, const digest::Digest& digest, const recipe::Tier& tier,
                           const cache::TrustedKeys& trusted) {
   static const std::vector<cache::SmokeAttestation> k_no_runs;
   const auto found = manifest.smoke.find(tier.name);
   const auto& runs = found == manifest.smoke.end() ? k_no_runs : found->second;
-  const std::string subject = cache::smoke_subject(manifest);
+  const digest::Digest subject = cache::smoke_subject(manifest);
   std::set<arch::ComputeCapability> passed;
   std::vector<std::string> failed, altered, ignored;
   for (const auto& run : runs) {
@@ -121,7 +121,7 @@ std::string smoke_problem(const cache::Manifest& manifest, const std::string& ma
     else
       failed.push_back(who + ": " + run.outcome);
   }
-  const std::string set = "sha256:" + manifest_hex;
+  const std::string set = digest.to_string();
   const std::string quoted = "'" + tier.name + "'";
   if (!altered.empty())
     return set + "'s smoke attestation for tier " + quoted +

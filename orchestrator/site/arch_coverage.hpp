@@ -36,7 +36,7 @@ bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc);
 // refuses the set. Empty when it holds; else one sentence naming the CCs
 // still missing (or the run that failed) and what to run
 // (`orchestrate smoke TIER --artifact sha256:HEX`, then push).
-std::string smoke_problem(const cache::Manifest& manifest, const std::string& manifest_hex, const recipe::Tier& tier,
+std::string smoke_problem(const cache::Manifest& manifest, const digest::Digest& set, const recipe::Tier& tier,
                           const cache::TrustedKeys& trusted);
 
 }  // namespace orc::site

@@ -39,8 +39,8 @@ std::string display_remote(std::string_view url) {
   return std::string(url.substr(0, host)) + std::string(url.substr(at + 1));
 }
 
-std::string set_tag(std::string_view recipe, std::string_view tier, std::string_view manifest_hex) {
-  return latest_tag(recipe, tier) + std::string(k_separator) + std::string(manifest_hex.substr(0, k_tag_digest_chars));
+std::string set_tag(std::string_view recipe, std::string_view tier, const digest::Digest& manifest) {
+  return latest_tag(recipe, tier) + std::string(k_separator) + manifest.hex().substr(0, k_tag_digest_chars);
 }
 
 std::string latest_tag(std::string_view recipe, std::string_view tier) {

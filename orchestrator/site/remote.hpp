@@ -41,7 +41,7 @@ std::optional<RemoteChoice> choose_remote(const char* env_value, const recipe::C
 // The URL without credentials, for messages.
 std::string display_remote(std::string_view url);
 
-std::string set_tag(std::string_view recipe, std::string_view tier, std::string_view manifest_hex);
+std::string set_tag(std::string_view recipe, std::string_view tier, const digest::Digest& manifest);
 std::string latest_tag(std::string_view recipe, std::string_view tier);
 // Whether `tag` is set_tag(recipe, tier, ...) of some manifest.
 bool is_set_tag_of(std::string_view tag, std::string_view recipe, std::string_view tier);

@@ -99,7 +99,7 @@ TEST_F(BuildOnHost, DoubleStarGlobCollectsTheLibraryTwoDirectoriesDeep) {
   EXPECT_EQ(built.artifacts[0].sass, (std::vector<std::string>{"sm_90"}));
   EXPECT_EQ(built.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
   EXPECT_TRUE(fs::exists(built.artifacts[0].path)) << built.artifacts[0].path;
-  EXPECT_FALSE(built.manifest.empty());
+  EXPECT_TRUE(built.manifest.has_value());
 }
 
 TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {
@@ -111,7 +111,7 @@ TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {
   const std::regex expected(R"(artifact glob 'lib/libx\.so' matched no file under (/\S+)/build or \1/src )"
                             R"(\(did you mean 'build/lib/libx\.so'\?\))");
   EXPECT_TRUE(std::regex_match(missed.errors[0], expected)) << missed.errors[0];
-  EXPECT_TRUE(missed.manifest.empty());
+  EXPECT_FALSE(missed.manifest.has_value());
 }
 
 std::size_t count_blobs(const fs::path& store) {
@@ -213,7 +213,7 @@ TEST_F(BuildOnHost, AnArtifactNamedByBytesThatAreNotUtf8IsRefusedAsBadInput) {
   ASSERT_EQ(refused.errors.size(), 1u) << errors(refused);
   EXPECT_TRUE(refused.errors[0].starts_with("artifact 'build/lib/libx\\xff.so' has a name that is not UTF-8"))
       << refused.errors[0];
-  EXPECT_TRUE(refused.manifest.empty());
+  EXPECT_FALSE(refused.manifest.has_value());
   EXPECT_EQ(report.exit_code(), util::ExitCode::bad_input);
   const auto json = nlohmann::json::parse(app::render_build_json(report));
   EXPECT_EQ(json["builds"][0]["errors"][0], refused.errors[0]);

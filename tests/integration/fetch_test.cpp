@@ -90,14 +90,16 @@ class Registry {
     return "http://" + std::string(credentials) + (credentials.empty() ? "" : "@") +
            "127.0.0.1:" + std::to_string(m_port) + "/team/artifacts";
   }
-  fs::path blob_data(std::string_view digest) const {
-    const std::string hex(digest::Digest::parse(digest).value().hex());
+  fs::path blob_data(const digest::Digest& digest) const {
+    const std::string hex = digest.hex();
     return m_dir / "data/docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
   }
+  // A digest as the JSON of a command printed it.
+  fs::path blob_data(std::string_view text) const { return blob_data(digest::Digest::parse(text).value()); }
   // GETs of one blob that the registry answered with bytes (200 or 206).
-  int blob_gets(std::string_view digest) const {
+  int blob_gets(const digest::Digest& digest) const {
     const std::string log = read(m_dir / "registry.log");
-    const std::string needle = "\"GET /v2/team/artifacts/blobs/" + std::string(digest) + " ";
+    const std::string needle = "\"GET /v2/team/artifacts/blobs/" + digest.to_string() + " ";
     int count = 0;
     for (auto at = log.find(needle); at != std::string::npos; at = log.find(needle, at + 1)) {
       const auto status = log.substr(log.find("\" ", at + 1) + 2, 3);
@@ -334,16 +336,16 @@ TEST_F(FetchSuite, ThePushedLayerHoldsTheFilesTheSignedManifestNames) {
   std::string manifest_bytes, signature_text;
   {
     cache::Store store = cache::Store::open(s_a.store).value();
-    const cache::IndexEntry row = store.index().resolve(hex).value();
-    EXPECT_TRUE(row.pack.empty()) << "a pack was stored beside the files";
+    const cache::IndexEntry row = store.index().resolve(digest::DigestPrefix::parse(hex).value()).value();
+    EXPECT_FALSE(row.pack) << "a pack was stored beside the files";
     manifest_bytes = store.read_blob(hex).value();
-    signature_text = store.read_blob(row.signature).value();
+    signature_text = store.read_blob(row.signature.value()).value();
   }
   const json pushed = s_a.push("once");
   ASSERT_EQ(pushed["pushed"].size(), 1u) << pushed;
   const auto artifact =
       registry::parse_manifest(read(s_registry->blob_data(pushed["pushed"][0]["artifact"].get<std::string>()))).value();
-  EXPECT_EQ(artifact.config.digest, "sha256:" + hex);
+  EXPECT_EQ(artifact.config.digest.to_string(), "sha256:" + hex);
   const std::string config = read(s_registry->blob_data(artifact.config.digest));
   EXPECT_EQ(config, manifest_bytes);
   const cache::TrustedKeys trusted{{cache::load_public_key(s_a.keys)->key_id(), *cache::load_public_key(s_a.keys)}};
@@ -370,10 +372,10 @@ TEST_F(FetchSuite, ThePushedLayerHoldsTheFilesTheSignedManifestNames) {
   fs::path blob;
   {
     cache::Store store = cache::Store::open(s_a.store).value();
-    const cache::IndexEntry row = store.index().resolve(hex).value();
+    const cache::IndexEntry row = store.index().resolve(digest::DigestPrefix::parse(hex).value()).value();
     const auto remembered = store.index().packed_layer(cache::pack_key(row)).value();
     ASSERT_TRUE(remembered);
-    EXPECT_EQ("sha256:" + remembered->digest, artifact.layers[0].digest);
+    EXPECT_EQ(remembered->digest, artifact.layers[0].digest);
     EXPECT_EQ(remembered->size, artifact.layers[0].size);
     blob = store.blob_path(manifest.files.front().sha256);
   }
@@ -631,12 +633,11 @@ cache::Manifest crafted_manifest(const std::string& recipe, std::optional<unsign
                            .image = "host",
                            .toolkit = "13.0",
                            .created = "2026-01-01T00:00:00Z"};
-  manifest.files.push_back(
-      {.path = "evil",
-       .sha256 = std::string(digest::Digest::parse(digest::sha256("evil\n").to_string()).value().hex()),
-       .size = 5,
-       .embedded_sass = {"sm_100", "sm_90"},
-       .mode = mode});
+  manifest.files.push_back({.path = "evil",
+                            .sha256 = digest::sha256("evil\n").hex(),
+                            .size = 5,
+                            .embedded_sass = {"sm_100", "sm_90"},
+                            .mode = mode});
   return manifest;
 }
 
@@ -751,7 +752,7 @@ std::string seed_attested(const fs::path& store_root, const fs::path& keys, cons
   if (!bare) return {};
   auto loaded = cache::load_artifact_set(*scratch, *bare, {});
   if (!loaded) return {};
-  const std::string subject = cache::smoke_subject(loaded->manifest);
+  const digest::Digest subject = cache::smoke_subject(loaded->manifest);
   for (auto& [tier, runs] : smoke)
     for (std::size_t i = 0; i < runs.size(); ++i) {
       runs[i].node = "node-a";
@@ -761,7 +762,7 @@ std::string seed_attested(const fs::path& store_root, const fs::path& keys, cons
     }
   set.manifest.smoke = std::move(smoke);
   auto entry = cache::store_artifact_set(*store, std::move(set));
-  return entry ? entry->manifest : std::string();
+  return entry ? entry->manifest.hex() : std::string();
 }
 
 // --require-smoke: by digest, a set without a passing attestation for the
@@ -866,13 +867,13 @@ TEST_F(FetchSuite, ATricklingRegistryTimesOutNamingTheOperation) {
   };
   const fs::path out = root() / "out-trickle";
   {
-    const auto proxy = through("/blobs/" + layer.digest);
+    const auto proxy = through("/blobs/" + layer.digest.to_string());
     const auto fetched =
         proxied(*proxy, m).run(with_deadline({"fetch", "trickle", "--tier", "tier-new", "-o", out.string()}));
     EXPECT_TRUE(proxy->did_trickle());
     EXPECT_EQ(fetched.exit_code, 3) << fetched.output;
     EXPECT_NE(
-        fetched.output.find("GET blob " + layer.digest + " (" + util::human_size(layer.size) +
+        fetched.output.find("GET blob " + layer.digest.to_string() + " (" + util::human_size(layer.size) +
                             ") from http://127.0.0.1:" + std::to_string(proxy->port()) + "/team/artifacts timed out: "),
         std::string::npos)
         << fetched.output;

@@ -65,8 +65,8 @@ class RegistryProcess {
     return "http://127.0.0.1:" + std::to_string(port ? port : m_port) + "/" + std::string(repository);
   }
   // Where distribution's filesystem driver keeps a blob's bytes.
-  fs::path blob_data(std::string_view digest) const {
-    const std::string hex(digest::Digest::parse(digest).value().hex());
+  fs::path blob_data(const digest::Digest& digest) const {
+    const std::string hex = digest.hex();
     return m_dir / "data/docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
   }
 
@@ -120,10 +120,10 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
   for (const auto* d : {&d1, &d2}) {
     pushed = c.push_blob(d->digest, d == &d1 ? file1 : file2);
     ASSERT_OK(pushed);
-    EXPECT_FALSE(pushed->uploaded) << "pushed twice: " << d->digest;
+    EXPECT_FALSE(pushed->uploaded) << "pushed twice: " << d->digest.to_string();
     EXPECT_EQ(c.blob_size(d->digest).value(), d->size);
   }
-  EXPECT_EQ(c.blob_size(digest::sha256("absent").to_string()).value(), std::nullopt);
+  EXPECT_EQ(c.blob_size(digest::sha256("absent")).value(), std::nullopt);
 
   // The artifact manifest, by tag and by digest.
   const std::string config_json = R"({"schema":1,"recipe":"vision-ext"})";
@@ -141,11 +141,11 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
   const std::string manifest = artifact_manifest(config, layers, info);
   auto put = c.put_manifest("tier-new", k_oci_manifest, manifest);
   ASSERT_OK(put);
-  EXPECT_EQ(put->digest, digest::sha256(manifest).to_string());
+  EXPECT_EQ(put->digest, digest::sha256(manifest));
   EXPECT_FALSE(put->subject_indexed);
   auto by_tag = c.get_manifest("tier-new");
   ASSERT_OK(by_tag);
-  auto by_digest = c.get_manifest(put->digest);
+  auto by_digest = c.get_manifest(put->digest.to_string());
   ASSERT_OK(by_digest);
   EXPECT_EQ(by_tag->body, manifest);
   EXPECT_EQ(by_digest->body, manifest);
@@ -156,7 +156,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
 
   // Pull every layer: identical bytes, no partial file left.
   for (const auto& layer : parsed->layers) {
-    const fs::path out = dir.path() / ("pulled-" + std::string(digest::Digest::parse(layer.digest).value().hex()));
+    const fs::path out = dir.path() / ("pulled-" + layer.digest.hex());
     ASSERT_OK(c.fetch_blob(layer.digest, layer.size, out));
     EXPECT_EQ(read(out), layer.digest == d1.digest ? layer1 : layer2);
     EXPECT_FALSE(fs::exists(out.string() + ".partial"));
@@ -167,7 +167,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
   const std::string signature_bytes = random_bytes(64, 3);
   const Descriptor signature = describe(k_signature_layer, signature_bytes);
   ASSERT_OK(c.push_blob(signature.digest, signature_bytes));
-  ASSERT_OK(c.push_blob(digest::sha256(k_empty_json).to_string(), std::string(k_empty_json)));
+  ASSERT_OK(c.push_blob(digest::sha256(k_empty_json), std::string(k_empty_json)));
   const Descriptor subject = describe(k_oci_manifest, manifest);
   const std::string signature_json = signature_manifest(subject, signature, info.created);
   const auto signature_manifest_digest = c.put_referrer(parse_manifest(signature_json).value(), signature_json);
@@ -179,7 +179,7 @@ TEST_F(RegistryFixture, PushPullFaultsAnonymous) {
   ASSERT_EQ(referrers->size(), 1u);
   EXPECT_EQ((*referrers)[0].digest, *signature_manifest_digest);
   EXPECT_EQ((*referrers)[0].artifact_type, k_signature_artifact_type);
-  const auto fetched_signature = c.get_manifest((*referrers)[0].digest);
+  const auto fetched_signature = c.get_manifest((*referrers)[0].digest.to_string());
   ASSERT_OK(fetched_signature);
   const auto signature_layer = read_signature(parse_manifest(fetched_signature->body).value(), subject.digest);
   ASSERT_OK(signature_layer);
@@ -259,7 +259,7 @@ TEST_F(RegistryFixture, BasicAuth) {
   EXPECT_EQ(c.display_url(), registry.url("team/artifacts"));
   ASSERT_OK(c.ping());
   const std::string blob = random_bytes(300'000, 4);
-  const std::string digest = digest::sha256(blob).to_string();
+  const digest::Digest digest = digest::sha256(blob);
   auto pushed = c.push_blob(digest, blob);
   ASSERT_OK(pushed);
   EXPECT_TRUE(pushed->uploaded);

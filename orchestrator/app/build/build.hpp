@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
@@ -46,7 +47,7 @@ struct BuildResult {
   std::optional<std::string> image;      // "host" for the host engine
   engine::EngineKind engine = engine::EngineKind::host;
   std::string key;
-  std::string manifest;  // "sha256:..." when stored
+  std::optional<digest::Digest> manifest;  // when stored
   std::vector<BuiltArtifact> artifacts;
   std::string explain;  // the key's inputs, one per line (with --explain)
   std::vector<std::string> errors;

@@ -149,7 +149,7 @@ bool load_hit(BuildJob& job, const cache::Store& store) {
                                     .sass = f.embedded_sass,
                                     .ptx = f.embedded_ptx});
   job.result.status = BuildStatus::cached;
-  job.result.manifest = "sha256:" + sets->front().manifest;
+  job.result.manifest = sets->front().manifest;
   return true;
 }
 

@@ -54,7 +54,7 @@ Json build_json(const BuildResult& b) {
                               {"sha256", a.sha256},
                               {"sass", a.sass},
                               {"ptx", a.ptx}});
-  j["manifest"] = b.manifest.empty() ? Json(nullptr) : Json(b.manifest);
+  j["manifest"] = b.manifest ? Json(b.manifest->to_string()) : Json(nullptr);
   j["kept_tree"] = b.kept_tree.empty() ? Json(nullptr) : Json(utf8_escaped(b.kept_tree));
   if (!b.errors.empty()) j["errors"] = escaped_all(b.errors, utf8_escaped);
   if (!b.warnings.empty()) j["warnings"] = escaped_all(b.warnings, utf8_escaped);

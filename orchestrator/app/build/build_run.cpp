@@ -251,7 +251,7 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
         !ok)
       job.result.warnings.push_back("could not remember bazel's arch fingerprint: " + ok.error().message);
   }
-  job.result.manifest = "sha256:" + entry->manifest;
+  job.result.manifest = entry->manifest;
   job.result.status = BuildStatus::built;
 }
 

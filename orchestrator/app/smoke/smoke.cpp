@@ -60,7 +60,7 @@ const recipe::Tier& find_tier_or_fail(const recipe::Config& config, const std::s
 // Builds kernels/ for the tier through app::build and returns the stored
 // fatbin's path.
 fs::path build_kernels(const recipe::Config& config, const recipe::Tier& tier, const SmokeRequest& request,
-                       std::ostream& progress, std::string& manifest) {
+                       std::ostream& progress, std::optional<digest::Digest>& manifest) {
   const fs::path kernels = request.kernels_dir.empty() ? kernels_dir() : request.kernels_dir;
   if (!fs::exists(kernels / k_kernels_source))
     util::fail_input(util::SourceLocation{.file = (kernels / k_kernels_source).string()},
@@ -224,8 +224,8 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
                           "node has no signing key");
     const AttestingNode node{.host = site::node_hostname(), .key = *key};
     for (const auto& target : targets) {
-      const std::string attested = attest_artifact_set(*store, target, r, *tier, node);
-      out.attestations.push_back("sha256:" + attested + " attests sha256:" + target.entry.manifest + " (" +
+      const digest::Digest attested = attest_artifact_set(*store, target, r, *tier, node);
+      out.attestations.push_back(attested.to_string() + " attests " + target.entry.manifest.to_string() + " (" +
                                  target.entry.recipe + ") for tier " + tier->name + ": " +
                                  (r.exit_code() == ExitCode::ok ? "pass" : "fail"));
       progress << "smoke: " << out.attestations.back() << "\n";

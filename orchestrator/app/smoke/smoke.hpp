@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/smoke/result.hpp"
@@ -34,7 +35,7 @@ struct SmokeRequest {
 
 struct SmokeOutput {
   smoke::SmokeResult result;
-  std::string build_manifest;  // "sha256:..." of the kernels' build, when built
+  std::optional<digest::Digest> build_manifest;  // of the kernels' build, when built
   // "sha256:NEW attests sha256:OLD for tier T: pass" per artifact set.
   std::vector<std::string> attestations;
 };

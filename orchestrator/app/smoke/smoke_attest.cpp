@@ -26,18 +26,15 @@ Failure store_failure(const cache::Error& e) {
 }  // namespace
 
 bool names_artifact_set(const std::string& argument) {
-  std::string_view hex = argument;
-  const bool prefixed = hex.starts_with("sha256:");
-  if (prefixed) hex.remove_prefix(7);
-  if (hex.size() < 4 || hex.size() > 64) return false;
-  const bool all_hex =
-      std::ranges::all_of(hex, [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+  if (!digest::DigestPrefix::parse(argument)) return false;
   // A bare hex word that is also a file in the current directory is the file.
-  return all_hex && (prefixed || !std::filesystem::exists(argument));
+  return argument.find(':') != std::string::npos || !std::filesystem::exists(argument);
 }
 
 AttestTarget resolve_artifact_set(const cache::Store& store, const std::string& prefix) {
-  auto entry = store.index().resolve(prefix);
+  const auto parsed = digest::DigestPrefix::parse(prefix);
+  if (!parsed) util::fail_input("--artifact: " + parsed.error());
+  auto entry = store.index().resolve(*parsed);
   if (!entry) throw store_failure(entry.error());
   auto loaded = cache::load_artifact_set(store, *entry, cache::TrustedKeys{});
   if (!loaded) throw store_failure(loaded.error());
@@ -46,14 +43,14 @@ AttestTarget resolve_artifact_set(const cache::Store& store, const std::string& 
   return target;
 }
 
-std::string attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
-                                const recipe::Tier& tier, const AttestingNode& node) {
+digest::Digest attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
+                                   const recipe::Tier& tier, const AttestingNode& node) {
   auto loaded = cache::load_artifact_set(store, target.entry, cache::TrustedKeys{});
   if (!loaded) throw store_failure(loaded.error());
   cache::NewArtifactSet set;
   set.manifest = loaded->manifest;
   set.manifest.created.clear();  // now
-  const std::string subject = cache::smoke_subject(set.manifest);
+  const digest::Digest subject = cache::smoke_subject(set.manifest);
   const std::string when = cache::utc_rfc3339(static_cast<std::int64_t>(std::time(nullptr)));
   std::vector<cache::SmokeAttestation>& runs = set.manifest.smoke[tier.name];
   for (const auto& gpu : result.gpus) {
@@ -74,7 +71,7 @@ std::string attest_artifact_set(cache::Store& store, const AttestTarget& target,
     const auto indexed = std::ranges::find(target.entry.files, f.path, &cache::IndexedFile::path);
     set.modes.push_back(indexed != target.entry.files.end() ? indexed->mode : 0644u);
   }
-  if (!loaded->manifest.build_log.empty()) set.build_log = store.blob_path(loaded->manifest.build_log);
+  if (loaded->manifest.build_log) set.build_log = store.blob_path(*loaded->manifest.build_log);
   set.key = &node.key;
   set.verified = target.entry.verified;
   auto entry = cache::store_artifact_set(store, std::move(set));

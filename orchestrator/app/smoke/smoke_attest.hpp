@@ -46,7 +46,7 @@ struct AttestingNode {
 // (each in place of `node`'s earlier run on that GPU, other runs kept),
 // stored signed by node.key as a new set. Returns the new manifest's hex
 // digest.
-std::string attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
-                                const recipe::Tier& tier, const AttestingNode& node);
+digest::Digest attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
+                                   const recipe::Tier& tier, const AttestingNode& node);
 
 }  // namespace orc::app

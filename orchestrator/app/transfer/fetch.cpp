@@ -39,11 +39,11 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
     if (!entry) site::fail_with(entry.error());
     return std::move(*entry);
   }
-  auto entry = store.index().resolve(request.digest);
+  auto entry = store.index().resolve(digest_argument(request.digest));
   if (!entry && entry.error().kind == cache::ErrorKind::not_found) return std::nullopt;
   if (!entry) site::fail_with(entry.error());
   if (entry->recipe != request.recipe || entry->tier != request.tier)
-    util::fail_input("sha256:" + entry->manifest + " is " + entry->recipe + " for " + entry->tier + ", not " +
+    util::fail_input(entry->manifest.to_string() + " is " + entry->recipe + " for " + entry->tier + ", not " +
                      request.recipe + " for " + request.tier);
   return std::move(*entry);
 }
@@ -98,11 +98,11 @@ std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
   return std::unexpected(cache::Error{cache::ErrorKind::corrupt, util::join(problems, "; ")});
 }
 
-[[noreturn]] void fail_writing(const cache::Error& error, const std::string& manifest_hex, const fs::path& dir) {
+[[noreturn]] void fail_writing(const cache::Error& error, const digest::Digest& manifest, const fs::path& dir) {
   if (error.kind == cache::ErrorKind::corrupt)
-    fail(ExitCode::check_failed, "sha256:" + manifest_hex + ": " + error.message + " (run 'orchestrate cache verify')");
+    fail(ExitCode::check_failed, manifest.to_string() + ": " + error.message + " (run 'orchestrate cache verify')");
   fail(error.kind == cache::ErrorKind::invalid ? ExitCode::check_failed : ExitCode::outside_failure,
-       "unpacking sha256:" + manifest_hex + " into " + dir.string() + ": " + error.message);
+       "unpacking " + manifest.to_string() + " into " + dir.string() + ": " + error.message);
 }
 
 // Writes DIR from a set the store already held: unpacked from its pack, or
@@ -116,8 +116,8 @@ void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache:
                const fs::path& dir) {
   const auto check = [&](const std::vector<cache::UnpackedFile>& written) { return check_files(manifest, written); };
   const cache::SignedFiles signed_files(manifest);
-  if (!entry.pack.empty() && store.has_blob(entry.pack)) {
-    auto unpacked = cache::unpack(store.blob_path(entry.pack), dir,
+  if (entry.pack && store.has_blob(*entry.pack)) {
+    auto unpacked = cache::unpack(store.blob_path(*entry.pack), dir,
                                   {.sync = false,
                                    .hash = true,
                                    .max_bytes = std::max<std::uint64_t>(signed_files.total_size(), 1),
@@ -187,7 +187,7 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
     written = pulled.downloaded;
     guard.armed = written;
   }
-  result.manifest = entry->manifest;
+  result.manifest = entry->manifest.hex();
 
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
   if (!loaded) site::fail_with(loaded.error());
@@ -196,11 +196,12 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (request.insecure)
     result.warnings.push_back(insecure_diagnostic(entry->manifest, loaded->signature));
   else if (!result.signature_ok)
-    fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + loaded->signature.detail +
+    fail(ExitCode::check_failed, "refusing " + entry->manifest.to_string() + ": " + loaded->signature.detail +
                                      " (--insecure skips the signature check)");
   const site::ArchCoverage coverage = site::check_arch_coverage(loaded->manifest, tier);
   if (!coverage.ok)
-    fail(ExitCode::check_failed, "refusing sha256:" + entry->manifest + ": " + util::join(coverage.problems, "; "));
+    fail(ExitCode::check_failed,
+         "refusing " + entry->manifest.to_string() + ": " + util::join(coverage.problems, "; "));
   result.archs_ok = true;
   result.jit = coverage.jit;
   if (request.require_smoke) {

@@ -100,15 +100,19 @@ std::expected<PushedSet, TransferError> push_set(cache::Store& store, registry::
 
 // An artifact set found in the remote.
 struct RemoteSet {
-  std::string artifact_digest;
+  digest::Digest artifact_digest;
   registry::Manifest manifest;
   registry::ArtifactInfo info;
-  std::string manifest_hex;  // the config digest's hex: the set's identity
+  digest::Digest set_digest;  // the config digest: the set's identity
 };
 
+// The user's --digest, parsed where it enters: exit 2 with what is wrong
+// with it ("--digest: ...").
+digest::DigestPrefix digest_argument(const std::string& text);
+
 // The newest set of recipe x tier (`digest` empty), or the one whose manifest
-// digest starts with `digest` ("sha256:" optional). not found / ambiguous are
-// exit 2, a registry that fails exit 3.
+// digest starts with `digest` ("sha256:" optional; digest_argument's rules).
+// not found / ambiguous are exit 2, a registry that fails exit 3.
 std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
                                                         const std::string& tier, const std::string& digest);
 

@@ -28,7 +28,7 @@ cache::Store open_store(const TransferRequest& request) {
 // the newest verified of each tier of a recipe, or every set (--all).
 std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const TransferRequest& request) {
   if (!request.digest.empty()) {
-    auto entry = store.index().resolve(request.digest);
+    auto entry = store.index().resolve(digest_argument(request.digest));
     if (!entry) site::fail_with(entry.error());
     return {std::move(*entry)};
   }
@@ -52,16 +52,15 @@ std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const Tra
 
 }  // namespace
 
-util::Diagnostic insecure_diagnostic(std::string_view manifest_hex, const cache::Verification& signature) {
+util::Diagnostic insecure_diagnostic(const digest::Digest& manifest, const cache::Verification& signature) {
   const bool verified = signature.status == cache::VerifyStatus::verified;
   return {.severity = util::Severity::warning,
-          .message = "--insecure: the signature check is off for sha256:" +
-                     std::string(manifest_hex.substr(0, site::k_tag_digest_chars)) + " (" +
-                     (verified ? "it verifies anyway: " : "it does not verify: ") + signature.detail + ")"};
+          .message = "--insecure: the signature check is off for " + manifest.short_string(site::k_tag_digest_chars) +
+                     " (" + (verified ? "it verifies anyway: " : "it does not verify: ") + signature.detail + ")"};
 }
 
-std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature) {
-  return insecure_diagnostic(manifest_hex, signature).render();
+std::string insecure_warning(const digest::Digest& manifest, const cache::Verification& signature) {
+  return insecure_diagnostic(manifest, signature).render();
 }
 
 std::optional<recipe::Config> load_transfer_config(const std::filesystem::path& file, bool required) {
@@ -115,7 +114,7 @@ PushReport push(const TransferRequest& request) {
     }
     report.pushed.push_back({.recipe = entry.recipe,
                              .tier = entry.tier,
-                             .manifest = entry.manifest,
+                             .manifest = entry.manifest.hex(),
                              .artifact = pushed->artifact_digest,
                              .tag = pushed->tag,
                              .uploaded = pushed->uploaded,
@@ -143,7 +142,7 @@ PullReport pull(const TransferRequest& request) {
   if (!pulled) fail(pulled.error());
   PullReport report{.recipe = request.recipe,
                     .tier = request.tier,
-                    .manifest = pulled->entry.manifest,
+                    .manifest = pulled->entry.manifest.hex(),
                     .downloaded = pulled->downloaded,
                     .verified = pulled->entry.verified};
   if (request.insecure) report.warnings.push_back(insecure_diagnostic(pulled->entry.manifest, pulled->signature));

@@ -46,8 +46,8 @@ site::RemoteChoice require_remote(const recipe::Config* config, std::string_view
 // The warning --insecure gives on every use (stderr, and fetch's JSON),
 // whether or not the signature would have verified, so a script that keeps
 // the flag is seen; insecure_warning is the line it prints.
-util::Diagnostic insecure_diagnostic(std::string_view manifest_hex, const cache::Verification& signature);
-std::string insecure_warning(std::string_view manifest_hex, const cache::Verification& signature);
+util::Diagnostic insecure_diagnostic(const digest::Digest& manifest, const cache::Verification& signature);
+std::string insecure_warning(const digest::Digest& manifest, const cache::Verification& signature);
 
 // One set a push sent. Digests are hex or "sha256:<hex>" strings, as the
 // index and the registry client hold them.

@@ -30,14 +30,20 @@ std::expected<RemoteSet, std::string> to_remote_set(const registry::FetchedManif
     return std::unexpected("it holds " + info->recipe + " for " + info->tier + ", not " + recipe + " for " + tier);
   if (manifest->layers.size() != 1 || manifest->layers[0].media_type != registry::k_layer_tar_zstd)
     return std::unexpected("it does not have exactly one tar+zstd layer");
-  std::string hex(digest::Digest::parse(manifest->config.digest).value().hex());
+  const digest::Digest set_digest = manifest->config.digest;
   return RemoteSet{.artifact_digest = fetched.digest,
                    .manifest = std::move(*manifest),
                    .info = std::move(*info),
-                   .manifest_hex = std::move(hex)};
+                   .set_digest = set_digest};
 }
 
 }  // namespace
+
+digest::DigestPrefix digest_argument(const std::string& text) {
+  auto prefix = digest::DigestPrefix::parse(text);
+  if (!prefix) util::fail_input("--digest: " + prefix.error());
+  return *prefix;
+}
 
 std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client, const std::string& recipe,
                                                         const std::string& tier, const std::string& digest) {
@@ -52,13 +58,11 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
       return transfer_failed(ExitCode::check_failed, "tag " + site::latest_tag(recipe, tier) + ": " + set.error());
     return std::move(*set);
   }
-  const std::string prefix = digest.starts_with("sha256:") ? digest.substr(7) : digest;
-  if (prefix.size() < 4 || prefix.size() > 64 || prefix.find_first_not_of("0123456789abcdef") != std::string::npos)
-    return transfer_failed(ExitCode::bad_input,
-                           "--digest '" + digest + "' is not sha256: and 4 to 64 lower-case hex digits");
+  const digest::DigestPrefix requested = digest_argument(digest);
+  const std::string& prefix = requested.hex();
   auto tags = client.list_tags();
   if (!tags && tags.error().kind == registry::ErrorKind::not_found)
-    return transfer_failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
+    return transfer_failed(ExitCode::bad_input, "no artifact set " + requested.to_string() + " of " + where);
   if (!tags) return std::unexpected(from_registry(tags.error()));
   const std::string short_prefix = prefix.substr(0, std::min(prefix.size(), site::k_tag_digest_chars));
   std::vector<RemoteSet> found;
@@ -69,12 +73,13 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
     auto fetched = client.get_manifest(tag);
     if (!fetched) return std::unexpected(from_registry(fetched.error()));
     auto set = to_remote_set(*fetched, recipe, tier);
-    if (set && set->manifest_hex.starts_with(prefix)) found.push_back(std::move(*set));
+    if (set && requested.matches(set->set_digest)) found.push_back(std::move(*set));
   }
-  if (found.empty()) return transfer_failed(ExitCode::bad_input, "no artifact set sha256:" + prefix + " of " + where);
+  if (found.empty())
+    return transfer_failed(ExitCode::bad_input, "no artifact set " + requested.to_string() + " of " + where);
   if (found.size() > 1) {
     std::vector<std::string> names;
-    for (const auto& s : found) names.push_back("sha256:" + s.manifest_hex);
+    for (const auto& s : found) names.push_back(s.set_digest.to_string());
     return transfer_failed(ExitCode::bad_input, "--digest " + digest + " names " + std::to_string(found.size()) +
                                                     " artifact sets of " + where + ": " + util::join(names, ", "));
   }
@@ -107,7 +112,7 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
     if (!bytes) return std::unexpected(from_cache(bytes.error()));
     auto manifest = cache::parse_manifest(*bytes);
     if (!manifest) continue;
-    auto problem = site::smoke_problem(*manifest, set.manifest_hex, tier, trusted);
+    auto problem = site::smoke_problem(*manifest, set.set_digest, tier, trusted);
     if (problem.empty()) return std::move(set);
     if (newest_problem.empty()) newest_problem = std::move(problem);
   }

@@ -44,7 +44,7 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
   std::pair<cache::Verification, std::string> best{cache::verify_manifest(manifest_bytes, std::nullopt, trusted), ""};
   bool first = true;
   for (std::size_t i = 0; i < referrers->size() && i < k_max_signatures; ++i) {
-    auto fetched = client.get_manifest((*referrers)[i].digest);
+    auto fetched = client.get_manifest((*referrers)[i].digest.to_string());
     if (!fetched) return std::unexpected(from_registry(fetched.error()));
     auto parsed = registry::parse_manifest(fetched->body);
     if (!parsed) continue;
@@ -66,10 +66,11 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
 // Whether the files a layer unpacked to are exactly the signed manifest's:
 // the same names, and each one's bytes hashing to the digest it names.
 std::expected<void, cache::Error> check_layer(const cache::Manifest& manifest,
-                                              const std::vector<cache::UnpackedFile>& files, const std::string& hex) {
+                                              const std::vector<cache::UnpackedFile>& files,
+                                              const digest::Digest& set) {
   if (files.size() != manifest.files.size())
     return std::unexpected(cache::invalid_error("it holds " + std::to_string(files.size()) +
-                                                " files; the signed manifest of sha256:" + hex + " names " +
+                                                " files; the signed manifest of " + set.to_string() + " names " +
                                                 std::to_string(manifest.files.size())));
   for (const auto& f : manifest.files) {
     const auto written = std::ranges::find(files, f.path, &cache::UnpackedFile::name);
@@ -108,14 +109,14 @@ using Pulled = std::expected<PulledSet, TransferError>;
 
 // A set already stored is not pulled again; its signature is checked as
 // stored (fetch checks it again, with the archs, before it serves it).
-std::optional<Pulled> stored_set(cache::Store& store, const std::string& hex, const cache::TrustedKeys& trusted,
+std::optional<Pulled> stored_set(cache::Store& store, const digest::Digest& set, const cache::TrustedKeys& trusted,
                                  const PullOptions& options) {
-  auto entry = store.index().resolve(hex);
+  auto entry = store.index().resolve(digest::DigestPrefix(set));
   if (!entry) return std::nullopt;
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
   if (!loaded) return std::nullopt;
   if (options.require_smoke && options.tier)
-    if (auto problem = site::smoke_problem(loaded->manifest, hex, *options.tier, trusted); !problem.empty())
+    if (auto problem = site::smoke_problem(loaded->manifest, set, *options.tier, trusted); !problem.empty())
       return transfer_failed(ExitCode::check_failed, "refusing " + problem);
   return PulledSet{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
 }
@@ -147,20 +148,18 @@ struct PullScratch {
 std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client, const RemoteSet& set,
                                                         const PullOptions& options, const cache::TrustedKeys& trusted,
                                                         PullScratch& scratch) {
-  const std::string& hex = set.manifest_hex;
+  const std::string name = set.set_digest.to_string();
   if (set.manifest.config.size > cache::k_max_manifest_bytes)
-    return transfer_failed(ExitCode::check_failed,
-                           "the manifest of sha256:" + hex + " is larger than any manifest can be");
+    return transfer_failed(ExitCode::check_failed, "the manifest of " + name + " is larger than any manifest can be");
   const fs::path manifest_file = scratch.make("manifest");
   if (auto got = client.fetch_blob(set.manifest.config.digest, set.manifest.config.size, manifest_file); !got)
     return std::unexpected(from_registry(got.error()));
   auto manifest_bytes = cache::read_file(manifest_file);
   if (!manifest_bytes) return std::unexpected(from_cache(manifest_bytes.error()));
   auto manifest = cache::parse_manifest(*manifest_bytes);
-  if (!manifest)
-    return transfer_failed(ExitCode::check_failed, "manifest sha256:" + hex + ": " + manifest.error().message);
+  if (!manifest) return transfer_failed(ExitCode::check_failed, "manifest " + name + ": " + manifest.error().message);
   if (manifest->recipe != set.info.recipe || manifest->tier != set.info.tier)
-    return transfer_failed(ExitCode::check_failed, "manifest sha256:" + hex + " is for " + manifest->recipe + " / " +
+    return transfer_failed(ExitCode::check_failed, "manifest " + name + " is for " + manifest->recipe + " / " +
                                                        manifest->tier + " but its OCI annotations say " +
                                                        set.info.recipe + " / " + set.info.tier);
   auto signature = fetch_signature(client, set, *manifest_bytes, trusted, scratch.make("signature"));
@@ -172,14 +171,13 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
                       .signed_ok = false};
   header.signed_ok = header.verification.status == cache::VerifyStatus::verified;
   if (!header.signed_ok && !options.insecure)
-    return transfer_failed(ExitCode::check_failed, "refusing sha256:" + hex + ": " + header.verification.detail);
+    return transfer_failed(ExitCode::check_failed, "refusing " + name + ": " + header.verification.detail);
   if (options.tier) {
     const site::ArchCoverage coverage = site::check_arch_coverage(header.manifest, *options.tier);
     if (!coverage.ok)
-      return transfer_failed(ExitCode::check_failed,
-                             "refusing sha256:" + hex + ": " + util::join(coverage.problems, "; "));
+      return transfer_failed(ExitCode::check_failed, "refusing " + name + ": " + util::join(coverage.problems, "; "));
     if (options.require_smoke)
-      if (auto problem = site::smoke_problem(header.manifest, hex, *options.tier, trusted); !problem.empty())
+      if (auto problem = site::smoke_problem(header.manifest, set.set_digest, *options.tier, trusted); !problem.empty())
         return transfer_failed(ExitCode::check_failed, "refusing " + problem);
   }
   return header;
@@ -194,7 +192,7 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
 // blob must come from its bytes (else such a manifest could name its bytes
 // after another set's file and poison that blob).
 cache::UnpackOptions layer_unpack_options(const SignedHeader& header, const cache::SignedFiles& signed_files,
-                                          const PullOptions& options, const std::string& hex) {
+                                          const PullOptions& options, const digest::Digest& set) {
   return {
       .sync = true,
       .hash = true,
@@ -205,8 +203,8 @@ cache::UnpackOptions layer_unpack_options(const SignedHeader& header, const cach
       .signed_file = [&signed_files, ok = header.signed_ok](std::string_view name) -> const cache::ManifestFile* {
         return ok ? signed_files.find(name) : nullptr;
       },
-      .check = [&header, hex](
-                   const std::vector<cache::UnpackedFile>& files) { return check_layer(header.manifest, files, hex); }};
+      .check = [&header, set](
+                   const std::vector<cache::UnpackedFile>& files) { return check_layer(header.manifest, files, set); }};
 }
 
 // The layer, streamed: unpacked while it downloads (no copy of it is kept),
@@ -220,7 +218,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
     const fs::path& staging, const TransferProgress& progress) {
   const auto& layer = set.manifest.layers.front();
   const cache::SignedFiles signed_files(header.manifest);
-  const cache::UnpackOptions unpack_options = layer_unpack_options(header, signed_files, options, set.manifest_hex);
+  const cache::UnpackOptions unpack_options = layer_unpack_options(header, signed_files, options, set.set_digest);
   cache::ArchivePipe pipe;
   std::expected<std::vector<cache::UnpackedFile>, cache::Error> files = std::unexpected(cache::io_error("not run"));
   std::thread unpacker([&] {
@@ -247,7 +245,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
   std::atomic<std::uint64_t> received{0};
   std::expected<void, registry::Error> got;
   progress.download(
-      "layer " + layer.digest.substr(7, 12), layer.size, [&] { return received.load(); },
+      "layer " + layer.digest.hex().substr(0, 12), layer.size, [&] { return received.load(); },
       [&] {
         got = client.stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
           received += bytes.size();
@@ -270,7 +268,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
   const bool remote = !got && files.error().message == got.error().message;
   if (!remote && files.error().kind == cache::ErrorKind::invalid)
     return transfer_failed(ExitCode::check_failed,
-                           "refusing the layer of sha256:" + set.manifest_hex + ": " + files.error().message);
+                           "refusing the layer of " + set.set_digest.to_string() + ": " + files.error().message);
   if (remote) return std::unexpected(from_registry(got.error()));
   return std::unexpected(from_cache(files.error()));
 }
@@ -278,7 +276,7 @@ std::expected<std::vector<cache::UnpackedFile>, TransferError> stream_layer(
 // The staged files become blobs, then the manifest and signature, and last
 // the index row. DIR is in place when this starts: a failure takes it away.
 Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cache::UnpackedFile> files,
-                     const fs::path& staging, const std::string& hex, const PullOptions& options) {
+                     const fs::path& staging, const digest::Digest& set, const PullOptions& options) {
   struct Undo {
     fs::path dir;
     ~Undo() {
@@ -289,14 +287,14 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
   for (const auto& f : files)
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(header.manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
-  cache::IndexEntry entry = cache::index_entry(header.manifest, hex);
+  cache::IndexEntry entry = cache::index_entry(header.manifest, set);
   for (auto& f : entry.files)
     if (auto from = std::ranges::find(files, f.path, &cache::UnpackedFile::name); from != files.end())
       f.mode = from->mode;
   if (!header.signature_text.empty()) {
     auto put = store.put_bytes(header.signature_text);
     if (!put) return std::unexpected(from_cache(put.error()));
-    entry.signature = put->hex;
+    entry.signature = put->digest;
     entry.signer = header.verification.key_id;
   }
   // Verified means what `fetch` by tier may serve without asking again.
@@ -313,15 +311,15 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
 
 std::expected<PulledSet, TransferError> pull_set(cache::Store& store, registry::Client& client, const RemoteSet& set,
                                                  const PullOptions& options, const TransferProgress& progress) {
-  const std::string& hex = set.manifest_hex;
   static const cache::TrustedKeys k_none;
   const cache::TrustedKeys& trusted = options.trusted ? *options.trusted : k_none;
-  if (auto report = stored_set(store, hex, trusted, options)) return std::move(*report);
+  if (auto report = stored_set(store, set.set_digest, trusted, options)) return std::move(*report);
   // One pull per set at a time in this store: the others wait here, then
   // find the row the first one wrote (one download for N concurrent fetches).
-  PullScratch scratch{.tmp = store.tmp_dir(), .base = "pull-" + hex.substr(0, site::k_tag_digest_chars), .temps = {}};
+  PullScratch scratch{
+      .tmp = store.tmp_dir(), .base = "pull-" + set.set_digest.hex().substr(0, site::k_tag_digest_chars), .temps = {}};
   util::FileLock lock(store.root() / "locks.v1" / (scratch.base + ".lock"), progress.stream());
-  if (auto report = stored_set(store, hex, trusted, options)) return std::move(*report);
+  if (auto report = stored_set(store, set.set_digest, trusted, options)) return std::move(*report);
   auto held = store.pin();
   if (!held) return std::unexpected(from_cache(held.error()));
   auto header = fetch_header(client, set, options, trusted, scratch);
@@ -329,7 +327,7 @@ std::expected<PulledSet, TransferError> pull_set(cache::Store& store, registry::
   const fs::path staging = scratch.make("files");  // a .tmp tree: gc's if we die
   auto files = stream_layer(client, set, *header, options, staging, progress);
   if (!files) return std::unexpected(files.error());
-  return record_pulled(store, *header, std::move(*files), staging, hex, options);
+  return record_pulled(store, *header, std::move(*files), staging, set.set_digest, options);
 }
 
 }  // namespace orc::app

@@ -74,24 +74,23 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
                                                    const TransferProgress& progress) {
   auto manifest = cache::parse_manifest(set.manifest);
   if (!manifest) return std::unexpected(TransferError{ExitCode::bad_input, "manifest: " + manifest.error().message});
-  const std::string hex(digest::Digest::parse(digest::sha256(set.manifest).to_string()).value().hex());
-  PushedSet report{.tag = site::set_tag(manifest->recipe, manifest->tier, hex)};
+  PushedSet report{.tag = site::set_tag(manifest->recipe, manifest->tier, digest::sha256(set.manifest))};
   if (!registry::is_valid_tag(report.tag))
     return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
                                                                   manifest->tier +
                                                                   "' make no valid OCI tag (128 characters at most)"});
   registry::Descriptor layer{.media_type = std::string(registry::k_layer_tar_zstd)};
   if (set.held_layer) {
-    layer.digest = "sha256:" + set.held_layer->digest;
+    layer.digest = set.held_layer->digest;
     layer.size = set.held_layer->size;
   } else {
     digest::Sha256 hasher;
     const auto pack_size = digest::hash_file(set.pack, hasher);
     if (!pack_size) return std::unexpected(TransferError{ExitCode::outside_failure, pack_size.error()});
-    layer.digest = hasher.digest().to_string();
+    layer.digest = hasher.digest();
     layer.size = *pack_size;
   }
-  report.layer = {.digest = digest::Digest::parse(layer.digest).value().hex(), .size = layer.size};
+  report.layer = {.digest = layer.digest, .size = layer.size};
   const registry::Descriptor config = registry::describe(registry::k_artifact_config, set.manifest);
 
   // Blobs first, each after a HEAD (push_blob skips what the registry has).
@@ -100,7 +99,7 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
   };
   std::expected<registry::PushedBlob, registry::Error> pushed = registry::PushedBlob{.uploaded = false};
   if (!set.held_layer)
-    progress.upload("layer " + layer.digest.substr(7, 12), layer.size, [&] {
+    progress.upload("layer " + layer.digest.hex().substr(0, 12), layer.size, [&] {
       pushed = client.push_blob(layer.digest, set.pack);
       return pushed.has_value();
     });
@@ -114,7 +113,7 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
     signature = registry::describe(registry::k_signature_layer, set.signature);
     for (const auto& [digest, bytes] :
          {std::pair{signature->digest, set.signature},
-          std::pair{digest::sha256(registry::k_empty_json).to_string(), std::string(registry::k_empty_json)}}) {
+          std::pair{digest::sha256(registry::k_empty_json), std::string(registry::k_empty_json)}}) {
       pushed = client.push_blob(digest, bytes);
       if (!pushed) return std::unexpected(from_registry(pushed.error()));
       count(pushed);
@@ -126,7 +125,7 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
   const std::string body = registry::artifact_manifest(config, std::span(&layer, 1), info);
   auto put = client.put_manifest(report.tag, registry::k_oci_manifest, body);
   if (!put) return std::unexpected(from_registry(put.error()));
-  report.artifact_digest = put->digest;
+  report.artifact_digest = put->digest.to_string();
   if (signature) {
     const std::string json =
         registry::signature_manifest(registry::describe(registry::k_oci_manifest, body), *signature, manifest->created);
@@ -149,22 +148,22 @@ std::expected<PushedSet, TransferError> push_set(cache::Store& store, registry::
   auto manifest = store.read_blob(entry.manifest);
   if (!manifest) return std::unexpected(from_cache(manifest.error()));
   blobs.manifest = std::move(*manifest);
-  if (!entry.signature.empty()) {
-    auto signature = store.read_blob(entry.signature);
+  if (entry.signature) {
+    auto signature = store.read_blob(*entry.signature);
     if (!signature) return std::unexpected(from_cache(signature.error()));
     blobs.signature = std::move(*signature);
   }
   // A set an older orchestrate stored with its pack beside its files: that
   // pack is the layer (gc drops it once the files make the same bytes).
-  if (!entry.pack.empty() && store.has_blob(entry.pack)) {
-    blobs.pack = store.blob_path(entry.pack);
+  if (entry.pack && store.has_blob(*entry.pack)) {
+    blobs.pack = store.blob_path(*entry.pack);
     return push_blobs(client, blobs, progress);
   }
   // A set pushed before whose layer the registry still holds needs no
   // packing: the index remembers what its files and modes packed to.
   const std::string key = cache::pack_key(entry);
   if (auto known = store.index().packed_layer(key); known && *known) {
-    auto size = client.blob_size("sha256:" + (*known)->digest);
+    auto size = client.blob_size((*known)->digest);
     if (!size) return std::unexpected(from_registry(size.error()));
     if (*size == (*known)->size) {
       blobs.held_layer = **known;

@@ -158,7 +158,7 @@ TEST_F(BuildImageKey, AnImageNeverBuiltIsBadLocalStateNamingTheCommand) {
   EXPECT_EQ(r.status, BuildStatus::failed);
   EXPECT_EQ(r.exit_code, util::ExitCode::bad_input) << errors(r);
   EXPECT_NE(errors(r).find("`orchestrate images build host-bookworm`"), std::string::npos) << errors(r);
-  EXPECT_TRUE(r.manifest.empty());
+  EXPECT_FALSE(r.manifest.has_value());
 }
 
 TEST_F(BuildImageKey, TheRecordedImageIdIsInTheKeyAndTheExplanation) {
@@ -167,7 +167,7 @@ TEST_F(BuildImageKey, TheRecordedImageIdIsInTheKeyAndTheExplanation) {
   // The key was made; the miss then found no engine: exit 3, nothing stored.
   EXPECT_EQ(first.exit_code, util::ExitCode::outside_failure) << errors(first);
   EXPECT_EQ(first.key.size(), 64u);
-  EXPECT_TRUE(first.manifest.empty());
+  EXPECT_FALSE(first.manifest.has_value());
   EXPECT_NE(first.explain.find("image.digest: sha256:aaaa + host cuda 13."), std::string::npos) << first.explain;
   // The image's host compiler is the build's: CMake's CXX and CUDA host compiler.
   EXPECT_NE(first.explain.find("]: CUDAHOSTCXX=g++\n"), std::string::npos) << first.explain;

@@ -106,8 +106,8 @@ class SmokeAttest : public ::testing::Test {
   }
 
   // The newest set's manifest, loaded with its signature checked.
-  cache::LoadedSet load(const std::string& manifest) {
-    auto entry = m_store->index().resolve(manifest);
+  cache::LoadedSet load(const digest::Digest& manifest) {
+    auto entry = m_store->index().resolve(digest::DigestPrefix(manifest));
     EXPECT_TRUE(entry) << entry.error().message;
     auto loaded = cache::load_artifact_set(*m_store, *entry, m_trusted);
     EXPECT_TRUE(loaded) << loaded.error().message;
@@ -115,9 +115,9 @@ class SmokeAttest : public ::testing::Test {
   }
 
   // `result` attested as run on node-a (m_key) or node-b (m_key_b).
-  std::string attest(const std::string& manifest, const smoke::SmokeResult& result, const recipe::Tier& t,
-                     const std::string& node) {
-    const AttestTarget target = resolve_artifact_set(*m_store, manifest);
+  digest::Digest attest(const digest::Digest& manifest, const smoke::SmokeResult& result, const recipe::Tier& t,
+                        const std::string& node) {
+    const AttestTarget target = resolve_artifact_set(*m_store, manifest.to_string());
     return attest_artifact_set(*m_store, target, result, t,
                                {.host = node, .key = node == "node-a" ? *m_key : *m_key_b});
   }
@@ -127,7 +127,7 @@ class SmokeAttest : public ::testing::Test {
   std::optional<cache::SigningKey> m_key;    // node-a's
   std::optional<cache::SigningKey> m_key_b;  // node-b's
   cache::TrustedKeys m_trusted;
-  std::string m_manifest;
+  digest::Digest m_manifest;
 };
 
 TEST_F(SmokeAttest, ArgumentsNamingSetsAreDigestPrefixes) {
@@ -139,12 +139,12 @@ TEST_F(SmokeAttest, ArgumentsNamingSetsAreDigestPrefixes) {
 }
 
 TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
-  const AttestTarget target = resolve_artifact_set(*m_store, "sha256:" + m_manifest.substr(0, 8));
+  const AttestTarget target = resolve_artifact_set(*m_store, m_manifest.short_string(8));
   EXPECT_EQ(target.entry.manifest, m_manifest);
   ASSERT_EQ(target.files.size(), 1u);
   EXPECT_TRUE(fs::exists(target.files[0]));
 
-  const std::string attested =
+  const digest::Digest attested =
       attest_artifact_set(*m_store, target, result(true), tier_new(), {.host = "node-a", .key = *m_key});
   EXPECT_NE(attested, m_manifest) << "the attestation is part of the manifest, so its digest changes";
   auto newest = m_store->index().newest_verified("saxpy", "tier-new");
@@ -172,10 +172,11 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
   EXPECT_EQ(site::smoke_problem(loaded->manifest, attested, tier_new(), m_trusted), "");
 
   // A second run of the same node on the same GPU replaces the first one's record.
-  const AttestTarget again = resolve_artifact_set(*m_store, attested);
-  const std::string failed =
+  const AttestTarget again = resolve_artifact_set(*m_store, attested.to_string());
+  const digest::Digest failed =
       attest_artifact_set(*m_store, again, result(false), tier_new(), {.host = "node-a", .key = *m_key});
-  auto reloaded = cache::load_artifact_set(*m_store, *m_store->index().resolve(failed), m_trusted);
+  auto reloaded =
+      cache::load_artifact_set(*m_store, *m_store->index().resolve(digest::DigestPrefix(failed)), m_trusted);
   ASSERT_TRUE(reloaded);
   ASSERT_EQ(reloaded->manifest.smoke.at("tier-new").size(), 1u);
   EXPECT_EQ(reloaded->manifest.smoke.at("tier-new")[0].outcome, "fail");
@@ -183,18 +184,19 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
 
 // tier mid is a T4 and an A100; a run on an H100 proves nothing about it.
 TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
-  const std::string attested = attest(m_manifest, result_on({{.name = "NVIDIA H100", .cc = "9.0"}}), mid(), "node-a");
+  const digest::Digest attested =
+      attest(m_manifest, result_on({{.name = "NVIDIA H100", .cc = "9.0"}}), mid(), "node-a");
   const cache::LoadedSet loaded = load(attested);
   const auto& runs = loaded.manifest.smoke.at("mid");
   ASSERT_EQ(runs.size(), 1u);
   EXPECT_EQ(runs[0].outcome, "pass");
   EXPECT_FALSE(runs[0].member);
   EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid(), m_trusted),
-            "sha256:" + attested +
+            attested.to_string() +
                 "'s smoke attestation for tier 'mid' lacks a passing run on CC 7.5 (T4) and 8.0 (A100) "
                 "(--require-smoke; not counted: NVIDIA H100 (CC 9.0, driver 580.159.04) on node-a: not a GPU of the "
-                "tier); run 'orchestrate smoke mid --artifact sha256:" +
-                attested + "' on a node with those GPUs and push the attested set it stores");
+                "tier); run 'orchestrate smoke mid --artifact " +
+                attested.to_string() + "' on a node with those GPUs and push the attested set it stores");
   // Nor does a tier that declares 9.0 take a run its node recorded as not one of its GPUs.
   recipe::Tier widened = mid();
   widened.gpus.push_back({.name = "H100", .cc = *arch::ComputeCapability::parse("9.0")});
@@ -207,14 +209,14 @@ TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
 // Each node proves its own GPUs; together they cover the tier, and the
 // first node's run still verifies after the second re-signed the manifest.
 TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
-  const std::string first = attest(m_manifest, result_on({{.name = "Tesla T4", .cc = "7.5"}}), mid(), "node-a");
+  const digest::Digest first = attest(m_manifest, result_on({{.name = "Tesla T4", .cc = "7.5"}}), mid(), "node-a");
   const std::string after_a = site::smoke_problem(load(first).manifest, first, mid(), m_trusted);
   EXPECT_NE(after_a.find("lacks a passing run on CC 8.0 (A100) (--require-smoke); run 'orchestrate smoke mid"),
             std::string::npos)
       << after_a;
   EXPECT_NE(after_a.find("on a node with that GPU"), std::string::npos) << after_a;
 
-  const std::string second =
+  const digest::Digest second =
       attest(first, result_on({{.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0"}}), mid(), "node-b");
   const cache::LoadedSet loaded = load(second);
   EXPECT_EQ(loaded.signature.status, cache::VerifyStatus::verified);
@@ -225,7 +227,7 @@ TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
   EXPECT_EQ(runs[0].key_id, m_key->public_key().key_id());
   EXPECT_EQ(runs[1].node, "node-b");
   EXPECT_EQ(runs[1].key_id, m_key_b->public_key().key_id());
-  const std::string subject = cache::smoke_subject(loaded.manifest);
+  const digest::Digest subject = cache::smoke_subject(loaded.manifest);
   for (const auto& run : runs)
     EXPECT_EQ(cache::verify_smoke_run(run, "mid", subject, m_trusted), cache::RunSignature::verified) << run.node;
   EXPECT_EQ(site::smoke_problem(loaded.manifest, second, mid(), m_trusted), "");
@@ -241,14 +243,14 @@ TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
 }
 
 TEST_F(SmokeAttest, ANewerRunOfANodesGpuReplacesOnlyItsOwn) {
-  const std::string a = attest(m_manifest,
-                               result_on({{.name = "Tesla T4", .cc = "7.5", .ordinal = 0},
-                                          {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}}),
-                               mid(), "node-a");
-  const std::string b =
+  const digest::Digest a = attest(m_manifest,
+                                  result_on({{.name = "Tesla T4", .cc = "7.5", .ordinal = 0},
+                                             {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}}),
+                                  mid(), "node-a");
+  const digest::Digest b =
       attest(a, result_on({{.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 0}}), mid(), "node-b");
   // node-a again, on its GPU 0 only (CUDA_VISIBLE_DEVICES=0): the T4 now fails.
-  const std::string again =
+  const digest::Digest again =
       attest(b, result_on({{.name = "Tesla T4", .cc = "7.5", .pass = false, .ordinal = 0}}), mid(), "node-a");
   const cache::LoadedSet loaded = load(again);
   const auto& runs = loaded.manifest.smoke.at("mid");
@@ -269,7 +271,7 @@ TEST_F(SmokeAttest, ANewerRunOfANodesGpuReplacesOnlyItsOwn) {
 }
 
 TEST_F(SmokeAttest, ARunOnADriverBelowTheTiersDoesNotCount) {
-  const std::string attested = attest(
+  const digest::Digest attested = attest(
       m_manifest,
       result_on({{.name = "Tesla T4", .cc = "7.5"}, {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}},
                 "535.104.05"),
@@ -288,16 +290,16 @@ TEST_F(SmokeAttest, ARunOnADriverBelowTheTiersDoesNotCount) {
 // node-b, storing the set after node-a, turns node-a's failed run into a
 // pass: the manifest's signature (node-b's) verifies, the run's does not.
 TEST_F(SmokeAttest, ARunRecordAlteredAfterItsNodeSignedItIsRefused) {
-  const std::string a = attest(m_manifest,
-                               result_on({{.name = "Tesla T4", .cc = "7.5", .pass = false},
-                                          {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}}),
-                               mid(), "node-a");
+  const digest::Digest a = attest(m_manifest,
+                                  result_on({{.name = "Tesla T4", .cc = "7.5", .pass = false},
+                                             {.name = "NVIDIA A100-SXM4-80GB", .cc = "8.0", .ordinal = 1}}),
+                                  mid(), "node-a");
   cache::LoadedSet loaded = load(a);
   ASSERT_EQ(loaded.manifest.smoke.at("mid").size(), 2u);
   cache::NewArtifactSet forged;
   forged.manifest = loaded.manifest;
   forged.manifest.smoke.at("mid")[0].outcome = "pass";
-  const auto entry = m_store->index().resolve(a);
+  const auto entry = m_store->index().resolve(digest::DigestPrefix(a));
   ASSERT_TRUE(entry);
   for (const auto& f : loaded.manifest.files) forged.sources.push_back(m_store->blob_path(f.sha256));
   forged.key = &*m_key_b;
@@ -307,7 +309,7 @@ TEST_F(SmokeAttest, ARunRecordAlteredAfterItsNodeSignedItIsRefused) {
   const cache::LoadedSet reloaded = load(stored->manifest);
   EXPECT_EQ(reloaded.signature.status, cache::VerifyStatus::verified) << "node-b signed the manifest";
   EXPECT_EQ(site::smoke_problem(reloaded.manifest, stored->manifest, mid(), m_trusted),
-            "sha256:" + stored->manifest +
+            stored->manifest.to_string() +
                 "'s smoke attestation for tier 'mid' holds a run that is not what its node signed: Tesla T4 (CC 7.5, "
                 "driver 580.159.04) on node-a (key " +
                 m_key->public_key().key_id() + ") (--require-smoke): the record was altered after that node signed it");
@@ -315,7 +317,7 @@ TEST_F(SmokeAttest, ARunRecordAlteredAfterItsNodeSignedItIsRefused) {
 
 TEST_F(SmokeAttest, AttestingASetNeedsTheTiersDefinition) {
   try {
-    run_smoke({.fatbin = m_dir / "saxpy", .artifact_sets = {"sha256:" + m_manifest}}, std::cerr);
+    run_smoke({.fatbin = m_dir / "saxpy", .artifact_sets = {m_manifest.to_string()}}, std::cerr);
     FAIL() << "attested a set without the tier it is attested for";
   } catch (const util::Failure& f) {
     EXPECT_EQ(f.code(), util::ExitCode::bad_input) << f.what();
@@ -329,6 +331,26 @@ TEST_F(SmokeAttest, AnUnknownDigestIsBadInput) {
     FAIL() << "resolved a digest nobody stored";
   } catch (const util::Failure& f) {
     EXPECT_EQ(f.code(), util::ExitCode::bad_input) << f.what();
+  }
+}
+
+// The user's --artifact is parsed once, where it enters: a whole digest that
+// is not one is exit 2 with Digest::parse's words and the option named.
+TEST_F(SmokeAttest, AMalformedArtifactDigestIsBadInputSayingWhy) {
+  const std::vector<std::pair<std::string, std::string>> cases{
+      {"sha512:" + std::string(64, 'f'),
+       "--artifact: digest 'sha512:" + std::string(64, 'f') + "' uses algorithm 'sha512'; only sha256 is supported"},
+      {"sha256:" + std::string(65, 'f'),
+       "--artifact: digest 'sha256:" + std::string(65, 'f') + "' has 65 hex digits; sha256 needs 64"},
+  };
+  for (const auto& [argument, message] : cases) {
+    try {
+      resolve_artifact_set(*m_store, argument);
+      ADD_FAILURE() << "took " << argument;
+    } catch (const util::Failure& f) {
+      EXPECT_EQ(f.code(), util::ExitCode::bad_input) << f.what();
+      EXPECT_NE(std::string(f.what()).find(message), std::string::npos) << f.what();
+    }
   }
 }
 

@@ -17,11 +17,12 @@ namespace orc::app {
 namespace {
 
 const std::string k_hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const digest::Digest k_digest = digest::Digest::from_hex(k_hex).value();
 
 TEST(TransferTags, NameRecipeTierAndDigest) {
-  EXPECT_EQ(site::set_tag("vision-ext", "tier-new", k_hex), "vision-ext--tier-new--0123456789abcdef");
+  EXPECT_EQ(site::set_tag("vision-ext", "tier-new", k_digest), "vision-ext--tier-new--0123456789abcdef");
   EXPECT_EQ(site::latest_tag("vision-ext", "tier-new"), "vision-ext--tier-new");
-  EXPECT_TRUE(registry::is_valid_tag(site::set_tag("vision-ext", "tier.new_2", k_hex)));
+  EXPECT_TRUE(registry::is_valid_tag(site::set_tag("vision-ext", "tier.new_2", k_digest)));
   EXPECT_TRUE(site::is_set_tag_of("vision-ext--tier-new--0123456789abcdef", "vision-ext", "tier-new"));
   // The moving tag, another tier, a short or non-hex digest part: not a set's tag.
   EXPECT_FALSE(site::is_set_tag_of("vision-ext--tier-new", "vision-ext", "tier-new"));
@@ -117,11 +118,11 @@ TEST(TransferInsecure, TheWarningSaysTheCheckIsOffEveryTime) {
   const cache::Verification untrusted{.status = cache::VerifyStatus::unknown_key,
                                       .key_id = "0011223344556677",
                                       .detail = "signed by key 0011223344556677, which is not trusted"};
-  EXPECT_EQ(insecure_warning(k_hex, untrusted),
+  EXPECT_EQ(insecure_warning(k_digest, untrusted),
             "orchestrate: warning: --insecure: the signature check is off for sha256:0123456789abcdef (it does not "
             "verify: signed by key 0011223344556677, which is not trusted)\n");
   const cache::Verification good{.status = cache::VerifyStatus::verified, .detail = "signed by trusted key 00"};
-  EXPECT_EQ(insecure_warning(k_hex, good),
+  EXPECT_EQ(insecure_warning(k_digest, good),
             "orchestrate: warning: --insecure: the signature check is off for sha256:0123456789abcdef (it verifies "
             "anyway: signed by trusted key 00)\n");
 }
@@ -140,7 +141,7 @@ class TransferRequireSmoke : public ::testing::Test {
 
   cache::Manifest smoked(std::map<std::string, std::vector<cache::SmokeAttestation>> smoke) {
     cache::Manifest manifest;
-    const std::string subject = cache::smoke_subject(manifest);
+    const digest::Digest subject = cache::smoke_subject(manifest);
     for (auto& [tier_name, runs] : smoke)
       for (std::size_t i = 0; i < runs.size(); ++i) {
         runs[i].node = "node-a";
@@ -152,7 +153,7 @@ class TransferRequireSmoke : public ::testing::Test {
     return manifest;
   }
   std::string problem(const cache::Manifest& manifest) {
-    return site::smoke_problem(manifest, k_hex, tier(recipe::PtxPolicy::highest), m_trusted);
+    return site::smoke_problem(manifest, k_digest, tier(recipe::PtxPolicy::highest), m_trusted);
   }
 };
 

@@ -18,7 +18,7 @@ class ArtifactSet : public testing::TempDirTest {
   NewArtifactSet new_set(const SigningKey* key) {
     Manifest m = testing::sample_manifest();
     m.created.clear();
-    m.build_log.clear();
+    m.build_log.reset();
     return {.manifest = m,
             .sources = {write("out/libvision.so", "so bytes"), write("out/vision.whl", "wheel bytes")},
             .build_log = write("build.log", "log lines\n"),
@@ -50,7 +50,7 @@ TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
   EXPECT_EQ(load_artifact_set(store, *stored, {})->signature.status, VerifyStatus::unknown_key);
 
   // No pack is stored; the one push makes from the blobs unpacks to the same files.
-  EXPECT_TRUE(stored->pack.empty());
+  EXPECT_FALSE(stored->pack);
   ASSERT_TRUE(pack_stored_set(store, *stored, m_dir / "layer.tar.zst"));
   const auto files = unpack(m_dir / "layer.tar.zst", m_dir / "fetched");
   ASSERT_TRUE(files) << files.error().message;
@@ -121,7 +121,7 @@ TEST_F(ArtifactSet, UnsignedAndDamagedSets) {
 
   // A manifest of a schema this version does not read is a miss.
   IndexEntry foreign = *stored;
-  foreign.manifest = store.put_bytes(R"({"schema_version": 9})").value().hex;
+  foreign.manifest = store.put_bytes(R"({"schema_version": 9})").value().digest;
   EXPECT_EQ(load_artifact_set(store, foreign, {}).error().kind, ErrorKind::not_found);
 
   NewArtifactSet mismatched = new_set(nullptr);

@@ -40,7 +40,7 @@ class BuiltSets : public TempDirTest {
   IndexEntry build(Store& store, const std::string& recipe, const std::string& tier) {
     Manifest m = sample_manifest(recipe, tier);
     m.created.clear();
-    m.build_log.clear();
+    m.build_log.reset();
     m.files[0].path = "bin/" + recipe;
     m.files[1].path = "lib/lib" + recipe + ".so";
     const std::string dir = "src-" + recipe + "-" + tier + "/";
@@ -65,9 +65,9 @@ class BuiltSets : public TempDirTest {
   // Adds a pack of `sources` to the set's row, as stores did before push
   // made the pack from the files.
   IndexEntry add_old_pack(Store& store, IndexEntry entry, const std::vector<PackEntry>& sources) {
-    const std::filesystem::path pack_file = m_dir / ("old-pack-" + entry.manifest + ".tar.zst");
+    const std::filesystem::path pack_file = m_dir / ("old-pack-" + entry.manifest.hex() + ".tar.zst");
     EXPECT_TRUE(pack(sources, pack_file));
-    entry.pack = store.put_file(pack_file).value().hex;
+    entry.pack = store.put_file(pack_file).value().digest;
     const auto recorded = store.record(entry);
     EXPECT_TRUE(recorded);
     entry.id = recorded.value_or(0);

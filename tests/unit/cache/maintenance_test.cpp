@@ -27,10 +27,10 @@ class Maintenance : public testing::TempDirTest {
     Store& s = *m_store;
     const std::string tag = recipe + tier + std::to_string(created);
     IndexEntry e{
-        .manifest = s.put_bytes("manifest " + tag).value().hex, .recipe = recipe, .tier = tier, .created = created};
-    e.files.push_back({.path = "shared", .sha256 = s.put_bytes("shared file").value().hex, .size = 11});
-    e.files.push_back({.path = "own", .sha256 = s.put_bytes("own " + tag).value().hex, .size = 4});
-    e.build_log = s.put_bytes("log " + tag).value().hex;
+        .manifest = s.put_bytes("manifest " + tag).value().digest, .recipe = recipe, .tier = tier, .created = created};
+    e.files.push_back({.path = "shared", .sha256 = s.put_bytes("shared file").value().digest.hex(), .size = 11});
+    e.files.push_back({.path = "own", .sha256 = s.put_bytes("own " + tag).value().digest.hex(), .size = 4});
+    e.build_log = s.put_bytes("log " + tag).value().digest;
     e.verified = true;
     EXPECT_TRUE(s.record(e));
     return e;
@@ -55,7 +55,7 @@ TEST_F(Maintenance, VerifyQuarantinesCorruptBlobsAndDropsTheirRows) {
   ASSERT_EQ(report->corrupt.size(), 1u);
   const auto& bad = report->corrupt.front();
   EXPECT_EQ(bad.digest, a.files[1].sha256);
-  EXPECT_EQ(bad.dropped, std::vector<std::string>{a.manifest});
+  EXPECT_EQ(bad.dropped, std::vector{a.manifest});
   EXPECT_EQ(slurp(bad.moved_to), "own flipped");
   EXPECT_EQ(bad.moved_to.parent_path(), m_store->quarantine_dir());
   EXPECT_FALSE(m_store->has_blob(a.files[1].sha256));
@@ -70,10 +70,10 @@ TEST_F(Maintenance, VerifyQuarantinesCorruptBlobsAndDropsTheirRows) {
 
 TEST_F(Maintenance, VerifyDropsRowsWhoseBlobsAreGone) {
   const auto a = add_set("vision", "tier-new", 1);
-  fs::remove(m_store->blob_path(a.build_log));
+  fs::remove(m_store->blob_path(*a.build_log));
   const auto report = verify_store(*m_store, m_progress);
   ASSERT_TRUE(report);
-  EXPECT_EQ(report->missing, std::vector<std::string>{a.build_log});
+  EXPECT_EQ(report->missing, std::vector<std::string>{a.build_log->hex()});
   EXPECT_TRUE(m_store->index().list()->empty());
 }
 
@@ -85,18 +85,18 @@ TEST_F(Maintenance, GcKeepsTheNewestPerRecipeAndTier) {
   const auto stray = m_store->put_bytes("nobody names me").value();
   const auto report = collect_garbage(*m_store, {.keep = 1}, m_progress);
   ASSERT_TRUE(report) << report.error().message;
-  EXPECT_EQ(report->removed_sets, (std::vector<std::string>{old2.manifest, old1.manifest}));
+  EXPECT_EQ(report->removed_sets, (std::vector{old2.manifest, old1.manifest}));
   EXPECT_EQ(report->removed_blobs, 7u);  // 2 x (manifest, own, log) + the stray
   const auto rows = m_store->index().list().value();
   ASSERT_EQ(rows.size(), 2u);
   for (const auto& kept : {newest, other_tier}) {
     EXPECT_TRUE(m_store->has_blob(kept.manifest));
     for (const auto& f : kept.files) EXPECT_TRUE(m_store->has_blob(f.sha256));
-    EXPECT_TRUE(m_store->has_blob(kept.build_log));
+    EXPECT_TRUE(m_store->has_blob(*kept.build_log));
   }
   EXPECT_FALSE(m_store->has_blob(old1.manifest));
   EXPECT_FALSE(m_store->has_blob(old2.files[1].sha256));
-  EXPECT_FALSE(m_store->has_blob(stray.hex));
+  EXPECT_FALSE(m_store->has_blob(stray.digest));
 }
 
 TEST_F(Maintenance, GcWithoutKeepRemovesOnlyGarbageAndCrashLeftovers) {
@@ -128,13 +128,13 @@ TEST_F(Maintenance, GcWaitsForPinnedWriters) {
     ::_exit(r && r->removed_blobs == 0 ? 0 : 1);
   }
   ::usleep(300'000);  // the child is now waiting for the lock
-  IndexEntry e{.manifest = blob.hex, .recipe = "r", .tier = "t", .created = 1};
+  IndexEntry e{.manifest = blob.digest, .recipe = "r", .tier = "t", .created = 1};
   ASSERT_TRUE(m_store->record(e));
   { auto released = std::move(*pin); }
   int status = 0;
   ::waitpid(child, &status, 0);
   EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
-  EXPECT_TRUE(m_store->has_blob(blob.hex));
+  EXPECT_TRUE(m_store->has_blob(blob.digest));
 }
 
 }  // namespace

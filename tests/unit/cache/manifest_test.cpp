@@ -38,7 +38,7 @@ TEST(Manifest, CanonicalFormSortsKeysAndFilesWithoutWhitespace) {
   EXPECT_NE(text.find(R"("schema_version":2)"), std::string::npos);
   // Empty optional fields are null, not "".
   m.cudnn.clear();
-  m.build_log.clear();
+  m.build_log.reset();
   const auto j = nlohmann::json::parse(canonical_json(m));
   EXPECT_TRUE(j["cudnn"].is_null());
   EXPECT_TRUE(j["build_log"].is_null());
@@ -81,6 +81,10 @@ TEST(Manifest, StrictParserRefusesBrokenSchemaTwo) {
       {[](auto& j) { j["files"][1]["path"] = "a-first"; }, "files[1].path"},
       {[](auto& j) { j["files"][0]["embedded"]["sass"] = {1}; }, "files[0].embedded.sass[0]"},
       {[](auto& j) { j["build_log"] = std::string(64, 'c'); }, "build_log: expected sha256:"},
+      // A malformed digest says what is wrong with it (Digest::parse's words).
+      {[](auto& j) { j["build_log"] = "sha256:" + std::string(63, 'c') + "G"; },
+       "build_log: expected sha256:<64 hex digits>; digest 'sha256:" + std::string(63, 'c') +
+           "G' has a character that is not a hex digit at position 64 of its 64 (digests are lowercase hex)"},
       {[](auto& j) { j["cudnn"] = ""; }, "cudnn: empty string"},
       {[](auto& j) { j["smoke"]["tier-new"][0].erase("driver"); }, "smoke.tier-new[0]: missing key 'driver'"},
       {[](auto& j) { j["image"] = "x"; }, "image: expected an object"},

@@ -18,11 +18,11 @@ namespace fs = std::filesystem;
 
 class PackOnce : public testing::BuiltSets {
  protected:
-  std::string hash_of(const fs::path& file) {
+  digest::Digest hash_of(const fs::path& file) {
     const std::string bytes = slurp(file);
-    return digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))).hex();
+    return digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size())));
   }
-  std::string packed_from_blobs(const Store& store, const IndexEntry& entry, const std::string& name) {
+  digest::Digest packed_from_blobs(const Store& store, const IndexEntry& entry, const std::string& name) {
     const fs::path out = m_dir / name;
     const auto packed = pack_stored_set(store, entry, out);
     EXPECT_TRUE(packed) << packed.error().message;
@@ -44,13 +44,13 @@ TEST_F(PackOnce, ABuildStoresItsFilesOnceAndNoPack) {
   const auto data = write("src/data.bin", big);
   Manifest m = testing::sample_manifest();
   m.created.clear();
-  m.build_log.clear();
+  m.build_log.reset();
   m.files.resize(1);
   m.files[0].path = "data.bin";
   const auto entry = store_artifact_set(store, {.manifest = m, .sources = {data}, .key = &*m_key, .verified = true});
   ASSERT_TRUE(entry) << entry.error().message;
-  EXPECT_TRUE(entry->pack.empty());
-  const std::uint64_t small = store.read_blob(entry->manifest)->size() + store.read_blob(entry->signature)->size();
+  EXPECT_FALSE(entry->pack);
+  const std::uint64_t small = store.read_blob(entry->manifest)->size() + store.read_blob(*entry->signature)->size();
   EXPECT_EQ(blob_bytes(), big.size() + small);
   EXPECT_EQ(count_blobs(), 3u);  // the file, the manifest, the signature
 }
@@ -62,7 +62,7 @@ TEST_F(PackOnce, APackOfTheBlobsIsTheBytesAPackOfTheSourcesWas) {
   // own files, with their modes (the tool is 0755), mtimes and owners.
   const fs::path old_pack = m_dir / "old.tar.zst";
   ASSERT_TRUE(pack(sources_of("vision", "tier-new"), old_pack));
-  const std::string first = packed_from_blobs(store, entry, "first.tar.zst");
+  const digest::Digest first = packed_from_blobs(store, entry, "first.tar.zst");
   EXPECT_EQ(first, hash_of(old_pack));
   EXPECT_EQ(packed_from_blobs(store, entry, "second.tar.zst"), first);
   // The same from another store that holds the same set (a pull's copy).
@@ -79,7 +79,7 @@ TEST_F(PackOnce, ThePackKeyFollowsPathsDigestsAndModes) {
   const IndexEntry entry = build(store, "vision", "tier-new");
   const std::string key = pack_key(entry);
   IndexEntry other = entry;
-  other.manifest = std::string(64, '0');
+  other.manifest = digest::Digest();
   other.created += 100;
   std::ranges::reverse(other.files);
   EXPECT_EQ(pack_key(other), key);
@@ -94,14 +94,14 @@ TEST_F(PackOnce, ThePackKeyFollowsPathsDigestsAndModes) {
 TEST_F(PackOnce, GcDropsAnOldPackTheFilesMakeAgainByteForByte) {
   Store store = Store::open(root()).value();
   const IndexEntry entry = add_old_pack(store, build(store, "vision", "tier-new"), sources_of("vision", "tier-new"));
-  ASSERT_TRUE(store.has_blob(entry.pack));
+  ASSERT_TRUE(store.has_blob(*entry.pack));
   const auto gc = collect_garbage(store, {}, m_progress);
   ASSERT_TRUE(gc) << gc.error().message;
-  EXPECT_EQ(gc->dropped_packs, std::vector<std::string>{entry.manifest});
+  EXPECT_EQ(gc->dropped_packs, std::vector{entry.manifest});
   EXPECT_EQ(gc->removed_blobs, 1u);
-  EXPECT_FALSE(store.has_blob(entry.pack));
-  const auto row = store.index().resolve(entry.manifest).value();
-  EXPECT_TRUE(row.pack.empty());
+  EXPECT_FALSE(store.has_blob(*entry.pack));
+  const auto row = store.index().resolve(digest::DigestPrefix(entry.manifest)).value();
+  EXPECT_FALSE(row.pack);
   EXPECT_EQ(row.id, entry.id);        // the same row: its place among sets of one second kept
   EXPECT_EQ(row.files, entry.files);  // modes included
   for (const auto& f : row.files) EXPECT_TRUE(store.has_blob(f.sha256));
@@ -124,8 +124,8 @@ TEST_F(PackOnce, GcKeepsAnOldPackTheFilesDoNotMakeAgain) {
   const auto gc = collect_garbage(store, {}, m_progress);
   ASSERT_TRUE(gc) << gc.error().message;
   EXPECT_TRUE(gc->dropped_packs.empty());
-  EXPECT_TRUE(store.has_blob(packed.pack));
-  EXPECT_EQ(store.index().resolve(entry.manifest)->pack, packed.pack);
+  EXPECT_TRUE(store.has_blob(*packed.pack));
+  EXPECT_EQ(store.index().resolve(digest::DigestPrefix(entry.manifest))->pack, packed.pack);
   // What the files do pack to is remembered, so the next gc packs nothing.
   const auto remembered = store.index().packed_layer(pack_key(entry)).value();
   ASSERT_TRUE(remembered);

@@ -108,6 +108,23 @@ TEST_F(Signing, SignatureDocumentIsStrict) {
     EXPECT_FALSE(parse_signature(bad)) << bad;
 }
 
+// The signed digest is parsed where the document is read: one that is not
+// sha256:<64 lowercase hex> (a tampered or foreign document, from the store
+// or a registry) is refused with what is wrong with it.
+TEST_F(Signing, AMalformedSignedDigestIsRefusedWithItsReason) {
+  const auto key = SigningKey::generate().value();
+  std::string text = signature_json(sign_manifest(key, "bytes"));
+  const auto at = text.find("sha256:") + 7;
+  text[at] = 'A';
+  const auto parsed = parse_signature(text);
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().kind, ErrorKind::invalid);
+  EXPECT_TRUE(parsed.error().message.starts_with("signature signed_digest is not sha256:<hex>: digest 'sha256:A"))
+      << parsed.error().message;
+  EXPECT_NE(parsed.error().message.find("an uppercase hex digit at position 1 of its 64"), std::string::npos)
+      << parsed.error().message;
+}
+
 TEST_F(Signing, TrustFromTextsAndPathsAndTheTrustStore) {
   const auto a = SigningKey::generate().value();
   const auto b = SigningKey::generate().value();

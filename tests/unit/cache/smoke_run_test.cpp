@@ -34,7 +34,7 @@ class SmokeRun : public ::testing::Test {
   SigningKey m_other = make_key();
   TrustedKeys m_trusted{{m_key.public_key().key_id(), m_key.public_key()},
                         {m_other.public_key().key_id(), m_other.public_key()}};
-  std::string m_subject = smoke_subject(testing::sample_manifest());
+  digest::Digest m_subject = smoke_subject(testing::sample_manifest());
 
   SmokeAttestation signed_run(const std::string& node = "node-a", std::uint32_t ordinal = 0) {
     SmokeAttestation run = run_on(node, ordinal);
@@ -91,7 +91,7 @@ TEST_F(SmokeRun, TheSubjectIsTheBuildWithoutItsRunsOrCreatedTime) {
   EXPECT_EQ(smoke_subject(m), m_subject);
   m.key = "another build";
   EXPECT_NE(smoke_subject(m), m_subject);
-  EXPECT_EQ(m_subject.size(), 64u);
+  EXPECT_EQ(m_subject.hex().size(), 64u);
 }
 
 // A set stored again (smoke --artifact) gains the modes the index kept when

@@ -29,11 +29,11 @@ TEST_F(BlobStore, PutFileHashesWhileCopyingAndNeverRewrites) {
   const auto file = write("a.bin", "hello artifact");
   const auto put = store.put_file(file);
   ASSERT_TRUE(put) << put.error().message;
-  EXPECT_EQ(put->hex, sha("hello artifact"));
+  EXPECT_EQ(put->digest.hex(), sha("hello artifact"));
   EXPECT_EQ(put->size, 14u);
   EXPECT_TRUE(put->added);
-  const auto path = store.blob_path(put->hex);
-  EXPECT_EQ(path, m_dir / "store" / "blobs.v1" / "sha256" / put->hex.substr(0, 2) / put->hex);
+  const auto path = store.blob_path(put->digest);
+  EXPECT_EQ(path, m_dir / "store" / "blobs.v1" / "sha256" / put->digest.hex().substr(0, 2) / put->digest.hex());
   EXPECT_EQ(slurp(path), "hello artifact");
   struct stat before {};
   ::stat(path.c_str(), &before);
@@ -47,7 +47,7 @@ TEST_F(BlobStore, PutFileHashesWhileCopyingAndNeverRewrites) {
   ::stat(path.c_str(), &after);
   EXPECT_EQ(before.st_ino, after.st_ino);  // the same file, not a rewrite
   EXPECT_TRUE(std::filesystem::is_empty(store.tmp_dir()));
-  EXPECT_EQ(store.read_blob(put->hex).value(), "hello artifact");
+  EXPECT_EQ(store.read_blob(put->digest).value(), "hello artifact");
 }
 
 TEST_F(BlobStore, MissingAndCorruptBlobsAreDistinctErrors) {
@@ -55,10 +55,10 @@ TEST_F(BlobStore, MissingAndCorruptBlobsAreDistinctErrors) {
   EXPECT_EQ(store.read_blob(std::string(64, '0')).error().kind, ErrorKind::not_found);
   EXPECT_EQ(store.read_blob("xyz").error().kind, ErrorKind::invalid);
   const auto put = store.put_bytes("manifest bytes").value();
-  std::filesystem::permissions(store.blob_path(put.hex), std::filesystem::perms::owner_write,
+  std::filesystem::permissions(store.blob_path(put.digest), std::filesystem::perms::owner_write,
                                std::filesystem::perm_options::add);
-  std::ofstream(store.blob_path(put.hex), std::ios::binary) << "manifest bytez";
-  EXPECT_EQ(store.read_blob(put.hex).error().kind, ErrorKind::corrupt);
+  std::ofstream(store.blob_path(put.digest), std::ios::binary) << "manifest bytez";
+  EXPECT_EQ(store.read_blob(put.digest).error().kind, ErrorKind::corrupt);
   EXPECT_EQ(store.put_file(m_dir / "absent").error().kind, ErrorKind::not_found);
 }
 
@@ -83,7 +83,7 @@ TEST_F(BlobStore, CrashLeftTemporariesAreNeverBlobs) {
   const auto put = store.put_file(file);
   ASSERT_TRUE(put);
   EXPECT_TRUE(put->added);
-  EXPECT_EQ(slurp(store.blob_path(put->hex)), content);
+  EXPECT_EQ(slurp(store.blob_path(put->digest)), content);
 }
 
 TEST_F(BlobStore, WriteFileAtomicRefusesToReplaceWhenAsked) {
@@ -136,7 +136,7 @@ TEST_F(BlobStore, ConcurrentWritersOfSameAndDifferentBlobs) {
 TEST_F(BlobStore, RecordRefusesSetsWhoseBlobsAreMissing) {
   Store store = open();
   const auto manifest = store.put_bytes("m").value();
-  IndexEntry entry{.manifest = manifest.hex, .recipe = "r", .tier = "t"};
+  IndexEntry entry{.manifest = manifest.digest, .recipe = "r", .tier = "t"};
   entry.files.push_back({.path = "x", .sha256 = std::string(64, 'f'), .size = 1});
   const auto refused = store.record(entry);
   ASSERT_FALSE(refused);

@@ -12,6 +12,12 @@
 
 namespace orc::cache::testing {
 
+// A digest from 64 hex digits the test wrote: the test's own data, so a typo
+// fails the test at once.
+inline digest::Digest hex_digest(std::string_view hex) { return digest::Digest::from_hex(hex).value(); }
+// What a user would type to name a set.
+inline digest::DigestPrefix prefix(std::string_view text) { return digest::DigestPrefix::parse(text).value(); }
+
 class TempDirTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -73,7 +79,7 @@ inline Manifest sample_manifest(const std::string& recipe = "vision-ext", const 
               .requested_ptx = {},
               .embedded_sass = {},
               .embedded_ptx = {}}};
-  m.build_log = std::string(64, 'c');
+  m.build_log = hex_digest(std::string(64, 'c'));
   m.warnings = {"sm_90 runs by JIT"};
   m.created = "2025-01-02T03:04:05Z";
   m.smoke["tier-new"] = {{.gpu = "NVIDIA H100 80GB HBM3",

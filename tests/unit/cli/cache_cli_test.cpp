@@ -48,15 +48,15 @@ class CacheCli : public ::testing::Test {
     auto store = cache::Store::open(m_dir / "store").value();
     cache::Manifest m{.recipe = recipe, .tier = "tier-new", .toolkit = "12.4", .created = "2025-01-01T00:00:00Z"};
     const auto file = store.put_bytes("file of " + recipe + std::to_string(created)).value();
-    m.files.push_back({.path = "lib/x.so", .sha256 = file.hex, .size = file.size, .embedded_sass = {"sm_90"}});
-    cache::IndexEntry e{.manifest = store.put_bytes(cache::canonical_json(m)).value().hex,
+    m.files.push_back({.path = "lib/x.so", .sha256 = file.digest.hex(), .size = file.size, .embedded_sass = {"sm_90"}});
+    cache::IndexEntry e{.manifest = store.put_bytes(cache::canonical_json(m)).value().digest,
                         .recipe = recipe,
                         .tier = "tier-new",
                         .toolkit = "12.4",
                         .sass = {"sm_90"},
                         .verified = true,
                         .created = created};
-    e.files.push_back({.path = "lib/x.so", .sha256 = file.hex, .size = file.size});
+    e.files.push_back({.path = "lib/x.so", .sha256 = file.digest.hex(), .size = file.size});
     EXPECT_TRUE(store.record(e));
     return e;
   }
@@ -159,7 +159,7 @@ TEST_F(CacheCli, LsJsonAndTable) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["sets"].size(), 1u);
   const auto& set = j["sets"][0];
-  EXPECT_EQ(set["manifest"], "sha256:" + a.manifest);
+  EXPECT_EQ(set["manifest"], a.manifest.to_string());
   EXPECT_EQ(set["recipe"], "vision");
   EXPECT_EQ(set["sass"], nlohmann::json({"sm_90"}));
   EXPECT_EQ(set["files"][0]["path"], "lib/x.so");
@@ -169,7 +169,7 @@ TEST_F(CacheCli, LsJsonAndTable) {
   ASSERT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(r.out.starts_with("MANIFEST")) << r.out;
   EXPECT_LT(r.out.find("caffe"), r.out.find("vision"));  // newest first
-  EXPECT_NE(r.out.find(a.manifest.substr(0, 16)), std::string::npos);
+  EXPECT_NE(r.out.find(a.manifest.hex().substr(0, 16)), std::string::npos);
 }
 
 TEST_F(CacheCli, VerifyExitsOneOnCorruptionThenZero) {
@@ -183,7 +183,7 @@ TEST_F(CacheCli, VerifyExitsOneOnCorruptionThenZero) {
   const auto j = nlohmann::json::parse(r.out);
   ASSERT_EQ(j["corrupt"].size(), 1u);
   EXPECT_EQ(j["corrupt"][0]["digest"], "sha256:" + a.files[0].sha256);
-  EXPECT_EQ(j["corrupt"][0]["dropped"], nlohmann::json({a.manifest}));
+  EXPECT_EQ(j["corrupt"][0]["dropped"], nlohmann::json({a.manifest.hex()}));
   r = cli({"cache", "verify"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_NE(r.out.find("0 corrupt, 0 missing"), std::string::npos) << r.out;
@@ -200,7 +200,7 @@ TEST_F(CacheCli, GcKeepsNewestAndReportsJson) {
   EXPECT_EQ(j["removed_blobs"], 2);  // its manifest and its file
   const auto left = nlohmann::json::parse(cli({"cache", "ls", "--json"}).out);
   ASSERT_EQ(left["sets"].size(), 1u);
-  EXPECT_EQ(left["sets"][0]["manifest"], "sha256:" + newest.manifest);
+  EXPECT_EQ(left["sets"][0]["manifest"], newest.manifest.to_string());
   r = cli({"cache", "gc", "--keep", "-1"});
   EXPECT_EQ(r.code, 2);
 }

@@ -185,10 +185,10 @@ TEST(PullRender, TextJsonAndTheInsecureWarning) {
 )");
   report.downloaded = false;
   const cache::Verification unsigned_set{.status = cache::VerifyStatus::not_signed, .detail = "not signed"};
-  report.warnings.push_back(app::insecure_diagnostic(k_hex, unsigned_set));
+  report.warnings.push_back(app::insecure_diagnostic(digest::Digest::from_hex(k_hex).value(), unsigned_set));
   const Emitted e = emitted(report, Format::text);
   EXPECT_EQ(e.out, "already stored: saxpy for tier-new sha256:" + k_hex + "\n");
-  EXPECT_EQ(e.err, app::insecure_warning(k_hex, unsigned_set));
+  EXPECT_EQ(e.err, app::insecure_warning(digest::Digest::from_hex(k_hex).value(), unsigned_set));
   EXPECT_EQ(e.code, ExitCode::ok);
 }
 

@@ -63,3 +63,41 @@ TEST(Digest, OrdersAndHashesForMaps) {
 
 }  // namespace
 }  // namespace orc::digest
+
+namespace orc::digest {
+namespace {
+
+// What a user names a digest by: a prefix of 4 to 64 hex digits, "sha256:"
+// optional and either case (as the index always took it); a whole digest,
+// or one naming another algorithm, is checked as Digest::parse checks it.
+TEST(DigestPrefix, TakesPrefixesAndRefusesWhatNamesNoDigest) {
+  EXPECT_EQ(DigestPrefix::parse("sha256:abcd1").value().hex(), "abcd1");
+  EXPECT_EQ(DigestPrefix::parse("ABCD2").value().hex(), "abcd2");
+  EXPECT_EQ(DigestPrefix::parse("abcd").value().to_string(), "sha256:abcd");
+  const Digest whole = Digest::from_hex(std::string(63, '0') + "7").value();
+  EXPECT_EQ(DigestPrefix::parse(whole.to_string()).value().hex(), whole.hex());
+  EXPECT_TRUE(DigestPrefix::parse(whole.hex()).value().matches(whole));
+  EXPECT_TRUE(DigestPrefix(whole).matches(whole));
+  EXPECT_FALSE(DigestPrefix::parse("0001").value().matches(whole));
+
+  EXPECT_EQ(DigestPrefix::parse("abc").error(),
+            "'abc' is not a sha256 digest or a prefix of one (4 to 64 hex digits, sha256: optional)");
+  EXPECT_EQ(DigestPrefix::parse("abcz1").error(),
+            "'abcz1' is not a sha256 digest or a prefix of one (4 to 64 hex digits, sha256: optional)");
+  EXPECT_EQ(DigestPrefix::parse("sha512:abcd").error(),
+            "digest 'sha512:abcd' uses algorithm 'sha512'; only sha256 is supported");
+  EXPECT_EQ(DigestPrefix::parse(std::string(65, 'a')).error(),
+            "digest '" + std::string(65, 'a') + "' has 65 hex digits; sha256 needs 64");
+  EXPECT_EQ(DigestPrefix::parse("sha256:" + std::string(63, 'a') + "x").error(),
+            "digest 'sha256:" + std::string(63, 'a') +
+                "x' has a character that is not a hex digit at position 64 of its 64 (digests are lowercase hex)");
+}
+
+TEST(DigestShortString, NamesTheDigestByItsFirstDigits) {
+  const Digest d = Digest::from_hex("0123456789abcdef" + std::string(48, '0')).value();
+  EXPECT_EQ(d.short_string(16), "sha256:0123456789abcdef");
+  EXPECT_EQ(d.short_string(100), d.to_string());
+}
+
+}  // namespace
+}  // namespace orc::digest

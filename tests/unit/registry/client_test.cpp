@@ -102,7 +102,7 @@ TEST_F(ClientFixture, BearerTokenFlow) {
                                                     R"(scope="repository:team/art:pull")"}}});
   transport->push({.status = 200, .chunks = {R"({"token":"tok-123","expires_in":60})"}});
   transport->push({.status = 200, .headers = {{"Content-Length", "42"}}});
-  const auto size = client.blob_size(digest::sha256("x").to_string());
+  const auto size = client.blob_size(digest::sha256("x"));
   ASSERT_TRUE(size) << size.error().message;
   EXPECT_EQ(*size, 42u);
   ASSERT_EQ(transport->requests().size(), 3u);
@@ -156,14 +156,15 @@ TEST_F(ClientFixture, GivesUpAfterTheAttemptsAsServerOrUnreachable) {
 
 TEST_F(ClientFixture, FetchResumesWithRangeAfterABrokenTransfer) {
   const std::string blob(10'000, 'b');
-  const std::string digest = digest::sha256(blob).to_string();
+  const digest::Digest wanted = digest::sha256(blob);
+  const std::string digest = wanted.to_string();
   auto client = make();
   transport->push(
       {.status = 200, .headers = {{"Content-Length", "10000"}}, .chunks = {blob.substr(0, 3000)}, .error = broken()});
   transport->push(
       {.status = 206, .headers = {{"Content-Range", "bytes 3000-9999/10000"}}, .chunks = {blob.substr(3000)}});
   const auto out = dir / "blob";
-  const auto result = client.fetch_blob(digest, blob.size(), out);
+  const auto result = client.fetch_blob(wanted, blob.size(), out);
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_EQ(read(out), blob);
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
@@ -179,7 +180,7 @@ TEST_F(ClientFixture, FetchContinuesAPartialFileOfAnEarlierRun) {
   const auto out = dir / "blob";
   write(out.string() + ".partial", blob.substr(0, 12));
   transport->push({.status = 206, .headers = {{"Content-Range", "bytes 12-19/20"}}, .chunks = {blob.substr(12)}});
-  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob).to_string(), std::nullopt, out));
+  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob), std::nullopt, out));
   EXPECT_EQ(header_of(transport->requests()[0], "Range"), "bytes=12-");
   EXPECT_EQ(read(out), blob);
 }
@@ -190,7 +191,7 @@ TEST_F(ClientFixture, FetchRestartsCleanlyWhenTheServerIgnoresRange) {
   const auto out = dir / "blob";
   write(out.string() + ".partial", "0123456789");
   transport->push({.status = 200, .chunks = {blob}});
-  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out));
+  ASSERT_TRUE(client.fetch_blob(digest::sha256(blob), blob.size(), out));
   EXPECT_EQ(header_of(transport->requests()[0], "Range"), "bytes=10-");
   EXPECT_EQ(read(out), blob);
 }
@@ -200,7 +201,7 @@ TEST_F(ClientFixture, FetchDigestMismatchRemovesThePartialFile) {
   auto client = make();
   const auto out = dir / "blob";
   transport->push({.status = 200, .chunks = {"the reaL bytes"}});
-  const auto result = client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out);
+  const auto result = client.fetch_blob(digest::sha256(blob), blob.size(), out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::digest_mismatch);
   EXPECT_NE(result.error().message.find(digest::sha256("the reaL bytes").to_string()), std::string::npos);
@@ -209,8 +210,7 @@ TEST_F(ClientFixture, FetchDigestMismatchRemovesThePartialFile) {
 
   // More bytes than the descriptor says stops the transfer at once.
   transport->push({.status = 200, .chunks = {blob + "extra"}});
-  EXPECT_EQ(client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out).error().kind,
-            ErrorKind::digest_mismatch);
+  EXPECT_EQ(client.fetch_blob(digest::sha256(blob), blob.size(), out).error().kind, ErrorKind::digest_mismatch);
   EXPECT_FALSE(std::filesystem::exists(out.string() + ".partial"));
 }
 
@@ -218,8 +218,9 @@ TEST_F(ClientFixture, FetchOfAMissingBlobIsNotFound) {
   auto client = make();
   transport->push(
       {.status = 404, .chunks = {R"({"errors":[{"code":"BLOB_UNKNOWN","message":"blob unknown to registry"}]})"}});
-  const auto digest = digest::sha256("nope").to_string();
-  const auto result = client.fetch_blob(digest, std::nullopt, dir / "blob");
+  const digest::Digest wanted = digest::sha256("nope");
+  const std::string digest = wanted.to_string();
+  const auto result = client.fetch_blob(wanted, std::nullopt, dir / "blob");
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::not_found);
   EXPECT_EQ(result.error().message, "GET http://reg.test:5000/v2/team/art/blobs/" + digest + ": blob " + digest +
@@ -232,7 +233,7 @@ TEST_F(ClientFixture, FetchKeepsThePartialFileWhenTheRegistryStaysAway) {
   transport->push({.status = 200, .chunks = {blob.substr(0, 40)}, .error = broken()});
   for (int i = 0; i < 3; ++i) transport->push({.error = failure(TransportErrorKind::connect)});
   const auto out = dir / "blob";
-  const auto result = client.fetch_blob(digest::sha256(blob).to_string(), blob.size(), out);
+  const auto result = client.fetch_blob(digest::sha256(blob), blob.size(), out);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::unreachable);
   EXPECT_EQ(std::filesystem::file_size(out.string() + ".partial"), 40u);
@@ -241,7 +242,7 @@ TEST_F(ClientFixture, FetchKeepsThePartialFileWhenTheRegistryStaysAway) {
 TEST_F(ClientFixture, PushSkipsABlobTheRegistryHas) {
   auto client = make();
   transport->push({.status = 200, .headers = {{"Content-Length", "5"}}});
-  const auto pushed = client.push_blob(digest::sha256("hello").to_string(), std::string("hello"));
+  const auto pushed = client.push_blob(digest::sha256("hello"), std::string("hello"));
   ASSERT_TRUE(pushed) << pushed.error().message;
   EXPECT_FALSE(pushed->uploaded);
   ASSERT_EQ(transport->requests().size(), 1u);
@@ -250,11 +251,12 @@ TEST_F(ClientFixture, PushSkipsABlobTheRegistryHas) {
 
 TEST_F(ClientFixture, MonolithicUpload) {
   auto client = make();
-  const std::string digest = digest::sha256("hello").to_string();
+  const digest::Digest wanted = digest::sha256("hello");
+  const std::string digest = wanted.to_string();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?_state=s"}}});
   transport->push({.status = 201, .headers = {{"Docker-Content-Digest", digest}}});
-  const auto pushed = client.push_blob(digest, std::string("hello"));
+  const auto pushed = client.push_blob(wanted, std::string("hello"));
   ASSERT_TRUE(pushed) << pushed.error().message;
   EXPECT_TRUE(pushed->uploaded);
   ASSERT_EQ(transport->requests().size(), 3u);
@@ -271,14 +273,15 @@ TEST_F(ClientFixture, ChunkedUploadFromAFile) {
   const std::string bytes = "0123456789";
   const auto file = dir / "blob";
   write(file, bytes);
-  const std::string digest = digest::sha256(bytes).to_string();
+  const digest::Digest wanted = digest::sha256(bytes);
+  const std::string digest = wanted.to_string();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1"}}});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?s=1"}, {"Range", "0-3"}}});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?s=2"}, {"Range", "0-7"}}});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1?s=3"}, {"Range", "0-9"}}});
   transport->push({.status = 201});
-  const auto pushed = client.push_blob(digest, file, {.mode = UploadMode::chunked, .chunk_size = 4});
+  const auto pushed = client.push_blob(wanted, file, {.mode = UploadMode::chunked, .chunk_size = 4});
   ASSERT_TRUE(pushed) << pushed.error().message;
   ASSERT_EQ(transport->requests().size(), 6u);
   const auto patch = transport->requests()[3];
@@ -341,7 +344,7 @@ TEST_F(ClientFixture, TagsFollowLinkPaginationOnThisRepositoryOnly) {
 
 TEST_F(ClientFixture, ReferrersFallBackToTheTagSchema) {
   auto client = make();
-  const std::string subject = digest::sha256("artifact").to_string();
+  const digest::Digest subject = digest::sha256("artifact");
   Index index;
   Descriptor sig = describe(k_oci_manifest, "sig");
   sig.artifact_type = std::string(k_signature_artifact_type);
@@ -354,7 +357,7 @@ TEST_F(ClientFixture, ReferrersFallBackToTheTagSchema) {
   const auto found = client.referrers(subject, k_signature_artifact_type);
   ASSERT_TRUE(found) << found.error().message;
   EXPECT_EQ(*found, std::vector<Descriptor>{sig});
-  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/team/art/referrers/" + subject +
+  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/team/art/referrers/" + subject.to_string() +
                                               "?artifactType=application%2Fvnd.orchestrate.signature.v1");
   EXPECT_EQ(transport->requests()[1].url, "http://reg.test:5000/v2/team/art/manifests/" + referrers_tag(subject));
 
@@ -372,19 +375,19 @@ TEST_F(ClientFixture, PutReferrerMaintainsTheFallbackIndex) {
   transport->push({.status = 201});  // PUT by digest, no OCI-Subject header
   transport->push({.status = 404});  // no fallback index yet
   transport->push({.status = 201});  // PUT of the index
-  ASSERT_EQ(client.put_referrer(parsed, body).value(), digest);
+  ASSERT_EQ(client.put_referrer(parsed, body).value().to_string(), digest);
   ASSERT_EQ(transport->requests().size(), 3u);
   EXPECT_EQ(transport->requests()[2].url,
             "http://reg.test:5000/v2/team/art/manifests/" + referrers_tag(subject.digest));
   EXPECT_EQ(header_of(transport->requests()[2], "Content-Type"), k_oci_index);
   const auto stored = parse_index(std::get<std::string>(transport->requests()[2].body)).value();
   ASSERT_EQ(stored.manifests.size(), 1u);
-  EXPECT_EQ(stored.manifests[0].digest, digest);
+  EXPECT_EQ(stored.manifests[0].digest.to_string(), digest);
   EXPECT_EQ(stored.manifests[0].artifact_type, k_signature_artifact_type);
 
   // A registry with the referrers API needs no fallback tag.
   transport->clear_requests();
-  transport->push({.status = 201, .headers = {{"OCI-Subject", subject.digest}}});
+  transport->push({.status = 201, .headers = {{"OCI-Subject", subject.digest.to_string()}}});
   ASSERT_TRUE(client.put_referrer(parsed, body));
   EXPECT_EQ(transport->requests().size(), 1u);
 }

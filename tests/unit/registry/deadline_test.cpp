@@ -71,7 +71,8 @@ struct Deadlines : testing::ScriptedClient {
 TEST_F(Deadlines, RangeResumesShareTheDownloadsOneDeadline) {
   deadlines = {.base = milliseconds(2'000), .min_rate = 1 << 20};
   const std::string blob = numbered_blob(1 << 20);
-  const std::string digest = digest::sha256(blob).to_string();
+  const digest::Digest wanted = digest::sha256(blob);
+  const std::string digest = wanted.to_string();
   auto client = make();
   transport->handle_with([&](const Request& request) {
     now += milliseconds(1'000);
@@ -82,7 +83,7 @@ TEST_F(Deadlines, RangeResumesShareTheDownloadsOneDeadline) {
                  .chunks = {blob.substr(from, 100)},
                  .error = broken()};
   });
-  const auto result = client.stream_blob(digest, blob.size(), receiver());
+  const auto result = client.stream_blob(wanted, blob.size(), receiver());
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::timeout);
   // 2 s + 1 MiB at 1 MiB/s: three seconds in all, whatever the resumes.
@@ -147,7 +148,7 @@ TEST_F(Deadlines, ASlowTokenServiceIsATimeout) {
     now += request.timeout;
     return Reply{.error = failure(TransportErrorKind::timeout)};
   });
-  const auto result = client.blob_size(digest::sha256("x").to_string());
+  const auto result = client.blob_size(digest::sha256("x"));
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::timeout);
   EXPECT_NE(result.error().message.find("HEAD blob sha256:"), std::string::npos) << result.error().message;
@@ -160,7 +161,8 @@ TEST_F(Deadlines, ASlowTokenServiceIsATimeout) {
 TEST_F(Deadlines, AnUploadSaysHowManyBytesWent) {
   deadlines = {.base = milliseconds(1'000), .min_rate = 1'000};
   const std::string bytes(3'000, 'x');
-  const std::string digest = digest::sha256(bytes).to_string();
+  const digest::Digest wanted = digest::sha256(bytes);
+  const std::string digest = wanted.to_string();
   auto client = make();
   transport->push({.status = 404});
   transport->push({.status = 202, .headers = {{"Location", "/v2/team/art/blobs/uploads/u1"}}});
@@ -168,7 +170,7 @@ TEST_F(Deadlines, AnUploadSaysHowManyBytesWent) {
     now += request.timeout;
     return Reply{.error = failure(TransportErrorKind::timeout)};
   });
-  const auto result = client.push_blob(digest, bytes);
+  const auto result = client.push_blob(wanted, bytes);
   ASSERT_FALSE(result);
   EXPECT_EQ(result.error().kind, ErrorKind::timeout);
   EXPECT_EQ(result.error().message, "PUT blob " + digest +
@@ -187,7 +189,7 @@ TEST_F(Deadlines, ABlobInsideItsDeadlineCompletes) {
     now += milliseconds(2'500);
     return Reply{.status = 200, .chunks = {blob}};
   });
-  const auto result = client.stream_blob(digest::sha256(blob).to_string(), blob.size(), receiver());
+  const auto result = client.stream_blob(digest::sha256(blob), blob.size(), receiver());
   ASSERT_TRUE(result) << result.error().message;
   EXPECT_TRUE(received == blob);
 }

@@ -68,11 +68,12 @@ TEST(Layout, SignatureManifestIsAReferrer) {
   ASSERT_TRUE(parsed) << parsed.error().message;
   EXPECT_EQ(parsed->artifact_type, k_signature_artifact_type);
   EXPECT_EQ(parsed->config.media_type, k_empty_config);
-  EXPECT_EQ(parsed->config.digest, "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
+  EXPECT_EQ(parsed->config.digest.to_string(),
+            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a");
   ASSERT_TRUE(parsed->subject);
   EXPECT_EQ(*parsed->subject, subject);
   EXPECT_EQ(read_signature(*parsed, subject.digest).value(), signature);
-  EXPECT_FALSE(read_signature(*parsed, digest::sha256("other").to_string()));
+  EXPECT_FALSE(read_signature(*parsed, digest::sha256("other")));
   EXPECT_FALSE(read_artifact(*parsed));  // a signature is not an artifact
   EXPECT_FALSE(read_signature(parse_manifest(artifact).value(), subject.digest));
 }
@@ -87,7 +88,7 @@ TEST(Layout, IndexRoundTripAndReferrersTag) {
   ASSERT_TRUE(parsed) << parsed.error().message;
   ASSERT_EQ(parsed->manifests.size(), 1u);
   EXPECT_EQ(parsed->manifests[0], d);
-  EXPECT_EQ(referrers_tag(d.digest), "sha256-" + d.digest.substr(7));
+  EXPECT_EQ(referrers_tag(d.digest), "sha256-" + d.digest.hex());
 }
 
 // Registry JSON is untrusted: every malformed shape is an Error, never an
@@ -128,6 +129,30 @@ TEST(Layout, MalformedManifestsAreErrors) {
   EXPECT_FALSE(parse_index(R"({"schemaVersion":2,"manifests":null})"));
   EXPECT_FALSE(parse_index(manifest(good_config)));
   EXPECT_FALSE(parse_index(std::string(k_max_manifest_bytes + 1, ' ')));
+}
+
+// A registry's digest is parsed once, where its JSON is read: a malformed one
+// is the registry's fault (protocol: exit 3 through site::exit_code_for), and
+// the message says what is wrong with it in Digest::parse's words.
+TEST(Layout, AMalformedDigestFromTheRegistryIsAProtocolErrorSayingWhy) {
+  const std::string upper = "sha256:" + std::string(63, 'a') + "A";
+  const auto parsed = parse_manifest(R"({"schemaVersion":2,"config":{"mediaType":"a/b","digest":")" + upper +
+                                     R"(","size":1},"layers":[]})");
+  ASSERT_FALSE(parsed);
+  EXPECT_EQ(parsed.error().kind, ErrorKind::protocol);
+  EXPECT_EQ(parsed.error().message, "malformed manifest: config.digest: digest '" + upper +
+                                        "' has an uppercase hex digit at position 64 of its 64 (digests are "
+                                        "lowercase hex)");
+  const auto index =
+      parse_index(R"({"schemaVersion":2,"manifests":[{"mediaType":"a/b","digest":"sha512:00","size":1}]})");
+  ASSERT_FALSE(index);
+  EXPECT_EQ(index.error().kind, ErrorKind::protocol);
+  EXPECT_EQ(index.error().message,
+            "malformed manifest: manifests[0].digest: digest 'sha512:00' uses algorithm 'sha512'; only sha256 is "
+            "supported");
+  const auto missing = parse_manifest(R"({"schemaVersion":2,"config":{"mediaType":"a/b","size":1},"layers":[]})");
+  ASSERT_FALSE(missing);
+  EXPECT_EQ(missing.error().message, "malformed manifest: config.digest is missing");
 }
 
 }  // namespace
