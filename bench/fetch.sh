@@ -62,7 +62,7 @@ printf '__global__ void k(float* x) { x[threadIdx.x] *= 2.0f; }\n' >"$work/k.cu"
 head -c "$((size_mib * 1024 * 1024))" /dev/urandom >"$work/in/data.bin"
 cp "$work/in/data.bin" "$work/data.bin"
 ORCHESTRATE_CACHE_DIR="$work/store-a" "$seed" "$work/store-a" "$ORCHESTRATE_KEYS_DIR" bench-blob tier-bench "$work"/in/* >/dev/null
-ORCHESTRATE_CACHE_DIR="$work/store-a" "$orc" push bench-blob --tier tier-bench >/dev/null 2>&1
+ORCHESTRATE_CACHE_DIR="$work/store-a" "$orc" push bench-blob --tier tier-bench >/dev/null
 rm -rf "$work/in"
 layer=$(curl -sf "http://127.0.0.1:$port/v2/bench/artifacts/manifests/bench-blob--tier-bench" \
   -H 'Accept: application/vnd.oci.image.manifest.v1+json' | python3 -c 'import json,sys; print(json.load(sys.stdin)["layers"][0]["digest"])')
