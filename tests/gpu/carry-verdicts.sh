@@ -16,9 +16,13 @@ carry=$root/build-carry
 rm -rf "$carry"
 mkdir -p "$carry/lib" "$carry/fix118"
 strip -o "$carry/orchestrate" "$build/orchestrator/orchestrate"
-ldd "$build/orchestrator/orchestrate" | awk '$3 ~ /^\// {print $3}' |
-  grep -v -E '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*|libxml2|libicu[a-z]*)\.so' |
-  while read -r lib; do cp -L "$lib" "$carry/lib/"; done
+# libarchive is loaded when first needed (cmake/LazyLibrary.cmake), so ldd of
+# the binary no longer names it: its chain comes from ldd of libarchive itself.
+# libnettle stays behind too: the GPU host's GnuTLS (its curl) needs its own.
+archive=$(ldconfig -p | awk '/libarchive\.so\.13 / {print $NF; exit}')
+{ ldd "$build/orchestrator/orchestrate"; echo "x => $archive (0)"; ldd "$archive"; } | awk '$3 ~ /^\// {print $3}' |
+  { grep -v -E '/(libc|libm|libpthread|libdl|librt|libstdc\+\+|libgcc_s|ld-linux[^/]*|libxml2|libicu[a-z]*|libnettle)\.so' || true; } |
+  sort -u | while read -r lib; do cp -L "$lib" "$carry/lib/"; done
 CUDART_DIR=$cudart "$root/tests/gpu/verdicts/make.sh" "$carry/fix118" "$nvcc118" cu118-
 cp -L "$cudart"/libcudart.so.11.0 "$carry/fix118/"
 rm -f "$carry/fix118"/*.log
