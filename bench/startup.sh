@@ -5,8 +5,8 @@
 # installed, else beside `readelf -S` of that .so (a small C tool reading the
 # same ELF) and /bin/true (what starting any process costs). The commands
 # run alternated in one loop, so load from other work hits all alike; each
-# is spawned RUNS times (posix_spawn from python3, stdout and stderr to
-# /dev/null) and the median, the fastest and the 90th percentile are printed
+# is spawned RUNS times (bench/spawn_times.py: posix_spawn, stdout and
+# stderr to /dev/null) and the median, the fastest and the 90th percentile are printed
 # in milliseconds, with the ratio of the medians. Issue 12's target: both
 # orchestrate rows under cuobjdump's.
 #
@@ -48,28 +48,18 @@ cmds+=("/bin/true")
 
 echo "start-up of $(basename "$orc") ($(du -h "$orc" | cut -f1) on disk), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "listed: $(basename "$so"), $(stat -c %s "$so") bytes; comparison: $ref"
-python3 - "$runs" "$ref" "${cmds[@]}" <<'PY'
-import os, statistics, sys, time
-runs, ref, cmds = int(sys.argv[1]), sys.argv[2], [c.split() for c in sys.argv[3:]]
-null = os.open(os.devnull, os.O_WRONLY)
-actions = [(os.POSIX_SPAWN_DUP2, null, 1), (os.POSIX_SPAWN_DUP2, null, 2)]
-times = [[] for _ in cmds]
-for i in range(runs + 3):  # the first three rounds warm the page cache
-    for k, argv in enumerate(cmds):
-        start = time.perf_counter_ns()
-        pid = os.posix_spawn(argv[0], argv, os.environ, file_actions=actions)
-        os.waitpid(pid, 0)
-        if i >= 3:
-            times[k].append((time.perf_counter_ns() - start) / 1e6)
-def stats(t):
-    t = sorted(t)
-    return statistics.median(t), t[0], t[int(len(t) * 0.9)]
-rows = [("--version", 0, 2), ("--list-elf --list-ptx of the .so" if "cuobjdump" in ref else "listing of the .so (readelf -S)", 1, 3)]
-print(f"{'ms, median (fastest / 90th pct) of ' + str(runs):<40} {'orchestrate':>24} {ref.split(' (')[0]:>24} {'ratio':>7}")
-for name, ours, theirs in rows:
-    o, t = stats(times[ours]), stats(times[theirs])
-    print(f"{name:<40} {o[0]:>8.2f} ({o[1]:.2f} / {o[2]:.2f}) {t[0]:>8.2f} ({t[1]:.2f} / {t[2]:.2f}) {o[0] / t[0]:>6.2f}x")
-b = stats(times[4])
-print(f"{'/bin/true (starting any process)':<40} {b[0]:>8.2f} ({b[1]:.2f} / {b[2]:.2f})")
-print("target: orchestrate's median under the comparison's (ratio < 1.00x)")
-PY
+# One "median fastest p90" line per command (bench/spawn_times.py).
+args=()
+for c in "${cmds[@]}"; do read -ra argv <<<"$c"; args+=(-- "${argv[@]}"); done
+mapfile -t t < <(python3 "$root/bench/spawn_times.py" "$runs" "${args[@]}")
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2fx", a / b }'; }
+cell() { read -r med best p90 <<<"$1"; printf '%8s (%s / %s)' "$med" "$best" "$p90"; }
+printf '%-40s %24s %24s %7s\n' "ms, median (fastest / 90th pct) of $runs" orchestrate "${ref%% (*}" ratio
+if [[ $ref == cuobjdump* ]]; then listing="--list-elf --list-ptx of the .so"; else listing="listing of the .so (readelf -S)"; fi
+names=("--version" "$listing")
+for k in 0 1; do
+  printf '%-40s %24s %24s %7s\n' "${names[$k]}" "$(cell "${t[$k]}")" "$(cell "${t[$((k + 2))]}")" \
+    "$(ratio "${t[$k]%% *}" "${t[$((k + 2))]%% *}")"
+done
+printf '%-40s %24s\n' "/bin/true (starting any process)" "$(cell "${t[4]}")"
+echo "target: orchestrate's median under the comparison's (ratio < 1.00x)"
