@@ -50,7 +50,7 @@ ordered_json offline_json(const app::ImagesReport& report, const app::OfflineIma
                  {"components", image.components},
                  {"packages", image.packages},
                  {"summary", image.summary}};
-  j["built"] = row.record ? app::image_record_json(*row.record) : ordered_json(nullptr);
+  j["built"] = row.record ? site::image_record_json(*row.record) : ordered_json(nullptr);
   j["in_engine"] =
       row.in_engine
           ? ordered_json{{"id", row.in_engine->id}, {"digests", row.in_engine->digests}, {"size", row.in_engine->size}}

@@ -1,6 +1,9 @@
 #pragma once
 #include <filesystem>
+#include <optional>
 #include <string>
+
+#include "orchestrator/recipe/config.hpp"
 
 namespace orc::site {
 
@@ -8,5 +11,10 @@ namespace orc::site {
 // $ORCHESTRATE_CONFIG, else ./orchestrate.yaml, else the example in
 // ./recipes/ (so commands work from the repository root).
 std::filesystem::path locate_config(const std::string& given);
+
+// The configuration in `file`; nullopt when `required` is false and the file
+// is absent. An invalid one throws util::Failure (bad input) with its
+// diagnostics (file, line, what to do).
+std::optional<recipe::Config> load_config_file(const std::filesystem::path& file, bool required);
 
 }  // namespace orc::site

@@ -156,10 +156,10 @@ TEST_F(Images, HostBookwormServesTheHostToolkit) {
   EXPECT_TRUE(first.record.packages.front().starts_with("cmake=")) << first.record.packages.front();
 
   // The build pipeline's view: the state file holds the same record.
-  const auto found = app::find_built_image("orchestrate/cuda:host-bookworm");
+  const auto found = site::find_built_image("orchestrate/cuda:host-bookworm");
   ASSERT_TRUE(found);
   EXPECT_EQ(found->id, first.record.id);
-  EXPECT_EQ(app::find_built_image("host-bookworm")->id, first.record.id);
+  EXPECT_EQ(site::find_built_image("host-bookworm")->id, first.record.id);
 
   // nvcc 13.0 from the host, compiling in the image with its g++ and no network.
   TempDir work("orc-images-work");

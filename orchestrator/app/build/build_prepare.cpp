@@ -6,9 +6,9 @@
 
 #include "orchestrator/app/build/build_job.hpp"
 #include "orchestrator/app/build/build_key.hpp"
-#include "orchestrator/app/images/images.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/engine/host_engine.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/version.hpp"
@@ -62,10 +62,11 @@ std::expected<BuildImage, std::string> container_image(const PlanEntry& plan) {
   if (choice.source != compat::ImageSource::official) {
     const compat::OfflineImage* offline = compat::find_offline_image(choice.reference);
     const std::string name = offline ? std::string(offline->name) : choice.reference;
-    auto record = find_built_image(choice.reference);
+    auto record = site::find_built_image(choice.reference);
     if (!record || record->id.empty())
       return std::unexpected("the build image " + choice.reference + " was never built here (no record in " +
-                             image_state_path().string() + "): run `orchestrate images build " + name + "` first");
+                             site::image_state_path().string() + "): run `orchestrate images build " + name +
+                             "` first");
     image.digest = record->id;
   }
   // The host toolkit a host-mount image borrows is part of what it builds with.

@@ -2,10 +2,11 @@
 
 #include <sstream>
 
-#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -37,8 +38,8 @@ CacheVerifyReport cache_verify(const CacheRequest& request) {
   std::ostringstream progress;
   CacheVerifyReport report;
   if (request.rebuild_index) {
-    const auto config = load_transfer_config(request.config, false);
-    auto made = cache::rebuild_index(store_root(request), trusted_keys(config ? &*config : nullptr), progress);
+    const auto config = site::load_config_file(request.config, false);
+    auto made = cache::rebuild_index(store_root(request), site::trusted_keys(config ? &*config : nullptr), progress);
     if (!made) site::fail_with(made.error());
     report.rebuilt = std::move(*made);
   }

@@ -1,19 +1,11 @@
 #pragma once
 // `orchestrate images list|build`: the build images of compat's catalog that
 // this project makes itself, made through the engine API from a debootstrap
-// root file system, and the state file that records what was made.
+// root file system.
 //
-// State file: <cache>/images.v1.json, where <cache> is ORCHESTRATE_CACHE_DIR,
-// else $XDG_CACHE_HOME/orchestrate, else ~/.cache/orchestrate:
-//   {"schema": "orchestrate.images.v1",
-//    "images": [{"name": "11.8-bookworm", "reference": "orchestrate/cuda:11.8-bookworm",
-//                "id": "sha256:...", "digests": [], "created": "2026-11-30T10:00:00Z",
-//                "toolkit": "11.8.89", "packages": ["nvidia-cuda-toolkit=11.8.89~11.8.0-5~deb12u1", ...],
-//                "rootfs_key": "<sha256 of suite, components, packages, scripts>",
-//                "engine": "/path/of/the/engine.sock"}]}
-// One record per reference, the latest build's. Written to a temp file,
-// fsynced and renamed; a file of another schema or that does not parse reads
-// as empty (a cache miss, never a crash).
+// The state file (site/image_state.hpp) records what was made; <cache> is
+// ORCHESTRATE_CACHE_DIR, else $XDG_CACHE_HOME/orchestrate, else
+// ~/.cache/orchestrate.
 #include <filesystem>
 #include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
@@ -24,37 +16,13 @@
 
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/answers.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
 
-struct ImageRecord {
-  std::string name;                  // "11.8-bookworm"
-  std::string reference;             // "orchestrate/cuda:11.8-bookworm"
-  std::string id;                    // the engine's image ID, "sha256:..."
-  std::vector<std::string> digests;  // repo digests (empty for an imported image)
-  std::string created;               // UTC, RFC 3339
-  // What `nvcc --version` said in a container of the image (network none;
-  // the host's toolkit mounted for the host-mount image): "11.8.89".
-  std::string toolkit;
-  std::vector<std::string> packages;  // "name=version" of the catalog's packages
-  std::string rootfs_key;
-  std::string engine;  // the socket of the engine it was imported into
-};
-
 // <cache> as above.
 std::filesystem::path cache_root();
-std::filesystem::path image_state_path();
-
-std::vector<ImageRecord> read_image_state(const std::filesystem::path& file);
-// Replaces the record of the same reference (or adds it), atomically.
-void save_image_record(const std::filesystem::path& file, const ImageRecord& record);
-
-// The record of an image built here, by reference ("orchestrate/cuda:11.8-bookworm")
-// or catalog name ("11.8-bookworm"), from the default state file; for the
-// build pipeline, which needs the image ID for its cache key.
-std::optional<ImageRecord> find_built_image(const std::string& reference);
-std::optional<ImageRecord> find_built_image(const std::string& reference, const std::filesystem::path& state_file);
 
 // The host's toolkit for the host-mount image: `ROOT/bin/nvcc --version`,
 // where ROOT is ORCHESTRATE_HOST_CUDA, else /usr/local/cuda. nullopt when
@@ -77,7 +45,7 @@ struct ImagesEngine {
 // An offline image of the catalog, with what this machine knows of it.
 struct OfflineImageRow {
   const compat::OfflineImage* image = nullptr;  // into compat's catalog
-  std::optional<ImageRecord> record;            // the state file's, when built here
+  std::optional<site::ImageRecord> record;      // the state file's, when built here
   std::optional<engine::ImageInfo> in_engine;   // what the engine has under its reference
 };
 
@@ -95,9 +63,6 @@ struct ImagesReport {
 // fatal: the catalog is still worth reading.
 ImagesReport list_images(const ImagesListRequest& request);
 
-// A record as the state file holds it, and as `images list --json` shows it.
-nlohmann::ordered_json image_record_json(const ImageRecord& record);
-
 struct ImageBuildRequest {
   std::string name;                                    // catalog name or reference
   std::optional<std::filesystem::path> engine_socket;  // else discovered
@@ -111,7 +76,7 @@ struct ImageBuildRequest {
 };
 
 struct ImageBuildResult {
-  ImageRecord record;
+  site::ImageRecord record;
   bool rootfs_cached = false;  // the tar came from the cache: no debootstrap
   bool imported = false;       // false when the engine already had this very image
   double debootstrap_s = 0, setup_s = 0, tar_s = 0, import_s = 0, nvcc_s = 0, total_s = 0;

@@ -84,8 +84,8 @@ ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& pro
                                .mirror = request.mirror,
                                .rebuild = request.rebuild},
                               progress);
-  const fs::path state_file = request.state_file.value_or(image_state_path());
-  const std::optional<ImageRecord> previous = find_built_image(image.reference(), state_file);
+  const fs::path state_file = request.state_file.value_or(site::image_state_path());
+  const std::optional<site::ImageRecord> previous = site::find_built_image(image.reference(), state_file);
   const auto present = engine->inspect_image(image.reference());
   const bool up_to_date =
       !request.rebuild && previous && previous->rootfs_key == rootfs.key && present && present->id == previous->id;
@@ -100,16 +100,16 @@ ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& pro
   const auto nvcc_start = Clock::now();
   const std::string toolkit = imaging::nvcc_in_image(*engine, image, host);
   result.nvcc_s = since(nvcc_start);
-  result.record = ImageRecord{.name = std::string(image.name),
-                              .reference = image.reference(),
-                              .id = imported.image.id,
-                              .digests = imported.image.digests,
-                              .created = up_to_date ? previous->created : images_detail::utc_now(),
-                              .toolkit = toolkit,
-                              .packages = rootfs.packages,
-                              .rootfs_key = rootfs.key,
-                              .engine = socket->string()};
-  save_image_record(state_file, result.record);
+  result.record = site::ImageRecord{.name = std::string(image.name),
+                                    .reference = image.reference(),
+                                    .id = imported.image.id,
+                                    .digests = imported.image.digests,
+                                    .created = up_to_date ? previous->created : images_detail::utc_now(),
+                                    .toolkit = toolkit,
+                                    .packages = rootfs.packages,
+                                    .rootfs_key = rootfs.key,
+                                    .engine = socket->string()};
+  site::save_image_record(state_file, result.record);
   result.total_s = since(start);
   return result;
 }

@@ -9,7 +9,9 @@
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -157,9 +159,9 @@ struct DirGuard {
 
 FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (request.recipe.empty() || request.tier.empty()) util::fail_input("fetch needs RECIPE and --tier T");
-  const auto config = load_transfer_config(request.config, true);
+  const auto config = site::load_config_file(request.config, true);
   const recipe::Tier& tier = find_tier(*config, request.tier);
-  const cache::TrustedKeys trusted = trusted_keys(&*config);
+  const cache::TrustedKeys trusted = site::trusted_keys(&*config);
   const fs::path dir = out_dir.empty() ? fs::path(request.recipe + "-" + request.tier) : out_dir;
   std::error_code ec;
   // The files land in a private tree renamed onto DIR at the end, which a

@@ -6,7 +6,9 @@
 #include "orchestrator/app/transfer/transfer.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/keys.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -63,14 +65,6 @@ std::string insecure_warning(const digest::Digest& manifest, const cache::Verifi
   return insecure_diagnostic(manifest, signature).render();
 }
 
-std::optional<recipe::Config> load_transfer_config(const std::filesystem::path& file, bool required) {
-  std::error_code ec;
-  if (!required && !std::filesystem::exists(file, ec)) return std::nullopt;
-  auto config = recipe::load_config(file);
-  if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
-  return std::move(*config);
-}
-
 const recipe::Tier& find_tier(const recipe::Config& config, const std::string& name) {
   if (const recipe::Tier* tier = config.find_tier(name)) return *tier;
   std::vector<std::string> names;
@@ -78,15 +72,6 @@ const recipe::Tier& find_tier(const recipe::Config& config, const std::string& n
   throw util::Failure(ExitCode::bad_input,
                       {util::Diagnostic{.message = "no tier '" + name + "' in " + config.file.string(),
                                         .suggestion = util::did_you_mean(name, names)}});
-}
-
-cache::TrustedKeys trusted_keys(const recipe::Config* config) {
-  auto keys = cache::load_trusted_keys(cache::default_keys_dir());
-  if (!keys) site::fail_with(keys.error());
-  if (config)
-    if (auto added = cache::add_trusted_keys(config->trusted_keys, *keys); !added)
-      throw util::Failure(ExitCode::bad_input, config->file.string() + ": trusted_keys: " + added.error().message);
-  return std::move(*keys);
 }
 
 site::RemoteChoice require_remote(const recipe::Config* config, std::string_view why) {
@@ -98,7 +83,7 @@ site::RemoteChoice require_remote(const recipe::Config* config, std::string_view
 }
 
 PushReport push(const TransferRequest& request) {
-  const auto config = load_transfer_config(request.config, false);
+  const auto config = site::load_config_file(request.config, false);
   cache::Store store = open_store(request);
   const auto sets = sets_to_push(store, request);
   const site::RemoteChoice remote = require_remote(config ? &*config : nullptr, "push needs a remote");
@@ -126,9 +111,9 @@ PushReport push(const TransferRequest& request) {
 
 PullReport pull(const TransferRequest& request) {
   if (request.recipe.empty() || request.tier.empty()) util::fail_input("pull needs RECIPE and --tier T");
-  const auto config = load_transfer_config(request.config, true);
+  const auto config = site::load_config_file(request.config, true);
   const recipe::Tier& tier = find_tier(*config, request.tier);
-  const cache::TrustedKeys trusted = trusted_keys(&*config);
+  const cache::TrustedKeys trusted = site::trusted_keys(&*config);
   cache::Store store = open_store(request);
   const site::RemoteChoice remote = require_remote(&*config, "pull needs a remote");
   auto client = site::make_client(remote.url, request.deadlines);

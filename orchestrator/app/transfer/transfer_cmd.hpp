@@ -1,8 +1,8 @@
 #pragma once
 // `orchestrate push` and `orchestrate pull`: artifact sets between the local
 // store (ORCHESTRATE_CACHE_DIR) and the remote (ORCHESTRATE_REMOTE, else the
-// configuration's `remote:`), with what fetch shares: the configuration, the
-// trusted keys (the keys dir's trusted/ plus `trusted_keys:`) and the remote.
+// configuration's `remote:`), with what fetch shares: the tier lookup and the
+// remote (the configuration and the trusted keys come from site/).
 #include <filesystem>
 #include <iosfwd>
 #include <optional>
@@ -32,14 +32,8 @@ struct TransferRequest {
   Terminal terminal = Terminal::no;
 };
 
-// The configuration when it exists (nullopt when `required` is false and the
-// file is absent); throws util::Failure (bad input) when it is invalid.
-std::optional<recipe::Config> load_transfer_config(const std::filesystem::path& file, bool required);
 // The tier named, or util::Failure (bad input) with a did-you-mean.
 const recipe::Tier& find_tier(const recipe::Config& config, const std::string& name);
-// The keys dir's trusted keys plus the configuration's; util::Failure (bad
-// input) when a key file is not a public key.
-cache::TrustedKeys trusted_keys(const recipe::Config* config);
 // The remote, or util::Failure (bad input) saying how to name one.
 site::RemoteChoice require_remote(const recipe::Config* config, std::string_view why);
 

@@ -73,15 +73,15 @@ class BuildImageKey : public ::testing::Test {
   }
 
   void record_image(const std::string& id) {
-    save_image_record(image_state_path(), ImageRecord{.name = "host-bookworm",
-                                                      .reference = "orchestrate/cuda:host-bookworm",
-                                                      .id = id,
-                                                      .digests = {},
-                                                      .created = "2026-11-29T00:00:00Z",
-                                                      .toolkit = "13.0.88",
-                                                      .packages = {},
-                                                      .rootfs_key = "k",
-                                                      .engine = "/absent.sock"});
+    site::save_image_record(site::image_state_path(), site::ImageRecord{.name = "host-bookworm",
+                                                                        .reference = "orchestrate/cuda:host-bookworm",
+                                                                        .id = id,
+                                                                        .digests = {},
+                                                                        .created = "2026-11-29T00:00:00Z",
+                                                                        .toolkit = "13.0.88",
+                                                                        .packages = {},
+                                                                        .rootfs_key = "k",
+                                                                        .engine = "/absent.sock"});
   }
 
   BuildResult run() {
