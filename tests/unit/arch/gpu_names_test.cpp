@@ -19,6 +19,17 @@
 namespace orc::arch {
 namespace {
 
+using Names = std::vector<std::pair<std::string_view, ComputeCapability>>;
+
+void expect_each_resolves(const Names& names) {
+  for (const auto& [name, cc] : names) {
+    SCOPED_TRACE(name);
+    const auto gpu = find_gpu(name);
+    ASSERT_TRUE(gpu.has_value()) << gpu.error().message;
+    EXPECT_EQ(gpu->cc, cc) << gpu->name;
+  }
+}
+
 struct Printed {
   std::string_view name;
   ComputeCapability cc;
@@ -262,7 +273,7 @@ TEST(GpuNames, EveryNameToolsPrintResolvesToItsComputeCapability) {
 // the Turing cloud board that table also calls "NVIDIA GeForce GTX 1060"
 // (the Pascal card keeps the name, 6.1) and "NVIDIA DRIVE P2021" (no CC).
 TEST(GpuNames, EveryNameOfTheDriversNameTableResolves) {
-  const std::vector<std::pair<std::string_view, ComputeCapability>> names = {
+  const Names names = {
       {"NVIDIA A10", {8, 6}},
       {"NVIDIA A100 80GB PCIe", {8, 0}},
       {"NVIDIA A100-PCIE-40GB", {8, 0}},
@@ -483,19 +494,8 @@ TEST(GpuNames, EveryNameOfTheDriversNameTableResolves) {
       {"Quadro T2000 with Max-Q Design", {7, 5}},
       {"Tesla T4", {7, 5}},
   };
-  for (const auto& [name, cc] : names) {
-    SCOPED_TRACE(name);
-    const auto gpu = find_gpu(name);
-    ASSERT_TRUE(gpu.has_value()) << gpu.error().message;
-    EXPECT_EQ(gpu->cc, cc) << gpu->name;
-  }
+  expect_each_resolves(names);
 }
-
-}  // namespace
-}  // namespace orc::arch
-
-namespace orc::arch {
-namespace {
 
 std::string suggestion_for(std::string_view name) {
   const auto gpu = find_gpu(name);
@@ -526,7 +526,7 @@ TEST(GpuNames, DidYouMeanStaysInTheQuerysFamily) {
 
 // Names that a loose match would confuse resolve to their own product.
 TEST(GpuNames, ConfusablePairsStayApart) {
-  const std::vector<std::pair<std::string_view, ComputeCapability>> names = {
+  const Names names = {
       {"NVIDIA A10G", {8, 6}},
       {"NVIDIA A100-SXM4-40GB", {8, 0}},
       {"NVIDIA H20", {9, 0}},
@@ -542,12 +542,7 @@ TEST(GpuNames, ConfusablePairsStayApart) {
       {"NVIDIA RTX A6000", {8, 6}},
       {"NVIDIA RTX 6000 Ada Generation", {8, 9}},
   };
-  for (const auto& [name, cc] : names) {
-    SCOPED_TRACE(name);
-    const auto gpu = find_gpu(name);
-    ASSERT_TRUE(gpu.has_value()) << gpu.error().message;
-    EXPECT_EQ(gpu->cc, cc) << gpu->name;
-  }
+  expect_each_resolves(names);
   EXPECT_NE(find_gpu("NVIDIA L2")->name, find_gpu("NVIDIA L20")->name);
   EXPECT_NE(find_gpu("NVIDIA GeForce RTX 4090 D")->name, find_gpu("NVIDIA GeForce RTX 4090")->name);
 }
