@@ -181,6 +181,50 @@ std::expected<Gpu, GpuLookupError> find_gpu(std::string_view name) {
   return std::unexpected(std::move(error));
 }
 
+namespace {
+
+std::vector<std::string> name_words(std::string_view name) {
+  std::vector<std::string> out;
+  for (std::string& word : util::split_any(util::to_lower(name), k_separators))
+    if (std::ranges::find(k_noise_words, word) == k_noise_words.end()) out.push_back(std::move(word));
+  return out;
+}
+
+// Whether `words` holds `query` in order, every word equal but the last,
+// which may be a prefix.
+bool holds_words(const std::vector<std::string>& words, const std::vector<std::string>& query) {
+  if (query.empty() || query.size() > words.size()) return false;
+  for (std::size_t at = 0; at + query.size() <= words.size(); ++at) {
+    bool all = true;
+    for (std::size_t i = 0; i < query.size() && all; ++i)
+      all = i + 1 < query.size() ? words[at + i] == query[i] : words[at + i].starts_with(query[i]);
+    if (all) return true;
+  }
+  return false;
+}
+
+}  // namespace
+
+std::vector<Gpu> search_gpus(std::string_view query) {
+  const std::vector<std::string> wanted = name_words(query);
+  std::vector<Gpu> out;
+  if (wanted.empty()) return out;
+  for (const Gpu& gpu : gpu_table())
+    if (holds_words(name_words(gpu.architecture), wanted) && name_words(gpu.architecture).front() == wanted.front())
+      out.push_back(gpu);
+  if (!out.empty()) return out;
+  for (const Gpu& gpu : gpu_table())
+    if (holds_words(name_words(gpu.name), wanted)) out.push_back(gpu);
+  return out;
+}
+
+std::vector<Gpu> gpus_with_cc(ComputeCapability cc) {
+  std::vector<Gpu> out;
+  for (const Gpu& gpu : gpu_table())
+    if (gpu.cc == cc.base()) out.push_back(gpu);
+  return out;
+}
+
 std::string_view architecture_of(ComputeCapability cc) {
   // 'a' and 'f' targets run on the same silicon as the plain CC.
   const ComputeCapability base = cc.base();

@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
 
@@ -29,6 +30,15 @@ struct GpuLookupError {
 
 std::span<const Gpu> gpu_table();
 std::expected<Gpu, GpuLookupError> find_gpu(std::string_view name);
+// The GPUs `orchestrate gpus QUERY` lists when QUERY names no product: those
+// of an architecture ("Blackwell" takes Blackwell Ultra too, "Ada" is Ada
+// Lovelace), else those whose name holds the query's words in order, the
+// last as a prefix ("RTX 50": the RTX 50 series and RTX 5000 Ada). Vendor
+// words ("NVIDIA", "GeForce", ...) are ignored on both sides. Table order;
+// empty when nothing matches.
+std::vector<Gpu> search_gpus(std::string_view query);
+// The GPUs of one compute capability ('a'/'f' variants count as the base).
+std::vector<Gpu> gpus_with_cc(ComputeCapability cc);
 // The key lookups compare: lower case, separators and vendor/memory words
 // removed ("nvidia h100 80gb hbm3" -> "h100").
 std::string normalize_gpu_name(std::string_view name);

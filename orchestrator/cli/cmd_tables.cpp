@@ -12,13 +12,18 @@ namespace orc::cli {
 void attach_gpus(CLI::App& sub, Io& io) {
   struct Options {
     std::string name;
+    std::string cc;
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
-  sub.add_option("name", opt->name, "A product name (\"RTX 4090\", \"NVIDIA H100 80GB HBM3\")");
+  sub.add_option("name", opt->name,
+                 "A product (\"RTX 4090\", \"NVIDIA H100 80GB HBM3\"), an architecture (\"Blackwell\") or part of "
+                 "names (\"RTX 50\")");
+  sub.add_option("--cc", opt->cc, "Only GPUs of this compute capability (\"8.6\")");
   sub.add_flag("--json", opt->json, "Print JSON on stdout, nothing else");
   sub.callback([opt, &io] {
-    const auto report = app::list_gpus(opt->name.empty() ? std::nullopt : std::optional(opt->name));
+    const auto report = app::list_gpus({.name = opt->name.empty() ? std::nullopt : std::optional(opt->name),
+                                        .cc = opt->cc.empty() ? std::nullopt : std::optional(opt->cc)});
     io.out << render(report, opt->json ? Format::json : Format::text);
   });
 }

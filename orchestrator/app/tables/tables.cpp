@@ -4,19 +4,43 @@
 
 namespace orc::app {
 
-GpusReport list_gpus(const std::optional<std::string>& name) {
+namespace {
+
+[[noreturn]] void fail_lookup(const arch::GpuLookupError& error) {
+  throw util::Failure(util::ExitCode::bad_input,
+                      {util::Diagnostic{.message = error.message, .suggestion = error.suggestion}});
+}
+
+std::optional<arch::ComputeCapability> wanted_cc(const GpusQuery& query) {
+  if (!query.cc) return std::nullopt;
+  auto cc = arch::ComputeCapability::parse(*query.cc);
+  if (!cc) util::fail_input("--cc " + *query.cc + ": " + cc.error());
+  return *cc;
+}
+
+}  // namespace
+
+GpusReport list_gpus(const GpusQuery& query) {
   GpusReport report;
-  if (name) {
-    auto gpu = arch::find_gpu(*name);
-    if (!gpu) {
-      throw util::Failure(util::ExitCode::bad_input,
-                          {util::Diagnostic{.message = gpu.error().message, .suggestion = gpu.error().suggestion}});
+  const auto cc = wanted_cc(query);
+  std::vector<arch::Gpu> found;
+  if (query.name) {
+    auto gpu = arch::find_gpu(*query.name);
+    if (gpu && !cc) {
+      report.gpus.push_back({*gpu, compat::toolkit_window(gpu->cc)});
+      report.lookup = true;
+      return report;
     }
-    report.gpus.push_back({*gpu, compat::toolkit_window(gpu->cc)});
-    report.lookup = true;
-    return report;
+    found = gpu ? std::vector<arch::Gpu>{*gpu} : arch::search_gpus(*query.name);
+    if (found.empty()) fail_lookup(gpu.error());
+  } else {
+    found.assign(arch::gpu_table().begin(), arch::gpu_table().end());
   }
-  for (const auto& g : arch::gpu_table()) report.gpus.push_back({g, compat::toolkit_window(g.cc)});
+  for (const auto& g : found)
+    if (!cc || g.cc == cc->base()) report.gpus.push_back({g, compat::toolkit_window(g.cc)});
+  if (report.gpus.empty())
+    util::fail_input("no GPU in the tables has compute capability " + cc->base().dotted() +
+                     (query.name ? " and matches '" + *query.name + "'" : std::string()));
   return report;
 }
 

@@ -22,9 +22,17 @@ struct GpusReport {
   bool lookup = false;  // one GPU looked up by name: JSON prints the object, not a list
 };
 
-// Every GPU, or the one NAME matches (throws util::Failure bad_input with a
-// did-you-mean for an unknown name).
-GpusReport list_gpus(const std::optional<std::string>& name);
+struct GpusQuery {
+  std::optional<std::string> name;  // a product, an architecture or a fragment of names
+  std::optional<std::string> cc;    // --cc 8.6
+};
+
+// Every GPU; the one product `name` names (lookup); else the GPUs of the
+// architecture or whose names hold it (arch::search_gpus); those of `cc`
+// (with a name too: both must hold). Throws util::Failure bad_input for a
+// name nothing matches (with a did-you-mean of the same family), a CC that
+// does not parse, or a search nothing answers.
+GpusReport list_gpus(const GpusQuery& query);
 
 struct ToolkitsReport {
   std::span<const compat::Toolkit> toolkits;    // empty under --cudnn

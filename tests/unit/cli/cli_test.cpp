@@ -4,11 +4,13 @@
 
 #include <grp.h>
 #include <gtest/gtest.h>
+
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <algorithm>
 
 #include <cstdint>
 #include <cstdlib>
@@ -167,6 +169,48 @@ TEST_F(CliTest, GpusLookupAndDidYouMean) {
   EXPECT_EQ(r.err, "orchestrate: error: unknown GPU 'RTX 4909' (did you mean 'GeForce RTX 4090'?)\n");
   r = run_cli({"gpus", "--json"});
   EXPECT_GT(nlohmann::json::parse(r.out).size(), 100u);
+}
+
+// Issue 13: `gpus` searches by compute capability, by architecture and by a
+// fragment of product names; a search nothing answers is exit 2.
+TEST_F(CliTest, GpusSearchesByCcArchitectureAndFragment) {
+  const auto names = [](const std::string& out) {
+    std::vector<std::string> v;
+    for (const auto& g : nlohmann::json::parse(out)) v.push_back(g["name"]);
+    return v;
+  };
+  auto r = run_cli({"gpus", "--cc", "8.6", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& g : nlohmann::json::parse(r.out)) EXPECT_EQ(g["cc"], "8.6") << g["name"];
+  auto listed = names(r.out);
+  EXPECT_NE(std::ranges::find(listed, "A10G"), listed.end());
+  EXPECT_NE(std::ranges::find(listed, "GeForce RTX 3090"), listed.end());
+
+  r = run_cli({"gpus", "Blackwell", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  listed = names(r.out);
+  EXPECT_NE(std::ranges::find(listed, "B200"), listed.end());
+  EXPECT_NE(std::ranges::find(listed, "B300"), listed.end());  // Blackwell Ultra
+  EXPECT_NE(std::ranges::find(listed, "GeForce RTX 5090"), listed.end());
+  for (const auto& g : nlohmann::json::parse(r.out))
+    EXPECT_EQ(std::string(g["architecture"]).rfind("Blackwell", 0), 0u) << g["name"];
+
+  r = run_cli({"gpus", "RTX 50", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  listed = names(r.out);
+  EXPECT_NE(std::ranges::find(listed, "GeForce RTX 5090"), listed.end());
+  EXPECT_NE(std::ranges::find(listed, "GeForce RTX 5050"), listed.end());
+  EXPECT_EQ(std::ranges::find(listed, "GeForce RTX 4090"), listed.end());
+
+  r = run_cli({"gpus", "Blackwell", "--cc", "10.3", "--json"});
+  ASSERT_EQ(r.code, 0) << r.err;
+  for (const auto& g : nlohmann::json::parse(r.out)) EXPECT_EQ(g["cc"], "10.3") << g["name"];
+
+  r = run_cli({"gpus", "--cc", "8.8"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "orchestrate: error: no GPU in the tables has compute capability 8.8\n");
+  r = run_cli({"gpus", "--cc", "eight"});
+  EXPECT_EQ(r.code, 2);
 }
 
 TEST_F(CliTest, HelpEverywhereAndUsageErrors) {

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/arch/gpu_db.hpp"
 #include "tests/unit/cli/run_cli.hpp"
 
 namespace orc::cli {
@@ -75,7 +76,11 @@ TEST(Table, GpusAndToolkitsFitAndLineUp) {
     for (const auto& line : lines) EXPECT_LE(display_width(line), k_table_width) << line;
   }
   const auto gpus = testing::run_cli({"gpus"}).out;
-  EXPECT_NE(gpus.find("RTX PRO 6000 Blackwell Server Edition  12.0"), std::string::npos) << gpus;
+  // The widest name is followed by the column gap, then its CC.
+  const arch::Gpu* widest = &arch::gpu_table().front();
+  for (const auto& g : arch::gpu_table())
+    if (g.name.size() > widest->name.size()) widest = &g;
+  EXPECT_NE(gpus.find(std::string(widest->name) + "  " + widest->cc.dotted()), std::string::npos) << gpus;
   // Every row's CC starts where the header's does.
   const auto lines = lines_of(gpus);
   const std::size_t cc = lines[0].find("CC");
