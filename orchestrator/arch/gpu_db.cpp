@@ -225,6 +225,46 @@ std::vector<Gpu> gpus_with_cc(ComputeCapability cc) {
   return out;
 }
 
+namespace {
+
+// CCs of real GPUs the table has no row for (G80 to Fermi: every toolkit
+// here has dropped them) and those nvcc accepts with no confirmed product.
+constexpr auto k_pre_kepler = std::to_array<ComputeCapability>({{1, 0}, {1, 1}, {1, 2}, {1, 3}, {2, 0}, {2, 1}});
+constexpr auto k_compiler_only = std::to_array<ComputeCapability>({{8, 8}, {10, 1}});
+
+std::vector<ComputeCapability> standing_ccs() {
+  std::vector<ComputeCapability> out(k_pre_kepler.begin(), k_pre_kepler.end());
+  out.insert(out.end(), k_compiler_only.begin(), k_compiler_only.end());
+  for (const Gpu& gpu : gpu_table()) out.push_back(gpu.cc);
+  std::ranges::sort(out);
+  const auto [first, last] = std::ranges::unique(out);
+  out.erase(first, last);
+  return out;
+}
+
+}  // namespace
+
+CcStanding cc_standing(ComputeCapability cc) {
+  const ComputeCapability base = cc.base();
+  if (std::ranges::find(gpu_table(), base, &Gpu::cc) != gpu_table().end() ||
+      std::ranges::find(k_pre_kepler, base) != k_pre_kepler.end())
+    return CcStanding::product;
+  if (std::ranges::find(k_compiler_only, base) != k_compiler_only.end()) return CcStanding::compiler_only;
+  return CcStanding::none;
+}
+
+std::vector<ComputeCapability> nearest_ccs(ComputeCapability cc) {
+  const ComputeCapability base = cc.base();
+  const std::vector<ComputeCapability> known = standing_ccs();
+  std::vector<ComputeCapability> out;
+  const auto above = std::ranges::upper_bound(known, base);
+  if (above != known.begin() && std::prev(above)->major() == base.major()) out.push_back(*std::prev(above));
+  if (above != known.end() && above->major() == base.major()) out.push_back(*above);
+  if (out.empty())
+    out.push_back(above == known.end() ? known.back() : (above == known.begin() ? *above : *std::prev(above)));
+  return out;
+}
+
 std::string_view architecture_of(ComputeCapability cc) {
   // 'a' and 'f' targets run on the same silicon as the plain CC.
   const ComputeCapability base = cc.base();

@@ -39,6 +39,16 @@ std::expected<Gpu, GpuLookupError> find_gpu(std::string_view name);
 std::vector<Gpu> search_gpus(std::string_view query);
 // The GPUs of one compute capability ('a'/'f' variants count as the base).
 std::vector<Gpu> gpus_with_cc(ComputeCapability cc);
+
+// What a compute capability is (its base): the CC of a product (a table row,
+// or a G80-to-Fermi GPU, 1.0-2.1, older than every toolkit here), one nvcc
+// accepts that no confirmed product has (8.8; 10.1, CUDA 12.8-12.9's number
+// for Thor), or none at all (7.1, 13.0). cuda-compat.md section 1.
+enum class CcStanding { product, compiler_only, none };
+CcStanding cc_standing(ComputeCapability cc);
+// For a CC of no standing: the nearest CCs that have one, below and above
+// within its major ("7.1": 7.0 and 7.2), else the nearest overall ("13.0": 12.1).
+std::vector<ComputeCapability> nearest_ccs(ComputeCapability cc);
 // The key lookups compare: lower case, separators and vendor/memory words
 // removed ("nvidia h100 80gb hbm3" -> "h100").
 std::string normalize_gpu_name(std::string_view name);

@@ -49,6 +49,7 @@ struct TierGpu {
   std::string name;  // canonical product name, or the CC as written ("8.6") when given as a CC
   arch::ComputeCapability cc;
   bool given_as_cc = false;
+  bool declared = false;  // {name, cc}: a device the tables lack, named as the user wrote it
   util::SourceLocation where;
 };
 

@@ -14,6 +14,8 @@ inline constexpr std::array<std::string_view, 1> k_top_required = {"tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_tier_keys = {"gpus", "ptx", "driver"};
 inline constexpr std::array<std::string_view, 1> k_tier_required = {"gpus"};
+// A declared device: `{name: "Lab Card X", cc: 8.6}` (both required).
+inline constexpr std::array<std::string_view, 2> k_gpu_keys = {"name", "cc"};
 
 inline constexpr std::array<std::string_view, 7> k_recipe_keys = {"name",  "framework", "source",   "requires",
                                                                   "tiers", "build",     "artifacts"};

@@ -26,27 +26,87 @@ bool looks_like_cc(std::string_view text) {
                            util::starts_with_ci(text, "sm_") || util::starts_with_ci(text, "compute_"));
 }
 
-// A tier lists devices, and a device is a product or a plain compute
-// capability; `a`/`f` variants are compilation targets, which the planner
-// chooses, not the user.
+// "7.0 or 7.2" for nearest_ccs' answer.
+std::string either(const std::vector<arch::ComputeCapability>& ccs) {
+  std::string out;
+  for (std::size_t i = 0; i < ccs.size(); ++i) out += (i == 0 ? "" : " or ") + ccs[i].dotted();
+  return out;
+}
+
+// A CC no GPU has is an error (a typo, or a toolkit's version where a CC
+// belongs); one only nvcc knows is a warning: nothing confirms a device.
+bool check_standing(Reader& reader, const YAML::Node& node, arch::ComputeCapability cc) {
+  switch (arch::cc_standing(cc)) {
+    case arch::CcStanding::product:
+      return true;
+    case arch::CcStanding::compiler_only:
+      reader.warning(node, "no known GPU has compute capability " + cc.dotted() + " (nvcc accepts " + cc.sm() +
+                               "; the tables confirm no product)");
+      return true;
+    case arch::CcStanding::none:
+      break;
+  }
+  reader.error(node,
+               cc.dotted() + " is not a compute capability (did you mean " + either(arch::nearest_ccs(cc)) + "?)");
+  return false;
+}
+
+// The CC of a tier device as written: a plain CC, not a compilation target.
+std::optional<arch::ComputeCapability> device_cc(Reader& reader, const YAML::Node& node, const std::string& text) {
+  const auto cc = arch::ComputeCapability::parse(text);
+  if (!cc) {
+    reader.error(node, "'" + text +
+                           "' is not a compute capability: a tier takes one as major.minor (\"9.0\", \"8.6\") "
+                           "or a GPU name (\"H100\")");
+    return std::nullopt;
+  }
+  if (cc->variant() != arch::Variant::none) {
+    reader.error(node, "'" + text + "' is a compilation target, not a device: a tier lists GPUs", cc->base().dotted());
+    return std::nullopt;
+  }
+  if (!check_standing(reader, node, *cc)) return std::nullopt;
+  return *cc;
+}
+
+// `{name: "Lab Card X", cc: 8.6}`: a device the tables lack, with its CC.
+// A name the tables know must agree with them.
+std::optional<TierGpu> parse_declared_gpu(Reader& reader, const YAML::Node& node) {
+  const Fields fields = reader.fields(node, k_gpu_keys);
+  if (!reader.require(fields, node, k_gpu_keys)) return std::nullopt;
+  const auto name = reader.string(fields.find("name")->value, "for a GPU's 'name'");
+  const YAML::Node& cc_node = fields.find("cc")->value;
+  const auto cc_text = reader.string(cc_node, "for a GPU's 'cc'");
+  if (!name || !cc_text) return std::nullopt;
+  const auto cc = device_cc(reader, cc_node, *cc_text);
+  if (!cc) return std::nullopt;
+  if (const auto known = arch::find_gpu(*name); known && known->cc != *cc) {
+    reader.error(cc_node, "the tables give " + std::string(known->name) + " compute capability " + known->cc.dotted() +
+                              ", not " + cc->dotted() + ": drop 'cc' or the GPU's name");
+    return std::nullopt;
+  }
+  return TierGpu{.name = *name, .cc = *cc, .given_as_cc = false, .declared = true, .where = reader.where(node)};
+}
+
+// A tier lists devices, and a device is a product, a plain compute
+// capability, or a declared device; `a`/`f` variants are compilation
+// targets, which the planner chooses, not the user.
 std::optional<TierGpu> parse_gpu(Reader& reader, const YAML::Node& node) {
+  if (node.IsMap()) return parse_declared_gpu(reader, node);
   const auto text = reader.string(node, "in 'gpus'");
   if (!text) return std::nullopt;
   const auto where = reader.where(node);
   const auto gpu = arch::find_gpu(*text);
   if (gpu) return TierGpu{.name = std::string(gpu->name), .cc = gpu->cc, .given_as_cc = false, .where = where};
-  const auto cc = arch::ComputeCapability::parse(*text);
-  if (!cc) {
-    if (looks_like_cc(*text))
-      reader.error(node, cc.error());
-    else
-      reader.error(node, "unknown GPU '" + *text + "'", gpu.error().suggestion);
+  if (!looks_like_cc(*text)) {
+    std::string message = "unknown GPU '" + *text + "'";
+    if (gpu.error().suggestion.empty())
+      message +=
+          "; a device the tables lack is declared with its compute capability: {name: \"" + *text + "\", cc: \"8.6\"}";
+    reader.error(node, std::move(message), gpu.error().suggestion);
     return std::nullopt;
   }
-  if (cc->variant() != arch::Variant::none) {
-    reader.error(node, "'" + *text + "' is a compilation target, not a device: a tier lists GPUs", cc->base().dotted());
-    return std::nullopt;
-  }
+  const auto cc = device_cc(reader, node, *text);
+  if (!cc) return std::nullopt;
   return TierGpu{.name = *text, .cc = *cc, .given_as_cc = true, .where = where};
 }
 

@@ -143,7 +143,9 @@ std::string smoke_config_yaml(const recipe::Config& config, const recipe::Tier& 
     y << "toolkits: [" << util::join(versions, ", ") << "]\n";
   }
   std::vector<std::string> gpus;
-  for (const auto& g : tier.gpus) gpus.push_back(yaml_quoted(g.given_as_cc ? g.cc.dotted() : g.name));
+  for (const auto& g : tier.gpus)
+    gpus.push_back(g.declared ? "{name: " + yaml_quoted(g.name) + ", cc: " + yaml_quoted(g.cc.dotted()) + "}"
+                              : yaml_quoted(g.given_as_cc ? g.cc.dotted() : g.name));
   y << "tiers:\n  " << tier.name << ":\n    gpus: [" << util::join(gpus, ", ") << "]\n";
   y << "    ptx: " << recipe::ptx_policy_name(tier.ptx) << "\n";
   if (tier.driver) y << "    driver: " << yaml_quoted(tier.driver->str()) << "\n";

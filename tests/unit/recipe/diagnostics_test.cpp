@@ -2,6 +2,7 @@
 // did-you-mean that makes a typo a one-second fix.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -75,8 +76,59 @@ TEST(RecipeDiagnostics, TiersListDevicesNotCompilationTargets) {
                    "(did you mean '9.0'?)",
                    "orchestrate: error: t.yaml:3:18: 'sm_100f' is a compilation target, not a device: a tier lists "
                    "GPUs (did you mean '10.0'?)",
-                   "orchestrate: error: t.yaml:3:27: '8.60' is not a compute capability (write it as 8.6, 86, sm_86, "
-                   "compute_86, 9.0a or 100f)"}));
+                   "orchestrate: error: t.yaml:3:27: '8.60' is not a compute capability: a tier takes one as "
+                   "major.minor (\"9.0\", \"8.6\") or a GPU name (\"H100\")"}));
+}
+
+// Issue 13: a CC no GPU has is an error that names the neighbours; the hint
+// for a bare `9` names only what a tier accepts; one only nvcc knows warns.
+TEST(RecipeDiagnostics, ACcNoGpuHasIsAnErrorWithItsNeighbours) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["7.1", "13.0", 9, "8.9"]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:3:12: 7.1 is not a compute capability (did you mean 7.0 or 7.2?)",
+                   "orchestrate: error: t.yaml:3:19: 13.0 is not a compute capability (did you mean 12.1?)",
+                   "orchestrate: error: t.yaml:3:27: '9' is not a compute capability: a tier takes one as "
+                   "major.minor (\"9.0\", \"8.6\") or a GPU name (\"H100\")"}));
+}
+
+TEST(RecipeDiagnostics, ACcOnlyNvccKnowsIsAWarning) {
+  const auto config = parse_config("tiers:\n  t:\n    gpus: [\"8.8\"]\n", "t.yaml");
+  ASSERT_TRUE(config.has_value());
+  std::vector<std::string> warnings;
+  for (const auto& w : config->warnings) warnings.push_back(w.headline());
+  EXPECT_NE(std::ranges::find(warnings,
+                              "orchestrate: warning: t.yaml:3:12: no known GPU has compute capability 8.8 "
+                              "(nvcc accepts sm_88; the tables confirm no product)"),
+            warnings.end())
+      << ::testing::PrintToString(warnings);
+  EXPECT_EQ(config->tiers[0].gpus[0].cc, (arch::ComputeCapability{8, 8}));
+}
+
+// A device the tables lack is declared with its CC; a known name must agree.
+TEST(RecipeDiagnostics, ADeclaredDeviceCarriesItsNameAndCc) {
+  const auto config = parse_config("tiers:\n  t:\n    gpus: [{name: \"Lab Card X\", cc: 8.6}, \"H100\"]\n", "t.yaml");
+  ASSERT_TRUE(config.has_value()) << config.error()[0].headline();
+  const TierGpu& lab = config->tiers[0].gpus[0];
+  EXPECT_EQ(lab.name, "Lab Card X");
+  EXPECT_EQ(lab.cc, (arch::ComputeCapability{8, 6}));
+  EXPECT_TRUE(lab.declared);
+  EXPECT_FALSE(lab.given_as_cc);
+  EXPECT_FALSE(config->tiers[0].gpus[1].declared);
+
+  const std::string bad = R"(tiers:
+  t:
+    gpus: [{name: "RTX 4090", cc: 8.6}, {name: "Card"}, {name: "Card", cc: 9.0a}, {name: "Card", cc: "7.1"}]
+)";
+  EXPECT_EQ(error_headlines(bad),
+            (Lines{"orchestrate: error: t.yaml:3:35: the tables give GeForce RTX 4090 compute capability 8.9, not "
+                   "8.6: drop 'cc' or the GPU's name",
+                   "orchestrate: error: t.yaml:3:41: missing required key 'cc'",
+                   "orchestrate: error: t.yaml:3:76: '9.0a' is a compilation target, not a device: a tier lists GPUs "
+                   "(did you mean '9.0'?)",
+                   "orchestrate: error: t.yaml:3:102: 7.1 is not a compute capability (did you mean 7.0 or 7.2?)"}));
 }
 
 TEST(RecipeDiagnostics, WrongTypesSayWhatWasExpectedAndWhatWasFound) {
@@ -243,7 +295,8 @@ tiers:
   EXPECT_EQ(error_headlines(text),
             (Lines{"orchestrate: error: t.yaml:3:16: unknown framework 'cmak' (did you mean 'cmake'?)",
                    "orchestrate: error: t.yaml:5:13: unknown tier 'nope'",
-                   "orchestrate: error: t.yaml:8:12: unknown GPU 'Voodoo'"}));
+                   "orchestrate: error: t.yaml:8:12: unknown GPU 'Voodoo'; a device the tables lack is declared with "
+                   "its compute capability: {name: \"Voodoo\", cc: \"8.6\"}"}));
 }
 
 TEST(RecipeDiagnostics, StopsAfterFiftyErrorsAndSaysSo) {
@@ -251,8 +304,10 @@ TEST(RecipeDiagnostics, StopsAfterFiftyErrorsAndSaysSo) {
   for (int i = 0; i < 80; ++i) text += "      - bogus-gpu-" + std::to_string(i) + "\n";
   const auto got = error_headlines(text);
   ASSERT_EQ(got.size(), 51u);
-  EXPECT_EQ(got[0], "orchestrate: error: t.yaml:4:9: unknown GPU 'bogus-gpu-0'");
-  EXPECT_EQ(got[49], "orchestrate: error: t.yaml:53:9: unknown GPU 'bogus-gpu-49'");
+  const std::string hint = "; a device the tables lack is declared with its compute capability: {name: \"";
+  EXPECT_EQ(got[0], "orchestrate: error: t.yaml:4:9: unknown GPU 'bogus-gpu-0'" + hint + "bogus-gpu-0\", cc: \"8.6\"}");
+  EXPECT_EQ(got[49],
+            "orchestrate: error: t.yaml:53:9: unknown GPU 'bogus-gpu-49'" + hint + "bogus-gpu-49\", cc: \"8.6\"}");
   EXPECT_EQ(got[50], "orchestrate: error: t.yaml: too many errors; stopped after the first 50");
 }
 
