@@ -46,4 +46,18 @@ std::optional<util::Version> driver_for_runtime(int major) {
   return std::nullopt;
 }
 
+std::optional<int> last_driver_branch(arch::ComputeCapability cc) {
+  struct Dropped {
+    arch::ComputeCapability cc;
+    int last_branch;
+  };
+  static constexpr Dropped k_dropped[] = {
+      {{3, 0}, 470}, {{3, 2}, 470}, {{3, 5}, 470}, {{3, 7}, 470}, {{5, 0}, 580},
+      {{5, 2}, 580}, {{5, 3}, 580}, {{6, 0}, 580}, {{6, 1}, 580}, {{7, 0}, 580},
+  };
+  for (const Dropped& d : k_dropped)
+    if (d.cc == cc.base()) return d.last_branch;
+  return std::nullopt;
+}
+
 }  // namespace orc::compat

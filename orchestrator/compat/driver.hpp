@@ -11,6 +11,7 @@
 // floor of M (cuda-compat.md 2.3, [NV-MVC]).
 #include <optional>
 
+#include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/util/version.hpp"
 
 namespace orc::compat {
@@ -30,5 +31,16 @@ bool driver_newer_than_table(const util::Version& driver);
 // The oldest driver a CUDA runtime of this major runs on (11: 450.80.02,
 // 12: 525.60.13, 13: 580.65.06); nullopt for majors the table does not know.
 std::optional<util::Version> driver_for_runtime(int major);
+
+// The last driver branch that runs GPUs of this compute capability, for the
+// generations NVIDIA's drivers have dropped: Kepler (3.0, 3.2, 3.5, 3.7)
+// R470; Maxwell (5.0, 5.2, 5.3), Pascal (6.0, 6.1) and Volta (7.0) R580.
+// nullopt while support is ongoing, and for CCs the table does not list (the
+// Jetson parts 6.2 and 7.2 run JetPack's own driver). Source: NVIDIA, "CUDA
+// Toolkit, Driver, and Architecture Matrix", column "Last Driver Support"
+// (docs.nvidia.com/datacenter/tesla/drivers/cuda-toolkit-driver-and-architecture-matrix.html);
+// the 590 and 595 drivers print "supported through the NVIDIA 580.xx Legacy
+// drivers ... will ignore this GPU" for a Pascal card (NixOS/nixos-hardware#1880).
+std::optional<int> last_driver_branch(arch::ComputeCapability cc);
 
 }  // namespace orc::compat

@@ -5,6 +5,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "orchestrator/compat/driver.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/compat/resolver.hpp"
 #include "orchestrator/recipe/config.hpp"
@@ -18,9 +19,30 @@ namespace {
 using util::Diagnostic;
 using util::ExitCode;
 
+// A tier's `driver:` past the last branch that runs one of its GPUs: the
+// nodes cannot run that GPU at all, whatever is built for it.
+std::vector<Diagnostic> dropped_by_driver(const recipe::Config& config) {
+  std::vector<Diagnostic> errors;
+  for (const auto& tier : config.tiers) {
+    if (!tier.driver) continue;
+    for (const auto& gpu : tier.gpus) {
+      const auto last = compat::last_driver_branch(gpu.cc);
+      if (!last || tier.driver->major() <= *last) continue;
+      const std::string who = gpu.given_as_cc ? "CC " + gpu.cc.dotted() : gpu.name + " (" + gpu.cc.dotted() + ")";
+      errors.push_back(Diagnostic{.where = gpu.where,
+                                  .message = "tier " + tier.name + ": driver " + tier.driver->str() +
+                                             " no longer runs " + who + "; the last driver branch that does is R" +
+                                             std::to_string(*last) + " (NVIDIA's driver and architecture matrix)"});
+    }
+  }
+  return errors;
+}
+
 recipe::Config load_or_fail(const std::filesystem::path& file) {
   auto config = recipe::load_config(file);
   if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
+  if (auto errors = dropped_by_driver(*config); !errors.empty())
+    throw util::Failure(ExitCode::bad_input, std::move(errors));
   return std::move(*config);
 }
 

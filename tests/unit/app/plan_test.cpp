@@ -58,6 +58,33 @@ class PlanTest : public ::testing::Test {
   fs::path m_dir;
 };
 
+// Issue 13: a tier whose driver no longer runs one of its GPUs is an error
+// naming the GPU and the last branch that does; at that branch it plans.
+TEST_F(PlanTest, ADriverPastAGenerationsLastBranchIsAnError) {
+  const auto write = [&](const std::string& gpus, const std::string& driver) {
+    std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  old:\n    gpus: " << gpus << "\n    driver: \"" << driver
+                                              << "\"\nrecipes:\n  - name: k\n    framework: cmake\n"
+                                                 "    source: {path: src}\n    tiers: [old]\n";
+  };
+  write(R"(["Tesla V100", "Tesla K80", "A100"])", "590.44.01");
+  try {
+    run({});
+    FAIL() << "planned a tier its driver cannot run";
+  } catch (const util::Failure& failure) {
+    EXPECT_EQ(failure.code(), util::ExitCode::bad_input);
+    ASSERT_EQ(failure.diagnostics().size(), 2u);
+    EXPECT_EQ(failure.diagnostics()[0].message,
+              "tier old: driver 590.44.01 no longer runs Tesla V100 (7.0); the last driver branch that does is R580 "
+              "(NVIDIA's driver and architecture matrix)");
+    EXPECT_EQ(failure.diagnostics()[0].where.line, 3);
+    EXPECT_EQ(failure.diagnostics()[1].message,
+              "tier old: driver 590.44.01 no longer runs Tesla K80 (3.7); the last driver branch that does is R470 "
+              "(NVIDIA's driver and architecture matrix)");
+  }
+  write(R"(["Tesla V100"])", "580.95.05");
+  EXPECT_EQ(run({}).plans.size(), 1u);
+}
+
 TEST_F(PlanTest, EntriesHoldTheTableRowsTheArchSetAndTypedVariables) {
   const PlanReport report = run({"tier-new"});
   ASSERT_EQ(report.plans.size(), 1u);

@@ -33,5 +33,18 @@ TEST(DriverFacts, RuntimeFloorsAreMinorVersionCompatibility) {
   EXPECT_FALSE(driver_for_runtime(10).has_value());
 }
 
+// NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix", column "Last
+// Driver Support", row by row: Kepler R470; Maxwell, Pascal, Volta R580;
+// Turing and later ongoing; Jetson's 6.2 and 7.2 are not in that table.
+TEST(DriverFacts, TheLastBranchOfEachDroppedGeneration) {
+  for (const arch::ComputeCapability cc : {arch::ComputeCapability{3, 0}, {3, 2}, {3, 5}, {3, 7}})
+    EXPECT_EQ(last_driver_branch(cc), 470) << cc.dotted();
+  for (const arch::ComputeCapability cc : {arch::ComputeCapability{5, 0}, {5, 2}, {5, 3}, {6, 0}, {6, 1}, {7, 0}})
+    EXPECT_EQ(last_driver_branch(cc), 580) << cc.dotted();
+  for (const arch::ComputeCapability cc :
+       {arch::ComputeCapability{6, 2}, {7, 2}, {7, 5}, {8, 0}, {8, 6}, {8, 9}, {9, 0}, {10, 0}, {12, 0}})
+    EXPECT_FALSE(last_driver_branch(cc).has_value()) << cc.dotted();
+}
+
 }  // namespace
 }  // namespace orc::compat
