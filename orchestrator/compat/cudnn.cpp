@@ -36,8 +36,7 @@ struct Row {
 // Where the reference says only "12.x" we write 12.0-12.9, as NVIDIA's 9.17
 // matrix does. CUDA 13 upper ends: only 9.17 is given (13.0-13.1). 9.12 -
 // 9.16 predate CUDA 13.1 and get 13.0; 9.18 - 9.20 get at least what 9.17
-// lists; 9.21 shares the reference's cut-off with CUDA 13.4 Update 1, so it
-// gets 13.4. All of these are marked.
+// lists. All of these are marked.
 constexpr std::array k_rows = {
     Row{"7.0", "8.0 9.0", "3.0", "cuda", "[SRC-spack-cudnn]; matrix not seen"},
     Row{"7.1", "8.0 9.0-9.2", "3.0", "cuda", "[SRC-spack-cudnn] 7.1.3-9.1; cuDNN 8.0.1 matrix TOC (7.1.4: 9.2)"},
@@ -79,7 +78,19 @@ constexpr std::array k_rows = {
     Row{"9.18", "12.0-12.9 13.0-13.1", "7.5", "cuda", "[SRC-spack-cudnn] -12/-13 builds"},
     Row{"9.19", "12.0-12.9 13.0-13.1", "7.5", "cuda", "[SRC-spack-cudnn] -12/-13 builds"},
     Row{"9.20", "12.0-12.9 13.0-13.1", "7.5", "cuda", "[SRC-spack-cudnn] -12/-13 builds"},
-    Row{"9.21", "12.0-12.9 13.0-13.4", "7.5", "cuda", "[SRC-spack-cudnn] 9.21.0.82-13"},
+    // 9.21 - 9.27: NVIDIA's redistrib_9.X.Y.json (release date, cuda12 and
+    // cuda13 builds); the JSON names the CUDA major only and no support
+    // matrix after 9.17 was seen, so each row's CUDA 13 span ends at the
+    // newest 13.x released before it (13.2 March 2026, 13.3 2026-05-26,
+    // 13.4.1 2026-09-09, per NVIDIA's CUDA redist manifests), marked.
+    Row{"9.21", "12.0-12.9 13.0-13.2", "7.5", "cuda",
+        "redistrib_9.21.0.json (2026-04-14); [SRC-spack-cudnn] 9.21.0.82-13"},
+    Row{"9.22", "12.0-12.9 13.0-13.2", "7.5", "cuda min_cc", "redistrib_9.22.0.json (2026-05-08, 9.22.0.52)"},
+    Row{"9.23", "12.0-12.9 13.0-13.3", "7.5", "cuda min_cc", "redistrib_9.23.0.json (2026-05-29, 9.23.0.39)"},
+    Row{"9.24", "12.0-12.9 13.0-13.3", "7.5", "cuda min_cc", "redistrib_9.24.0.json (2026-07-02, 9.24.0.43)"},
+    Row{"9.25", "12.0-12.9 13.0-13.3", "7.5", "cuda min_cc", "redistrib_9.25.0.json (2026-07-17, 9.25.0.15)"},
+    Row{"9.26", "12.0-12.9 13.0-13.4", "7.5", "cuda min_cc", "redistrib_9.26.0.json (2026-09-09, 9.26.0.51)"},
+    Row{"9.27", "12.0-12.9 13.0-13.4", "7.5", "cuda min_cc", "redistrib_9.27.0.json (2026-09-29, 9.27.0.42)"},
 };
 
 constexpr std::array<std::string_view, 2> k_fields = {"cuda", "min_cc"};

@@ -134,12 +134,14 @@ constexpr std::array k_rows = {
         "assumed as 13.0 (no first-hand nvcc); [SRC-spack] compilers; [NV-RN-13.2U2]"},
     Row{"13.3", k_shipped,
         "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 110 110a 110f 120 120a 120f 121 121a 121f", "", "75",
-        "610.0", 15, 21, "9.3", "archs deprecated removed default_arch min_driver ptx_isa",
-        "assumed as 13.0 (no first-hand nvcc); driver branch R610 [NV-RN-13.4U1]"},
+        "610.43.02", 15, 21, "9.3", "archs deprecated removed default_arch min_driver",
+        "assumed as 13.0 (no first-hand nvcc); driver: redistrib_13.3.0.json's cuda_compat 610.43.02 and the runfile "
+        "cuda_13.3.0_610.43.02_linux.run, branch R610 [NV-RN-13.4U1]; PTX ISA 9.3: the PTX ISA release history "
+        "(\"PTX ISA 9.3 | CUDA 13.3, driver r610\") and CCCL's __cccl_ptx_isa"},
     Row{"13.4", k_shipped,
         "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 107 107a 107f 110 110a 110f "
         "120 120a 120f 121 121a 121f",
-        "", "75", "615.0", 15, 21, "9.4", "archs default_arch min_driver max_gcc max_clang",
+        "", "75", "615.0", 15, 21, "9.4", "archs deprecated removed default_arch min_driver max_gcc max_clang",
         "[NV-RN-13.4U1] Rubin 10.7, branch R615; [3P] pytorch#190654, llvm#211677"},
 };
 

@@ -143,7 +143,7 @@ TEST(Toolkits, MinimumLinuxDrivers) {
   EXPECT_EQ(tk("12.4").min_driver, v("550.54.14"));
   EXPECT_EQ(tk("11.8").min_driver, v("520.61.05"));
   EXPECT_EQ(tk("12.8").min_driver, v("570.26"));
-  EXPECT_EQ(tk("13.3").min_driver, v("610.0"));
+  EXPECT_EQ(tk("13.3").min_driver, v("610.43.02"));
   EXPECT_EQ(tk("13.4").min_driver, v("615.0"));
   EXPECT_TRUE(tk("13.3").is_unconfirmed("min_driver"));
   EXPECT_TRUE(tk("13.4").is_unconfirmed("min_driver"));
@@ -182,8 +182,17 @@ TEST(Toolkits, PtxIsaOnlyWhereKnown) {
   EXPECT_EQ(tk("12.4").ptx_isa, v("8.4"));
   EXPECT_EQ(tk("12.6").ptx_isa, v("8.5"));  // 12.6 still emits 8.5 (openxla/xla#16504)
   EXPECT_EQ(tk("12.8").ptx_isa, v("8.7"));  // 8.6 was 12.7's, which never shipped
-  EXPECT_TRUE(tk("13.3").is_unconfirmed("ptx_isa"));
+  // The PTX ISA release history and CCCL both give 13.3 PTX ISA 9.3 (issue 13).
+  EXPECT_FALSE(tk("13.3").is_unconfirmed("ptx_isa"));
   EXPECT_TRUE(tk("10.2").ptx_isa.empty());
+}
+
+// Issue 13: no first-hand nvcc of 13.1 - 13.4 exists here, so every one of
+// them marks what only an nvcc listing settles, alike.
+TEST(Toolkits, MarksOfTheToolkitsNoNvccWasRunForAgree) {
+  for (const char* version : {"13.1", "13.2", "13.3", "13.4"})
+    for (const char* field : {"archs", "deprecated", "removed", "default_arch"})
+      EXPECT_TRUE(tk(version).is_unconfirmed(field)) << version << " " << field;
 }
 
 TEST(Toolkits, UnconfirmedMarks) {
