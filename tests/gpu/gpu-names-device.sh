@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # On the GPU host: what nvidia-smi, NVML's label form and torch print for this GPU, and what our table says.
-# Usage (GPU host): tests/gpu/gpu-names-device.sh, with a stripped orchestrate beside it (build-carry/).
+# Usage (GPU host): ORCHESTRATE=path/to/orchestrate tests/gpu/gpu-names-device.sh (default: one beside it).
 set -u
-orc=$(dirname "$0")/orchestrate
+orc=${ORCHESTRATE:-$(dirname "$0")/orchestrate}
 nvidia-smi --query-gpu=name,compute_cap,driver_version --format=csv,noheader | while IFS=, read -r name cc drv; do
   name=$(echo "$name" | sed 's/^ *//;s/ *$//'); cc=$(echo "$cc" | tr -d ' ')
   label=$(echo "$name" | tr -s ' ' '-')
