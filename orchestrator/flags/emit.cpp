@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "orchestrator/flags/torch_releases.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::flags {
@@ -17,16 +18,12 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
   return util::join(parts, separator);
 }
 
-// The CCs PyTorch 2.11's torch.utils.cpp_extension accepts in
-// TORCH_CUDA_ARCH_LIST (cuda-compat.md 5.2a); anything else is a ValueError
-// ("Unknown CUDA arch (X) or GPU not supported").
-constexpr std::array k_torch_known{"3.5",   "3.7",  "5.0",   "5.2",  "5.3",   "6.0",  "6.1",   "6.2",  "7.0",
-                                   "7.2",   "7.5",  "8.0",   "8.6",  "8.7",   "8.9",  "9.0",   "9.0a", "10.0",
-                                   "10.0a", "10.3", "10.3a", "11.0", "11.0a", "12.0", "12.0a", "12.1", "12.1a"};
-
+// Whether PyTorch 2.11's torch.utils.cpp_extension (the newest release of
+// flags::torch_releases) accepts the CC in TORCH_CUDA_ARCH_LIST; anything
+// else is a ValueError ("Unknown CUDA arch (X) or GPU not supported").
 bool torch_knows(const ComputeCapability& cc) {
-  const std::string dotted = cc.dotted();
-  return std::ranges::any_of(k_torch_known, [&](std::string_view k) { return k == dotted; });
+  const TorchRelease& newest = torch_releases().back();
+  return std::ranges::find(newest.accepted, cc) != newest.accepted.end();
 }
 
 // Caffe's cmake/Cuda.cmake keeps only "[0-9()]+" of each CUDA_ARCH_BIN entry

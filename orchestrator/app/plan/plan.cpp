@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <set>
 #include <string_view>
 #include <unordered_map>
 
 #include "orchestrator/compat/driver.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/compat/resolver.hpp"
+#include "orchestrator/flags/torch_releases.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -137,6 +139,48 @@ flags::Emitted emit_framework(const recipe::Recipe& r, const compat::Toolkit& to
   return flags::framework_info(r.framework).emit(archs, context);
 }
 
+std::string cc_list(const std::vector<arch::ComputeCapability>& ccs) {
+  std::vector<std::string> out;
+  for (const auto& cc : ccs) out.push_back(cc.dotted());
+  return util::join(out, ", ");
+}
+
+// A PyTorch recipe's archs against the releases its `pytorch:` range allows
+// (flags::torch_releases): fine when the oldest of them accepts every one;
+// a warning naming the release the build needs when a newer one of the range
+// does; unsatisfiable, with the oldest release that would serve, when none
+// does. Releases the tables lack are no evidence either way.
+std::vector<std::string> check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs,
+                                           std::vector<std::string>& warnings) {
+  if (r.framework != flags::Framework::pytorch || !r.requires_.framework) return {};
+  const util::VersionRange& range = r.requires_.framework->range;
+  const std::set<arch::ComputeCapability> all = archs.all();
+  const std::vector<arch::ComputeCapability> ccs(all.begin(), all.end());
+  std::vector<const flags::TorchRelease*> in_range;
+  for (const auto& release : flags::torch_releases())
+    if (range.contains(release.version)) in_range.push_back(&release);
+  if (in_range.empty()) return {};
+  const auto rejected = flags::torch_rejects(*in_range.front(), ccs);
+  if (rejected.empty()) return {};
+  const std::string list = flags::torch_cuda_arch_list(archs);
+  const std::string why = "PyTorch " + in_range.front()->version.str() +
+                          "'s extension builder (torch/utils/cpp_extension.py) rejects " + cc_list(rejected) +
+                          " in TORCH_CUDA_ARCH_LIST";
+  for (const auto* release : in_range)
+    if (flags::torch_rejects(*release, ccs).empty()) {
+      warnings.push_back("TORCH_CUDA_ARCH_LIST=" + list + " needs PyTorch " + release->version.str() +
+                         " or later: " + why);
+      return {};
+    }
+  std::vector<std::string> reasons{"pytorch " + range.text() + ": " + why + " (" + list + ")"};
+  const auto& table = flags::torch_releases();
+  const auto serving = std::ranges::find_if(table, [&](const auto& t) { return flags::torch_rejects(t, ccs).empty(); });
+  reasons.push_back(serving == table.end()
+                        ? "no PyTorch release in the tables accepts " + cc_list(ccs)
+                        : "the oldest PyTorch the tables know to accept them is " + serving->version.str());
+  return reasons;
+}
+
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
                    const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
   PlanEntry e{.recipe = &r, .tier = &tier};
@@ -149,12 +193,18 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
     return e;
   }
   auto& res = std::get<compat::Resolution>(outcome);
+  std::vector<std::string> torch_warnings;
+  if (auto reasons = check_torch_archs(r, res.archs, torch_warnings); !reasons.empty()) {
+    e.reasons = std::move(reasons);
+    return e;
+  }
   e.ok = true;
   e.toolkit = res.toolkit;
   e.cudnn = res.cudnn;
   e.archs = res.archs;
   e.reasons = std::move(res.reasons);
   e.warnings = std::move(res.warnings);
+  e.warnings.insert(e.warnings.end(), torch_warnings.begin(), torch_warnings.end());
   choose_plan_image(e, images);
   e.framework = emit_framework(r, *e.toolkit, e.cudnn, e.archs);
   e.warnings.insert(e.warnings.end(), e.framework.warnings.begin(), e.framework.warnings.end());

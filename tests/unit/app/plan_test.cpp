@@ -85,6 +85,40 @@ TEST_F(PlanTest, ADriverPastAGenerationsLastBranchIsAnError) {
   EXPECT_EQ(run({}).plans.size(), 1u);
 }
 
+// Issue 13: `requires: {pytorch: "2.4"}` on a tier of B200 and RTX 5090 was
+// planned as 10.0;12.0+PTX, which 2.4's extension builder rejects. Now it is
+// unsatisfiable with the reason and the oldest release that serves; with
+// ">=2.4" the plan stands and says which release the build needs.
+TEST_F(PlanTest, APyTorchReleaseBoundsTheArchsItsTierCanGet) {
+  const auto write = [&](const std::string& range) {
+    std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  next:\n    gpus: [\"B200\", \"RTX 5090\"]\n"
+                                                 "recipes:\n  - name: ext\n    framework: pytorch\n"
+                                                 "    source: {path: src}\n    requires: {pytorch: \""
+                                              << range << "\"}\n    tiers: [next]\n";
+  };
+  write("2.4");
+  auto report = run({});
+  ASSERT_EQ(report.plans.size(), 1u);
+  EXPECT_FALSE(report.plans[0].ok);
+  EXPECT_EQ(report.plans[0].reasons,
+            (std::vector<std::string>{"pytorch 2.4: PyTorch 2.4's extension builder (torch/utils/cpp_extension.py) "
+                                      "rejects 10.0, 12.0 in TORCH_CUDA_ARCH_LIST (10.0;12.0+PTX)",
+                                      "the oldest PyTorch the tables know to accept them is 2.7"}));
+  write(">=2.4");
+  report = run({});
+  ASSERT_TRUE(report.plans[0].ok);
+  const auto& w = report.plans[0].warnings;
+  EXPECT_NE(std::ranges::find(w,
+                              "TORCH_CUDA_ARCH_LIST=10.0;12.0+PTX needs PyTorch 2.7 or later: PyTorch 2.4's "
+                              "extension builder (torch/utils/cpp_extension.py) rejects 10.0, 12.0 in "
+                              "TORCH_CUDA_ARCH_LIST"),
+            w.end());
+  write(">=2.7");
+  report = run({});
+  ASSERT_TRUE(report.plans[0].ok);
+  for (const auto& warning : report.plans[0].warnings) EXPECT_EQ(warning.find("needs PyTorch"), std::string::npos);
+}
+
 TEST_F(PlanTest, EntriesHoldTheTableRowsTheArchSetAndTypedVariables) {
   const PlanReport report = run({"tier-new"});
   ASSERT_EQ(report.plans.size(), 1u);
