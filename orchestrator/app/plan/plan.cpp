@@ -151,7 +151,7 @@ std::string cc_list(const std::vector<arch::ComputeCapability>& ccs) {
 // does; unsatisfiable, with the oldest release that would serve, when none
 // does. Releases the tables lack are no evidence either way.
 std::vector<std::string> check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs,
-                                           std::vector<std::string>& warnings) {
+                                           std::vector<std::string>& warnings, std::vector<std::string>& explain) {
   if (r.framework != flags::Framework::pytorch || !r.requires_.framework) return {};
   const util::VersionRange& range = r.requires_.framework->range;
   const std::set<arch::ComputeCapability> all = archs.all();
@@ -161,7 +161,12 @@ std::vector<std::string> check_torch_archs(const recipe::Recipe& r, const arch::
     if (range.contains(release.version)) in_range.push_back(&release);
   if (in_range.empty()) return {};
   const auto rejected = flags::torch_rejects(*in_range.front(), ccs);
-  if (rejected.empty()) return {};
+  if (rejected.empty()) {
+    explain.push_back("PyTorch " + in_range.front()->version.str() + " (the oldest of pytorch " + range.text() +
+                      ") accepts " + cc_list(ccs) + " in TORCH_CUDA_ARCH_LIST (" +
+                      std::string(in_range.front()->source) + ")");
+    return {};
+  }
   const std::string list = flags::torch_cuda_arch_list(archs);
   const std::string why = "PyTorch " + in_range.front()->version.str() +
                           "'s extension builder (torch/utils/cpp_extension.py) rejects " + cc_list(rejected) +
@@ -170,6 +175,8 @@ std::vector<std::string> check_torch_archs(const recipe::Recipe& r, const arch::
     if (flags::torch_rejects(*release, ccs).empty()) {
       warnings.push_back("TORCH_CUDA_ARCH_LIST=" + list + " needs PyTorch " + release->version.str() +
                          " or later: " + why);
+      explain.push_back("PyTorch " + release->version.str() + " is the oldest of pytorch " + range.text() +
+                        " that accepts " + cc_list(ccs) + " (" + std::string(release->source) + ")");
       return {};
     }
   std::vector<std::string> reasons{"pytorch " + range.text() + ": " + why + " (" + list + ")"};
@@ -193,8 +200,8 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
     return e;
   }
   auto& res = std::get<compat::Resolution>(outcome);
-  std::vector<std::string> torch_warnings;
-  if (auto reasons = check_torch_archs(r, res.archs, torch_warnings); !reasons.empty()) {
+  std::vector<std::string> torch_warnings, torch_explain;
+  if (auto reasons = check_torch_archs(r, res.archs, torch_warnings, torch_explain); !reasons.empty()) {
     e.reasons = std::move(reasons);
     return e;
   }
@@ -203,6 +210,7 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   e.cudnn = res.cudnn;
   e.archs = res.archs;
   e.reasons = std::move(res.reasons);
+  e.reasons.insert(e.reasons.end(), torch_explain.begin(), torch_explain.end());
   e.warnings = std::move(res.warnings);
   e.warnings.insert(e.warnings.end(), torch_warnings.begin(), torch_warnings.end());
   choose_plan_image(e, images);

@@ -113,9 +113,16 @@ TEST_F(PlanTest, APyTorchReleaseBoundsTheArchsItsTierCanGet) {
                               "extension builder (torch/utils/cpp_extension.py) rejects 10.0, 12.0 in "
                               "TORCH_CUDA_ARCH_LIST"),
             w.end());
+  // --explain says which framework fact decided.
+  EXPECT_EQ(report.plans[0].reasons.back(),
+            "PyTorch 2.7 is the oldest of pytorch >=2.4 that accepts 10.0, 12.0 (pytorch/docs 2.7 cpp_extension.html "
+            "@05c929fb)");
   write(">=2.7");
   report = run({});
   ASSERT_TRUE(report.plans[0].ok);
+  EXPECT_EQ(report.plans[0].reasons.back(),
+            "PyTorch 2.7 (the oldest of pytorch >=2.7) accepts 10.0, 12.0 in TORCH_CUDA_ARCH_LIST (pytorch/docs 2.7 "
+            "cpp_extension.html @05c929fb)");
   for (const auto& warning : report.plans[0].warnings) EXPECT_EQ(warning.find("needs PyTorch"), std::string::npos);
 }
 
