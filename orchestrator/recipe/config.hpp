@@ -51,6 +51,9 @@ struct TierGpu {
   bool given_as_cc = false;
   bool declared = false;  // {name, cc}: a device the tables lack, named as the user wrote it
   util::SourceLocation where;
+
+  // "H100 (9.0)", or "CC 8.6" for a GPU given as a CC: how messages name it.
+  std::string label() const { return given_as_cc ? "CC " + cc.dotted() : name + " (" + cc.dotted() + ")"; }
 };
 
 struct Tier {

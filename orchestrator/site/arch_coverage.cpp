@@ -21,10 +21,6 @@ std::set<arch::ComputeCapability> parse_all(const std::vector<std::string>& name
   return out;
 }
 
-std::string gpu_label(const recipe::TierGpu& gpu) {
-  return gpu.given_as_cc ? "CC " + gpu.cc.dotted() : gpu.name + " (" + gpu.cc.dotted() + ")";
-}
-
 // Each distinct CC of the tier's GPUs (without variant) with the product
 // names the tier gives it; a GPU written as a CC adds no name.
 std::map<arch::ComputeCapability, std::vector<std::string>> tier_ccs(const recipe::Tier& tier) {
@@ -58,11 +54,11 @@ ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::
       const auto verdict = inspect::judge(sass, ptx, gpu.cc);
       if (verdict.outcome == inspect::Outcome::native) continue;
       if (verdict.outcome == inspect::Outcome::jit && tier.ptx != recipe::PtxPolicy::none) {
-        coverage.jit.push_back(file.path + ": " + gpu_label(gpu) + " runs by JIT from " +
-                               verdict.decided_by->compute() + " PTX (no " + gpu.cc.sm() + " SASS)");
+        coverage.jit.push_back(file.path + ": " + gpu.label() + " runs by JIT from " + verdict.decided_by->compute() +
+                               " PTX (no " + gpu.cc.sm() + " SASS)");
         continue;
       }
-      std::string problem = file.path + ": no kernel image for " + gpu_label(gpu) + " of tier '" + tier.name + "'";
+      std::string problem = file.path + ": no kernel image for " + gpu.label() + " of tier '" + tier.name + "'";
       if (verdict.outcome == inspect::Outcome::jit)
         problem += " (only " + verdict.decided_by->compute() + " PTX, and the tier's ptx policy is none)";
       else

@@ -29,10 +29,6 @@ std::string suggestion_clause(const std::vector<std::string>& candidates) {
   return out + "?)";
 }
 
-std::string gpu_label(const recipe::TierGpu& g) {
-  return g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " (" + g.cc.dotted() + ")";
-}
-
 }  // namespace
 
 std::expected<std::vector<CollectedArtifact>, std::string> collect_artifacts(const std::vector<std::string>& globs,
@@ -104,17 +100,17 @@ Verification verify_artifacts(const arch::ArchSet& planned, const std::vector<re
       const auto verdict = inspect::judge_file(r, device).verdict;
       if (verdict.outcome == inspect::Outcome::partial) {
         // A recipe's own artifact: every kernel it builds must run on the tier.
-        v.errors.push_back(r.path + ": " + gpu_label(gpu) + ": " + verdict.detail);
+        v.errors.push_back(r.path + ": " + gpu.label() + ": " + verdict.detail);
       } else if (verdict.outcome == inspect::Outcome::none) {
-        v.errors.push_back(r.path + ": " + gpu_label(gpu) +
+        v.errors.push_back(r.path + ": " + gpu.label() +
                            " would see \"no kernel image is available for execution on the device\"");
       } else if (verdict.outcome == inspect::Outcome::jit) {
         const bool planned_native =
             std::ranges::any_of(want_sass, [&](const ComputeCapability& cc) { return cc.sass_runs_on(device); });
         if (planned_native)
-          v.errors.push_back(r.path + ": " + gpu_label(gpu) + " runs only by PTX JIT, though the plan gives it SASS");
+          v.errors.push_back(r.path + ": " + gpu.label() + " runs only by PTX JIT, though the plan gives it SASS");
         else
-          v.warnings.push_back(r.path + ": " + gpu_label(gpu) + " runs by PTX JIT (the plan gives it no SASS)");
+          v.warnings.push_back(r.path + ": " + gpu.label() + " runs by PTX JIT (the plan gives it no SASS)");
       }
     }
   }

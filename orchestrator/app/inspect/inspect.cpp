@@ -62,8 +62,7 @@ void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& tar
       continue;
     }
     for (const auto& g : tier->gpus) {
-      const std::string who = g.given_as_cc ? "CC " + g.cc.dotted() : g.name + " (" + g.cc.dotted() + ")";
-      targets.push_back({tier->name + ": " + who, g.cc, tier->driver, tier->name, g.given_as_cc ? "" : g.name});
+      targets.push_back({tier->name + ": " + g.label(), g.cc, tier->driver, tier->name, g.given_as_cc ? "" : g.name});
     }
   }
   if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
