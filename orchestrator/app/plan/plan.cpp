@@ -30,11 +30,11 @@ std::vector<Diagnostic> dropped_by_driver(const recipe::Config& config) {
     for (const auto& gpu : tier.gpus) {
       const auto last = compat::last_driver_branch(gpu.cc);
       if (!last || tier.driver->major() <= *last) continue;
-      const std::string who = gpu.given_as_cc ? "CC " + gpu.cc.dotted() : gpu.name + " (" + gpu.cc.dotted() + ")";
       errors.push_back(Diagnostic{.where = gpu.where,
                                   .message = "tier " + tier.name + ": driver " + tier.driver->str() +
-                                             " no longer runs " + who + "; the last driver branch that does is R" +
-                                             std::to_string(*last) + " (NVIDIA's driver and architecture matrix)"});
+                                             " no longer runs " + gpu.label() +
+                                             "; the last driver branch that does is R" + std::to_string(*last) +
+                                             " (NVIDIA's driver and architecture matrix)"});
     }
   }
   return errors;
@@ -150,42 +150,49 @@ std::string cc_list(const std::vector<arch::ComputeCapability>& ccs) {
 // a warning naming the release the build needs when a newer one of the range
 // does; unsatisfiable, with the oldest release that would serve, when none
 // does. Releases the tables lack are no evidence either way.
-std::vector<std::string> check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs,
-                                           std::vector<std::string>& warnings, std::vector<std::string>& explain) {
-  if (r.framework != flags::Framework::pytorch || !r.requires_.framework) return {};
+struct TorchCheck {
+  std::vector<std::string> unsatisfiable;  // the reasons; empty when the plan stands
+  std::vector<std::string> warnings;
+  std::vector<std::string> explain;  // for --explain: the fact that decided
+};
+
+TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs) {
+  TorchCheck out;
+  if (r.framework != flags::Framework::pytorch || !r.requires_.framework) return out;
   const util::VersionRange& range = r.requires_.framework->range;
   const std::set<arch::ComputeCapability> all = archs.all();
   const std::vector<arch::ComputeCapability> ccs(all.begin(), all.end());
+  const auto accepts_all = [&](const flags::TorchRelease& t) { return flags::torch_rejects(t, ccs).empty(); };
   std::vector<const flags::TorchRelease*> in_range;
   for (const auto& release : flags::torch_releases())
     if (range.contains(release.version)) in_range.push_back(&release);
-  if (in_range.empty()) return {};
-  const auto rejected = flags::torch_rejects(*in_range.front(), ccs);
-  if (rejected.empty()) {
-    explain.push_back("PyTorch " + in_range.front()->version.str() + " (the oldest of pytorch " + range.text() +
-                      ") accepts " + cc_list(ccs) + " in TORCH_CUDA_ARCH_LIST (" +
-                      std::string(in_range.front()->source) + ")");
-    return {};
+  if (in_range.empty()) return out;
+  const flags::TorchRelease& oldest = *in_range.front();
+  const auto serving = std::ranges::find_if(in_range, [&](const auto* t) { return accepts_all(*t); });
+  if (serving == in_range.begin()) {
+    out.explain.push_back("PyTorch " + oldest.version.str() + " (the oldest of pytorch " + range.text() + ") accepts " +
+                          cc_list(ccs) + " in TORCH_CUDA_ARCH_LIST (" + std::string(oldest.source) + ")");
+    return out;
   }
   const std::string list = flags::torch_cuda_arch_list(archs);
-  const std::string why = "PyTorch " + in_range.front()->version.str() +
-                          "'s extension builder (torch/utils/cpp_extension.py) rejects " + cc_list(rejected) +
-                          " in TORCH_CUDA_ARCH_LIST";
-  for (const auto* release : in_range)
-    if (flags::torch_rejects(*release, ccs).empty()) {
-      warnings.push_back("TORCH_CUDA_ARCH_LIST=" + list + " needs PyTorch " + release->version.str() +
-                         " or later: " + why);
-      explain.push_back("PyTorch " + release->version.str() + " is the oldest of pytorch " + range.text() +
-                        " that accepts " + cc_list(ccs) + " (" + std::string(release->source) + ")");
-      return {};
-    }
-  std::vector<std::string> reasons{"pytorch " + range.text() + ": " + why + " (" + list + ")"};
+  const std::string why = "PyTorch " + oldest.version.str() +
+                          "'s extension builder (torch/utils/cpp_extension.py) rejects " +
+                          cc_list(flags::torch_rejects(oldest, ccs)) + " in TORCH_CUDA_ARCH_LIST";
+  if (serving != in_range.end()) {
+    const flags::TorchRelease& needed = **serving;
+    out.warnings.push_back("TORCH_CUDA_ARCH_LIST=" + list + " needs PyTorch " + needed.version.str() +
+                           " or later: " + why);
+    out.explain.push_back("PyTorch " + needed.version.str() + " is the oldest of pytorch " + range.text() +
+                          " that accepts " + cc_list(ccs) + " (" + std::string(needed.source) + ")");
+    return out;
+  }
+  out.unsatisfiable.push_back("pytorch " + range.text() + ": " + why + " (" + list + ")");
   const auto& table = flags::torch_releases();
-  const auto serving = std::ranges::find_if(table, [&](const auto& t) { return flags::torch_rejects(t, ccs).empty(); });
-  reasons.push_back(serving == table.end()
-                        ? "no PyTorch release in the tables accepts " + cc_list(ccs)
-                        : "the oldest PyTorch the tables know to accept them is " + serving->version.str());
-  return reasons;
+  const auto any = std::ranges::find_if(table, accepts_all);
+  out.unsatisfiable.push_back(any == table.end()
+                                  ? "no PyTorch release in the tables accepts " + cc_list(ccs)
+                                  : "the oldest PyTorch the tables know to accept them is " + any->version.str());
+  return out;
 }
 
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
@@ -200,9 +207,9 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
     return e;
   }
   auto& res = std::get<compat::Resolution>(outcome);
-  std::vector<std::string> torch_warnings, torch_explain;
-  if (auto reasons = check_torch_archs(r, res.archs, torch_warnings, torch_explain); !reasons.empty()) {
-    e.reasons = std::move(reasons);
+  TorchCheck torch = check_torch_archs(r, res.archs);
+  if (!torch.unsatisfiable.empty()) {
+    e.reasons = std::move(torch.unsatisfiable);
     return e;
   }
   e.ok = true;
@@ -210,9 +217,9 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   e.cudnn = res.cudnn;
   e.archs = res.archs;
   e.reasons = std::move(res.reasons);
-  e.reasons.insert(e.reasons.end(), torch_explain.begin(), torch_explain.end());
+  e.reasons.insert(e.reasons.end(), torch.explain.begin(), torch.explain.end());
   e.warnings = std::move(res.warnings);
-  e.warnings.insert(e.warnings.end(), torch_warnings.begin(), torch_warnings.end());
+  e.warnings.insert(e.warnings.end(), torch.warnings.begin(), torch.warnings.end());
   choose_plan_image(e, images);
   e.framework = emit_framework(r, *e.toolkit, e.cudnn, e.archs);
   e.warnings.insert(e.warnings.end(), e.framework.warnings.begin(), e.framework.warnings.end());
