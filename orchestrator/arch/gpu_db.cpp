@@ -99,23 +99,19 @@ std::size_t bag_distance(std::string_view a, std::string_view b) {
   return std::max(extra, missing);
 }
 
-// A key's family: the letters before its first digit and that digit
-// ("rtx4909" -> "rtx4", "a10g" -> "a1", "h20" -> "h2"). Products of one
-// family share a series and, for GeForce and Quadro numbers, a generation;
-// did-you-mean only offers a product of the query's family, so "H20" never
-// meets "Tesla K20", nor "sm_90" "Tesla M40". A key without digits is its own
-// family ("jetsonagxorn" meets "jetsonagxorin" by spelling alone).
-std::string family(std::string_view key) {
-  const std::size_t digit = key.find_first_of("0123456789");
-  if (digit == std::string_view::npos) return std::string(key);
-  return std::string(key.substr(0, digit + 1));
-}
+bool has_digit(std::string_view key) { return std::ranges::any_of(key, is_digit); }
 
+// Whether `key` is of `query`'s family: the letters before the first digit
+// and that digit agree ("rtx4909" and "rtx4090" are "rtx4", "a10g" and
+// "a100" "a1", "h20" "h2"). Products of one family share a series and, for
+// GeForce and Quadro numbers, a generation; did-you-mean only offers a
+// product of the query's family, so "H20" never meets "Tesla K20", nor
+// "sm_90" "Tesla M40". Keys without digits form one family ("jetsonagxorn"
+// meets "jetsonagxorin" by spelling alone).
 bool same_family(std::string_view query, std::string_view key) {
-  const std::string f = family(query);
-  if (f.size() == query.size() && query.find_first_of("0123456789") == std::string_view::npos)
-    return key.find_first_of("0123456789") == std::string_view::npos;
-  return family(key) == f;
+  const std::size_t q = query.find_first_of("0123456789");
+  if (q == std::string_view::npos) return !has_digit(key);
+  return key.substr(0, q + 1) == query.substr(0, q + 1);
 }
 
 // For a bare model number ("4090"): the shortest key holding it as a whole
@@ -137,15 +133,19 @@ std::size_t by_model_number(std::string_view digits, const std::vector<std::stri
 // they are broken by bag distance, then table order.
 std::size_t closest_in_family(std::string_view key, const std::vector<std::string>& keys) {
   if (!key.empty() && std::ranges::all_of(key, is_digit)) return by_model_number(key, keys);
+  std::vector<std::size_t> family;  // indices into keys
   std::vector<std::string> family_keys;
-  for (const std::string& k : keys)
-    if (same_family(key, k)) family_keys.push_back(k);
+  for (std::size_t i = 0; i < keys.size(); ++i)
+    if (same_family(key, keys[i])) {
+      family.push_back(i);
+      family_keys.push_back(keys[i]);
+    }
   const std::string closest = util::did_you_mean(key, family_keys);
   if (closest.empty()) return keys.size();
   const std::size_t best = util::edit_distance(key, closest);
   std::size_t chosen = keys.size();
-  for (std::size_t i = 0; i < keys.size(); ++i) {
-    if (!same_family(key, keys[i]) || util::edit_distance(key, keys[i]) != best) continue;
+  for (const std::size_t i : family) {
+    if (util::edit_distance(key, keys[i]) != best) continue;
     if (chosen == keys.size() || bag_distance(key, keys[i]) < bag_distance(key, keys[chosen])) chosen = i;
   }
   return chosen;
@@ -191,14 +191,13 @@ std::vector<std::string> name_words(std::string_view name) {
 }
 
 // Whether `words` holds `query` in order, every word equal but the last,
-// which may be a prefix.
+// which may be a prefix ("rtx", "50" is in "geforce rtx 5090").
 bool holds_words(const std::vector<std::string>& words, const std::vector<std::string>& query) {
   if (query.empty() || query.size() > words.size()) return false;
   for (std::size_t at = 0; at + query.size() <= words.size(); ++at) {
-    bool all = true;
-    for (std::size_t i = 0; i < query.size() && all; ++i)
-      all = i + 1 < query.size() ? words[at + i] == query[i] : words[at + i].starts_with(query[i]);
-    if (all) return true;
+    const bool leading_equal =
+        std::equal(query.begin(), query.end() - 1, words.begin() + static_cast<std::ptrdiff_t>(at));
+    if (leading_equal && words[at + query.size() - 1].starts_with(query.back())) return true;
   }
   return false;
 }
@@ -209,19 +208,14 @@ std::vector<Gpu> search_gpus(std::string_view query) {
   const std::vector<std::string> wanted = name_words(query);
   std::vector<Gpu> out;
   if (wanted.empty()) return out;
-  for (const Gpu& gpu : gpu_table())
-    if (holds_words(name_words(gpu.architecture), wanted) && name_words(gpu.architecture).front() == wanted.front())
-      out.push_back(gpu);
+  // An architecture is named by its leading words: "Ada", "Blackwell Ultra".
+  for (const Gpu& gpu : gpu_table()) {
+    const std::vector<std::string> words = name_words(gpu.architecture);
+    if (words.size() >= wanted.size() && std::equal(wanted.begin(), wanted.end(), words.begin())) out.push_back(gpu);
+  }
   if (!out.empty()) return out;
   for (const Gpu& gpu : gpu_table())
     if (holds_words(name_words(gpu.name), wanted)) out.push_back(gpu);
-  return out;
-}
-
-std::vector<Gpu> gpus_with_cc(ComputeCapability cc) {
-  std::vector<Gpu> out;
-  for (const Gpu& gpu : gpu_table())
-    if (gpu.cc == cc.base()) out.push_back(gpu);
   return out;
 }
 

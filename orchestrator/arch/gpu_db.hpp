@@ -37,8 +37,6 @@ std::expected<Gpu, GpuLookupError> find_gpu(std::string_view name);
 // words ("NVIDIA", "GeForce", ...) are ignored on both sides. Table order;
 // empty when nothing matches.
 std::vector<Gpu> search_gpus(std::string_view query);
-// The GPUs of one compute capability ('a'/'f' variants count as the base).
-std::vector<Gpu> gpus_with_cc(ComputeCapability cc);
 
 // What a compute capability is (its base): the CC of a product (a table row,
 // or a G80-to-Fermi GPU, 1.0-2.1, older than every toolkit here), one nvcc

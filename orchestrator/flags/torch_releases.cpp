@@ -21,9 +21,9 @@ struct Row {
 // rendered source page (pytorch.github.io docs/<v>/_modules/torch/utils/
 // cpp_extension.html for 1.13 - 2.1, pytorch/docs <v>/_modules/... for 2.2 -
 // 2.7) and, for 2.11, from the installed file on the GPU host (2.11.0+cu130).
-constexpr std::string_view k_to_8_6 = "3.5 3.7 5.0 5.2 5.3 6.0 6.1 6.2 7.0 7.2 7.5 8.0 8.6";
 constexpr auto k_rows = std::to_array<Row>({
-    {"1.13", k_to_8_6, false, "pytorch.github.io docs/1.13 cpp_extension.html @523860ff"},
+    {"1.13", "3.5 3.7 5.0 5.2 5.3 6.0 6.1 6.2 7.0 7.2 7.5 8.0 8.6", false,
+     "pytorch.github.io docs/1.13 cpp_extension.html @523860ff"},
     {"2.0", "3.5 3.7 5.0 5.2 5.3 6.0 6.1 6.2 7.0 7.2 7.5 8.0 8.6 8.9 9.0", false,
      "pytorch.github.io docs/2.0 cpp_extension.html @02a9d6d7"},
     {"2.1", "3.5 3.7 5.0 5.2 5.3 6.0 6.1 6.2 7.0 7.2 7.5 8.0 8.6 8.7 8.9 9.0", false,
