@@ -30,11 +30,12 @@ std::vector<Diagnostic> dropped_by_driver(const recipe::Config& config) {
     for (const auto& gpu : tier.gpus) {
       const auto last = compat::last_driver_branch(gpu.cc);
       if (!last || tier.driver->major() <= *last) continue;
-      errors.push_back(Diagnostic{.where = gpu.where,
-                                  .message = "tier " + tier.name + ": driver " + tier.driver->str() +
-                                             " no longer runs " + gpu.label() +
-                                             "; the last driver branch that does is R" + std::to_string(*last) +
-                                             " (NVIDIA's driver and architecture matrix)"});
+      errors.push_back(
+          Diagnostic{.where = gpu.where,
+                     .message = "tier " + tier.name + ": driver " + tier.driver->str() + " no longer runs " +
+                                gpu.label() + "; the last driver branch that does is R" + std::to_string(*last) +
+                                " (NVIDIA's driver and architecture matrix): give it a tier whose driver is R" +
+                                std::to_string(*last) + " or older"});
     }
   }
   return errors;

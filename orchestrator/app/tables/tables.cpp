@@ -6,9 +6,15 @@ namespace orc::app {
 
 namespace {
 
+// With nothing close to offer, say how to look instead.
 [[noreturn]] void fail_lookup(const arch::GpuLookupError& error) {
+  const std::string message = error.suggestion.empty()
+                                  ? error.message +
+                                        ": list the tables with `orchestrate gpus`, or search them (`gpus Blackwell`, "
+                                        "`gpus \"RTX 50\"`, `gpus --cc 8.6`)"
+                                  : error.message;
   throw util::Failure(util::ExitCode::bad_input,
-                      {util::Diagnostic{.message = error.message, .suggestion = error.suggestion}});
+                      {util::Diagnostic{.message = message, .suggestion = error.suggestion}});
 }
 
 std::optional<arch::ComputeCapability> wanted_cc(const GpusQuery& query) {

@@ -75,11 +75,11 @@ TEST_F(PlanTest, ADriverPastAGenerationsLastBranchIsAnError) {
     ASSERT_EQ(failure.diagnostics().size(), 2u);
     EXPECT_EQ(failure.diagnostics()[0].message,
               "tier old: driver 590.44.01 no longer runs Tesla V100 (7.0); the last driver branch that does is R580 "
-              "(NVIDIA's driver and architecture matrix)");
+              "(NVIDIA's driver and architecture matrix): give it a tier whose driver is R580 or older");
     EXPECT_EQ(failure.diagnostics()[0].where.line, 3);
     EXPECT_EQ(failure.diagnostics()[1].message,
               "tier old: driver 590.44.01 no longer runs Tesla K80 (3.7); the last driver branch that does is R470 "
-              "(NVIDIA's driver and architecture matrix)");
+              "(NVIDIA's driver and architecture matrix): give it a tier whose driver is R470 or older");
   }
   write(R"(["Tesla V100"])", "580.95.05");
   EXPECT_EQ(run({}).plans.size(), 1u);

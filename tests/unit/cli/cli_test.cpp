@@ -211,6 +211,12 @@ TEST_F(CliTest, GpusSearchesByCcArchitectureAndFragment) {
   EXPECT_EQ(r.err, "orchestrate: error: no GPU in the tables has compute capability 8.8\n");
   r = run_cli({"gpus", "--cc", "eight"});
   EXPECT_EQ(r.code, 2);
+  // Nothing close: the error says how to look instead.
+  r = run_cli({"gpus", "NVIDIA Graphics Device"});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "orchestrate: error: unknown GPU 'NVIDIA Graphics Device': list the tables with `orchestrate gpus`, or "
+            "search them (`gpus Blackwell`, `gpus \"RTX 50\"`, `gpus --cc 8.6`)\n");
 }
 
 TEST_F(CliTest, HelpEverywhereAndUsageErrors) {
