@@ -18,9 +18,9 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
   return util::join(parts, separator);
 }
 
-// Whether PyTorch 2.11's torch.utils.cpp_extension (the newest release of
-// flags::torch_releases) accepts the CC in TORCH_CUDA_ARCH_LIST; anything
-// else is a ValueError ("Unknown CUDA arch (X) or GPU not supported").
+// Whether the newest PyTorch of flags::torch_releases (2.11) accepts the CC
+// in TORCH_CUDA_ARCH_LIST; anything else is a ValueError ("Unknown CUDA arch
+// (X) or GPU not supported").
 bool torch_knows(const ComputeCapability& cc) {
   const TorchRelease& newest = torch_releases().back();
   return std::ranges::find(newest.accepted, cc) != newest.accepted.end();
@@ -45,7 +45,8 @@ Emitted emit_pytorch(const ArchSet& set, const EmitContext&) {
       out.warnings.push_back("PyTorch rejects the 'f' suffix in TORCH_CUDA_ARCH_LIST (" + cc.dotted() +
                              "): its extension builder raises ValueError");
     } else if (!torch_knows(cc)) {
-      out.warnings.push_back("PyTorch 2.11's extension builder does not know CC " + cc.dotted() +
+      out.warnings.push_back("PyTorch " + torch_releases().back().version.str() +
+                             "'s extension builder does not know CC " + cc.dotted() +
                              " and raises \"Unknown CUDA arch\"; a newer PyTorch may");
     }
   }
