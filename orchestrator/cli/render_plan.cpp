@@ -53,6 +53,7 @@ Json plan_json(const app::PlanEntry& e) {
   j["nvcc_flags"] = flags::nvcc_gencode(e.archs);
   j["reasons"] = e.reasons;
   j["warnings"] = e.warnings;
+  j["notes"] = e.notes;
   if (!e.ok) {
     j["split"] = Json::array();
     for (const auto& part : e.split)
@@ -122,6 +123,7 @@ void add_plan(Table& table, const app::PlanEntry& e, bool cudnn_column, bool exp
     table.add_note(k_detail + "host toolkit: " + e.host->toolkit.version.str() + " (" + e.host->toolkit.root.string() +
                    ")");
   for (const auto& v : e.framework.env) add_wrapped(table, v.name + "=" + v.value, k_detail, k_detail + "  ");
+  for (const auto& n : e.notes) add_wrapped(table, n, k_detail + "note: ", k_detail + "  ");
   if (explain)
     for (const auto& r : e.reasons) add_wrapped(table, r, k_detail + "because: ", k_detail + "  ");
 }

@@ -4,6 +4,7 @@
 #include <map>
 #include <set>
 
+#include "orchestrator/compat/driver.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::compat {
@@ -12,19 +13,12 @@ namespace {
 
 using arch::ComputeCapability;
 
-// Drivers below a toolkit's own minimum still run its SASS under minor-version
-// compatibility from these floors (cuda-compat.md 2.3), but cannot JIT its PTX.
-util::Version mvc_floor(int cuda_major) {
-  switch (cuda_major) {
-    case 11:
-      return util::Version(450, 80);
-    case 12:
-      return util::Version(525, 60);
-    case 13:
-      return util::Version(580, 0);
-    default:
-      return util::Version(100000, 0);  // no minor-version compatibility before CUDA 11
-  }
+// Whether `driver` runs SASS of toolkit `t` under minor-version compatibility
+// (a driver at or above the floor of t's major, cuda-compat.md 2.3; none
+// before CUDA 11), which cannot JIT its PTX.
+bool below_mvc_floor(const Toolkit& t, const util::Version& driver) {
+  const auto floor = driver_for_runtime(t.version.major());
+  return !floor || driver < *floor;
 }
 
 std::string gpu_label(const TargetGpu& g) {
@@ -80,9 +74,15 @@ std::vector<std::string> toolkit_blockers(const Toolkit& t, const ResolveRequest
   }
   if (request.gcc && request.gcc->range.lower() && util::Version(t.max_gcc, 0) < request.gcc->range.lower()->version)
     why.push_back("takes GCC <= " + std::to_string(t.max_gcc) + ", " + request.gcc->describe());
-  if (request.driver && *request.driver < t.min_driver) {
-    if (rule == DriverRule::own_minimum || *request.driver < mvc_floor(t.version.major()))
+  if (request.driver && !t.driver_meets_minimum(*request.driver) &&
+      (rule == DriverRule::own_minimum || below_mvc_floor(t, *request.driver))) {
+    if (!t.min_driver.empty())
       why.push_back("needs driver >= " + t.min_driver.str() + ", the tier's driver is " + request.driver->str());
+    else if (below_mvc_floor(t, *request.driver))
+      why.push_back("needs driver >= " + driver_for_runtime(t.version.major())->str() + " (minimum not known; the " +
+                    std::to_string(t.version.major()) + ".x floor), the tier's driver is " + request.driver->str());
+    else
+      why.push_back("its minimum driver is not known, the tier's driver is " + request.driver->str());
   }
   if (request.needs_cudnn && why.empty()) {
     const auto ccs = distinct_ccs(request.gpus);
@@ -298,9 +298,11 @@ Outcome resolve_unsplit(const ResolveRequest& request, bool want_split) {
       for (const auto& field : cudnn->unconfirmed)
         r.warnings.push_back("cuDNN " + cudnn->version.str() + ": '" + std::string(field) +
                              "' is UNCONFIRMED in the reference tables");
-    if (request.driver && *request.driver < t->min_driver) {
-      r.warnings.push_back("the tier's driver " + request.driver->str() + " is older than CUDA " + t->version.str() +
-                           "'s " + t->min_driver.str() +
+    if (request.driver && !t->driver_meets_minimum(*request.driver)) {
+      const std::string older = t->min_driver.empty()
+                                    ? "is not known to meet CUDA " + t->version.str() + "'s minimum (not yet sourced)"
+                                    : "is older than CUDA " + t->version.str() + "'s " + t->min_driver.str();
+      r.warnings.push_back("the tier's driver " + request.driver->str() + " " + older +
                            ": it runs only under minor-version compatibility, and PTX built by "
                            "this toolkit cannot be JIT-compiled there (error 222)");
     }

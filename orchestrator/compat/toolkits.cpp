@@ -54,7 +54,7 @@ constexpr bool k_never_shipped = false;
 // say 14, an older PyTorch revision says 13; we take 14, marked.
 //
 // 13.3/13.4 name only a driver branch (R610, R615); 13.4 compilers are assumed
-// equal to 13.1-13.3.
+// equal to 13.1-13.3. 13.5's driver is not known at all (min_driver empty).
 //
 // ptx_isa: NVIDIA's PTX ISA release history ([NV-PTX-RH], docs.nvidia.com/
 // cuda/parallel-thread-execution/#release-notes-ptx-release-history, as
@@ -143,6 +143,16 @@ constexpr std::array k_rows = {
         "120 120a 120f 121 121a 121f",
         "", "75", "615.0", 15, 21, "9.4", "archs deprecated removed default_arch min_driver max_gcc max_clang",
         "[NV-RN-13.4U1] Rubin 10.7, branch R615; [3P] pytorch#190654, llvm#211677"},
+    // Released 2026-11-04 (redistrib_13.5.0.json, nvcc 13.5.37). No stored
+    // source names its driver branch, targets or host compilers: the minimum
+    // driver stays unknown (a tier with a `driver:` then gets 13.5 only under
+    // minor-version compatibility), the rest is 13.4's, all marked.
+    Row{"13.5", k_shipped,
+        "75 80 86 87 88 89 90 90a 100 100a 100f 103 103a 103f 107 107a 107f 110 110a 110f "
+        "120 120a 120f 121 121a 121f",
+        "", "75", "", 15, 21, "9.5", "archs deprecated removed default_arch min_driver max_gcc max_clang ptx_isa",
+        "redistrib_13.5.0.json (release_date 2026-11-04, nvcc 13.5.37); PTX ISA 9.5 [3P] apache/tvm-tirx#241; "
+        "the rest assumed as 13.4"},
 };
 
 constexpr std::array<std::string_view, 8> k_fields = {"archs",      "deprecated", "removed",   "default_arch",
@@ -210,8 +220,11 @@ Toolkit build(const Row& row, const Toolkit* previous_released) {
     t.unconfirmed.push_back(field);
   }
   t.source = row.source;
-  if (t.released && (t.archs.empty() || t.min_driver.empty() || t.max_gcc == 0))
-    bad_row(row.version, "a released toolkit needs archs, a driver and a gcc");
+  if (t.released && (t.archs.empty() || t.max_gcc == 0))
+    bad_row(row.version, "a released toolkit needs archs and a gcc");
+  // An unknown driver must say so: an empty value is never read as "none needed".
+  if (t.released && t.min_driver.empty() && !t.is_unconfirmed("min_driver"))
+    bad_row(row.version, "a released toolkit needs a driver, or 'min_driver' marked unconfirmed");
   return t;
 }
 
@@ -237,6 +250,10 @@ bool Toolkit::is_deprecated(arch::ComputeCapability cc) const { return contains(
 
 bool Toolkit::is_unconfirmed(std::string_view field) const {
   return std::ranges::find(unconfirmed, field) != unconfirmed.end();
+}
+
+bool Toolkit::driver_meets_minimum(const util::Version& driver) const {
+  return !min_driver.empty() && !(driver < min_driver);
 }
 
 std::span<const Toolkit> toolkit_table() {

@@ -14,24 +14,26 @@
 namespace orc::compat {
 
 struct Toolkit {
-  util::Version version;                        // 13.0
-  std::vector<arch::ComputeCapability> archs;   // every sm_ target nvcc accepts, a/f included, ascending
+  util::Version version;                            // 13.0
+  std::vector<arch::ComputeCapability> archs;       // every sm_ target nvcc accepts, a/f included, ascending
   std::vector<arch::ComputeCapability> deprecated;  // accepted with nvcc's deprecation warning
   std::vector<arch::ComputeCapability> removed;     // accepted by the previous release, rejected by this one
-  arch::ComputeCapability default_arch;         // what a bare `nvcc x.cu` embeds
-  util::Version min_driver;                     // Linux x86_64, GA release
-  int max_gcc = 0;                              // newest GCC major host_config.h accepts
-  int max_clang = 0;                            // newest clang major
-  util::Version ptx_isa;                        // PTX ISA version nvcc emits (empty = unknown)
-  bool released = true;                         // false for 12.7, which never shipped
+  arch::ComputeCapability default_arch;             // what a bare `nvcc x.cu` embeds
+  util::Version min_driver;                         // Linux x86_64, GA release; empty = not known (13.5)
+  int max_gcc = 0;                                  // newest GCC major host_config.h accepts
+  int max_clang = 0;                                // newest clang major
+  util::Version ptx_isa;                            // PTX ISA version nvcc emits (empty = unknown)
+  bool released = true;                             // false for 12.7, which never shipped
   // Names of fields whose values the reference marks UNCONFIRMED ("archs",
   // "deprecated", "default_arch", "max_gcc", ...).
   std::vector<std::string_view> unconfirmed;
-  std::string_view source;                      // where the row comes from
+  std::string_view source;  // where the row comes from
 
   bool accepts(arch::ComputeCapability cc) const;  // can nvcc compile SASS/PTX for cc
   bool is_deprecated(arch::ComputeCapability cc) const;
   bool is_unconfirmed(std::string_view field) const;
+  // Whether `driver` meets min_driver; false when min_driver is not known.
+  bool driver_meets_minimum(const util::Version& driver) const;
 };
 
 // Every row, ascending by version (unreleased rows included, flagged).

@@ -18,12 +18,14 @@ std::string joined(const std::vector<std::string>& parts, std::string_view separ
   return util::join(parts, separator);
 }
 
-// Whether the newest PyTorch of flags::torch_releases (2.11) accepts the CC
-// in TORCH_CUDA_ARCH_LIST; anything else is a ValueError ("Unknown CUDA arch
-// (X) or GPU not supported").
-bool torch_knows(const ComputeCapability& cc) {
-  const TorchRelease& newest = torch_releases().back();
-  return std::ranges::find(newest.accepted, cc) != newest.accepted.end();
+// The PyTorch release whose extension builder the build meets: the recipe's
+// oldest allowed release when the tables have its row, else the newest row
+// (2.11). Anything outside its TORCH_CUDA_ARCH_LIST is a ValueError
+// ("Unknown CUDA arch (X) or GPU not supported").
+const TorchRelease& torch_release_for(const EmitContext& context) {
+  if (context.framework)
+    if (const TorchRelease* r = find_torch_release(*context.framework)) return *r;
+  return torch_releases().back();
 }
 
 // Caffe's cmake/Cuda.cmake keeps only "[0-9()]+" of each CUDA_ARCH_BIN entry
@@ -38,16 +40,16 @@ Emitted with_env(Emitted out) {
   return out;
 }
 
-Emitted emit_pytorch(const ArchSet& set, const EmitContext&) {
+Emitted emit_pytorch(const ArchSet& set, const EmitContext& context) {
   Emitted out{.vars = TorchVars{.arch_list = torch_cuda_arch_list(set)}, .env = {}, .warnings = {}};
+  const TorchRelease& release = torch_release_for(context);
   for (const auto& cc : set.all()) {
     if (cc.variant() == Variant::family) {
       out.warnings.push_back("PyTorch rejects the 'f' suffix in TORCH_CUDA_ARCH_LIST (" + cc.dotted() +
                              "): its extension builder raises ValueError");
-    } else if (!torch_knows(cc)) {
-      out.warnings.push_back("PyTorch " + torch_releases().back().version.str() +
-                             "'s extension builder does not know CC " + cc.dotted() +
-                             " and raises \"Unknown CUDA arch\"; a newer PyTorch may");
+    } else if (std::ranges::find(release.accepted, cc) == release.accepted.end()) {
+      out.warnings.push_back("PyTorch " + release.version.str() + "'s extension builder does not know CC " +
+                             cc.dotted() + " and raises \"Unknown CUDA arch\"; a newer PyTorch may");
     }
   }
   for (const auto& cc : set.ptx) {

@@ -47,6 +47,49 @@ constexpr auto k_rows = std::to_array<Row>({
      false, "torch/utils/cpp_extension.py of 2.11.0+cu130 on the GPU host"},
 });
 
+// RELEASE.md's matrix, "Stable CUDA" and "Experimental CUDA" together: the
+// cuXXX wheels each release published (a translated copy of RELEASE.md keeps
+// the table verbatim; 1.13 - 2.0 agree with pytorch.github.io's
+// previous-versions page). docs/sources/issue13-framework-facts.md section 1a.
+constexpr std::string_view k_release_md = "pytorch/pytorch RELEASE.md, Release Compatibility Matrix";
+constexpr auto k_cuda_rows = std::to_array<std::pair<std::string_view, std::string_view>>({
+    {"1.13", "11.6 11.7"},
+    {"2.0", "11.7 11.8"},
+    {"2.1", "11.8 12.1"},
+    {"2.2", "11.8 12.1"},
+    {"2.3", "11.8 12.1"},
+    {"2.4", "11.8 12.1 12.4"},
+    {"2.5", "11.8 12.1 12.4"},
+    {"2.6", "11.8 12.4 12.6"},
+    {"2.7", "11.8 12.6 12.8"},
+    {"2.8", "12.6 12.8 12.9"},
+    {"2.9", "12.6 12.8 13.0"},
+    {"2.10", "12.6 12.8 13.0"},
+    {"2.11", "12.6 12.8 13.0"},
+    {"2.12", "12.6 13.0 13.2"},
+    {"2.13", "12.6 13.0 13.2"},
+    {"2.14", "12.6 13.0 13.2"},
+});
+
+util::Version parse_row_version(std::string_view table, std::string_view row, std::string_view text) {
+  auto v = util::Version::parse(text);
+  if (!v)
+    throw util::Failure(util::ExitCode::check_failed,
+                        std::string(table) + ", row " + std::string(row) + ": " + v.error());
+  return *v;
+}
+
+std::vector<TorchCudaBuilds> build_cuda_builds() {
+  std::vector<TorchCudaBuilds> out;
+  for (const auto& [version, cudas] : k_cuda_rows) {
+    TorchCudaBuilds row{.version = parse_row_version("PyTorch CUDA builds", version, version), .source = k_release_md};
+    for (std::string_view word : util::split_words(cudas))
+      row.cuda.push_back(parse_row_version("PyTorch CUDA builds", version, word));
+    out.push_back(std::move(row));
+  }
+  return out;
+}
+
 std::vector<TorchRelease> build() {
   std::vector<TorchRelease> out;
   for (const Row& row : k_rows) {
@@ -67,6 +110,11 @@ std::vector<TorchRelease> build() {
 
 std::span<const TorchRelease> torch_releases() {
   static const std::vector<TorchRelease> table = build();
+  return table;
+}
+
+std::span<const TorchCudaBuilds> torch_cuda_builds() {
+  static const std::vector<TorchCudaBuilds> table = build_cuda_builds();
   return table;
 }
 

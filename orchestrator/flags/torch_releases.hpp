@@ -26,6 +26,18 @@ struct TorchRelease {
 std::span<const TorchRelease> torch_releases();
 // The row of `version`'s major.minor, or nullptr.
 const TorchRelease* find_torch_release(const util::Version& version);
+// The CUDA versions (major.minor) of each release's official builds, its
+// stable and experimental cuXXX wheels: pytorch/pytorch RELEASE.md, "Release
+// Compatibility Matrix". An extension builds against one of them (the
+// extension builder refuses a toolkit of another CUDA major than torch's).
+struct TorchCudaBuilds {
+  util::Version version;            // major.minor: "2.4"
+  std::vector<util::Version> cuda;  // ascending: 11.8 12.1 12.4
+  std::string_view source;
+};
+// Ascending, 1.13 to 2.14.
+std::span<const TorchCudaBuilds> torch_cuda_builds();
+
 // The CCs of `ccs` (variants as written) that `release` rejects.
 std::vector<arch::ComputeCapability> torch_rejects(const TorchRelease& release,
                                                    std::span<const arch::ComputeCapability> ccs);

@@ -87,7 +87,29 @@ compat::ResolveRequest request_for(const recipe::Config& config, const recipe::R
 struct ImageContext {
   compat::ImagePreference preference = compat::ImagePreference::offline_first;
   std::optional<compat::HostCuda> host;
+  // Released toolkits something here can build with, oldest first, and what
+  // provides each: an offline image of the catalog, the host's toolkit
+  // (host-mount image), or under the official preference an nvidia/cuda tag.
+  std::vector<std::pair<util::Version, std::string>> provided;
 };
+
+// What provides `toolkit` on this site, as the plan's image choice would
+// take it; nullopt when nothing does (an official tag under offline-first
+// is an image this site cannot pull).
+std::optional<std::string> provider_of(const compat::Toolkit& toolkit, const ImageContext& context) {
+  const auto choice = compat::choose_image(toolkit, nullptr, context.preference, context.host);
+  if (!choice) return std::nullopt;
+  switch (choice->source) {
+    case compat::ImageSource::official:
+      if (context.preference == compat::ImagePreference::offline_first) return std::nullopt;
+      return choice->reference;
+    case compat::ImageSource::host_mount:
+      return "the host's toolkit (" + context.host->root + ")";
+    case compat::ImageSource::offline:
+      return choice->reference;
+  }
+  return std::nullopt;
+}
 
 ImageContext image_context() {
   ImageContext context;
@@ -103,6 +125,9 @@ ImageContext image_context() {
   const std::string host_root = !root.empty() ? root : std::string(compat::k_default_host_cuda);
   if (auto version = site::nvcc_version(host_root, site::nvcc_version_cache()))
     context.host = compat::HostCuda{.toolkit = *version, .root = host_root};
+  for (const compat::Toolkit& t : compat::toolkit_table())
+    if (t.released)
+      if (auto provider = provider_of(t, context)) context.provided.emplace_back(t.version, std::move(*provider));
   return context;
 }
 
@@ -196,11 +221,127 @@ TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs
   return out;
 }
 
+// The request narrowed to the toolkits of `request` that something here
+// provides; nullopt when it provides none of them.
+std::optional<compat::ResolveRequest> narrowed_to_provided(const compat::ResolveRequest& request,
+                                                           const ImageContext& images) {
+  compat::ResolveRequest narrowed = request;
+  narrowed.candidates.clear();
+  for (const auto& [version, provider] : images.provided) {
+    const bool allowed = request.candidates.empty() || std::ranges::any_of(request.candidates, [&](const auto& c) {
+                           return c.truncated(2) == version.truncated(2);
+                         });
+    if (allowed) narrowed.candidates.push_back(version);
+  }
+  if (narrowed.candidates.empty()) return std::nullopt;
+  return narrowed;
+}
+
+const std::string* provider_for(const ImageContext& images, const util::Version& toolkit) {
+  for (const auto& [version, provider] : images.provided)
+    if (version.truncated(2) == toolkit.truncated(2)) return &provider;
+  return nullptr;
+}
+
+// The resolution over every allowed toolkit, unless one that something here
+// provides serves the tier too: then that one, with a note naming the newer
+// toolkit nothing provides. `toolkits` set (the host engine's installed
+// ones) means the candidates are already what exists.
+compat::Outcome resolve_preferring_provided(const compat::ResolveRequest& request, const ImageContext& images,
+                                            bool candidates_exist, std::vector<std::string>& notes) {
+  auto full = compat::resolve(request);
+  const auto* best = std::get_if<compat::Resolution>(&full);
+  if (candidates_exist || !best || provider_for(images, best->toolkit->version)) return full;
+  const auto narrowed = narrowed_to_provided(request, images);
+  if (!narrowed) return full;
+  auto provided = compat::resolve(*narrowed);
+  auto* chosen = std::get_if<compat::Resolution>(&provided);
+  if (!chosen) return full;
+  const std::string newer = best->toolkit->version.str();
+  std::string note = "CUDA " + newer + " would also serve this tier; no image provides it";
+  if (images.preference == compat::ImagePreference::offline_first)
+    if (const auto official = compat::official_choice(*best->toolkit, best->cudnn))
+      note += " here (with registry access: " + official->reference + ", ORCHESTRATE_IMAGE_PREFERENCE=official)";
+  notes.push_back(std::move(note));
+  chosen->reasons.insert(chosen->reasons.begin() + 1, "CUDA " + chosen->toolkit->version.str() + " is provided by " +
+                                                          *provider_for(images, chosen->toolkit->version) + "; CUDA " +
+                                                          newer + ", newer, is provided by nothing here");
+  return provided;
+}
+
+// The CUDA versions of the official builds of the PyTorch releases a
+// recipe's `pytorch:` range allows (flags::torch_cuda_builds), and the fact
+// in words; nullopt for other frameworks, no range, or no known release in it.
+struct TorchToolkits {
+  std::vector<util::Version> cuda;  // ascending, major.minor
+  std::string fact;
+};
+
+std::optional<TorchToolkits> torch_toolkits(const recipe::Recipe& r) {
+  if (r.framework != flags::Framework::pytorch || !r.requires_.framework) return std::nullopt;
+  const util::VersionRange& range = r.requires_.framework->range;
+  TorchToolkits out;
+  std::string_view source;
+  for (const auto& release : flags::torch_cuda_builds()) {
+    if (!range.contains(release.version)) continue;
+    source = release.source;
+    for (const auto& cuda : release.cuda)
+      if (std::ranges::find(out.cuda, cuda) == out.cuda.end()) out.cuda.push_back(cuda);
+  }
+  if (out.cuda.empty()) return std::nullopt;
+  std::ranges::sort(out.cuda);
+  std::vector<std::string> names;
+  for (const auto& v : out.cuda) names.push_back(v.str());
+  out.fact = "pytorch " + range.text() + ": its official builds use CUDA " + util::join(names, ", ") + " (" +
+             std::string(source) + ")";
+  return out;
+}
+
+// `candidates` (empty = every released toolkit) narrowed to `allowed`, by major.minor.
+std::vector<util::Version> intersect_toolkits(const std::vector<util::Version>& candidates,
+                                              const std::vector<util::Version>& allowed) {
+  std::vector<util::Version> out;
+  for (const auto& v : allowed) {
+    const compat::Toolkit* t = compat::find_toolkit(v);
+    if (!t || !t->released) continue;
+    if (candidates.empty() ||
+        std::ranges::any_of(candidates, [&](const auto& c) { return c.truncated(2) == v.truncated(2); }))
+      out.push_back(v);
+  }
+  return out;
+}
+
+// The oldest PyTorch release whose official builds include a toolkit that
+// compiles SASS for every GPU of the tier, in words; empty when none does.
+std::string oldest_torch_for(const recipe::Tier& tier) {
+  for (const auto& release : flags::torch_cuda_builds())
+    for (const auto& cuda : release.cuda) {
+      const compat::Toolkit* t = compat::find_toolkit(cuda);
+      if (t && std::ranges::all_of(tier.gpus, [&](const auto& g) { return t->accepts(g.cc.base()); }))
+        return "the oldest PyTorch whose official builds compile for every GPU of tier " + tier.name + " is " +
+               release.version.str() + " (CUDA " + cuda.str() + ")";
+    }
+  return "";
+}
+
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
                    const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
   PlanEntry e{.recipe = &r, .tier = &tier};
-  auto outcome = compat::resolve(request_for(config, r, tier, toolkits));
+  auto request = request_for(config, r, tier, toolkits);
+  const auto torch_cuda = torch_toolkits(r);
+  if (torch_cuda) {
+    request.candidates = intersect_toolkits(request.candidates, torch_cuda->cuda);
+    if (request.candidates.empty()) {
+      e.reasons = {torch_cuda->fact + ", and none of them is a toolkit this plan may use"};
+      return e;
+    }
+  }
+  auto outcome = resolve_preferring_provided(request, images, toolkits.has_value(), e.notes);
   if (auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
+    if (torch_cuda) {
+      u->reasons.insert(u->reasons.begin(), torch_cuda->fact);
+      if (auto oldest = oldest_torch_for(tier); !oldest.empty()) u->reasons.push_back(std::move(oldest));
+    }
     e.reasons = std::move(u->reasons);
     if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
     for (std::size_t i = 0; i < u->split.size(); ++i)
@@ -218,6 +359,7 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   e.cudnn = res.cudnn;
   e.archs = res.archs;
   e.reasons = std::move(res.reasons);
+  if (torch_cuda) e.reasons.push_back(torch_cuda->fact);
   e.reasons.insert(e.reasons.end(), torch.explain.begin(), torch.explain.end());
   e.warnings = std::move(res.warnings);
   e.warnings.insert(e.warnings.end(), torch.warnings.begin(), torch.warnings.end());

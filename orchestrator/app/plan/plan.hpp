@@ -58,6 +58,9 @@ struct PlanEntry {
   flags::Emitted framework;        // the framework's variables (typed) and their environment
   std::vector<std::string> reasons;
   std::vector<std::string> warnings;
+  // What else would serve, shown with the plan: "CUDA 13.4 would also serve
+  // this tier; no image provides it".
+  std::vector<std::string> notes;
   std::vector<SplitPart> split;  // for unsatisfiable plans: tier split that resolves
   bool host_unservable = false;  // satisfiable in general; not with the host engine's toolkits
 };

@@ -101,9 +101,12 @@ TEST_F(PlanTest, APyTorchReleaseBoundsTheArchsItsTierCanGet) {
   ASSERT_EQ(report.plans.size(), 1u);
   EXPECT_FALSE(report.plans[0].ok);
   EXPECT_EQ(report.plans[0].reasons,
-            (std::vector<std::string>{"pytorch 2.4: PyTorch 2.4's extension builder (torch/utils/cpp_extension.py) "
-                                      "rejects 10.0, 12.0 in TORCH_CUDA_ARCH_LIST (10.0;12.0+PTX)",
-                                      "the oldest PyTorch the tables know to accept them is 2.7"}));
+            (std::vector<std::string>{
+                "pytorch 2.4: its official builds use CUDA 11.8, 12.1, 12.4 (pytorch/pytorch RELEASE.md, Release "
+                "Compatibility Matrix)",
+                "B200 (10.0) needs CUDA 12.8 to 13.5, but the available toolkits are 12.4 12.1 11.8",
+                "GeForce RTX 5090 (12.0) needs CUDA 12.8 to 13.5, but the available toolkits are 12.4 12.1 11.8",
+                "the oldest PyTorch whose official builds compile for every GPU of tier next is 2.7 (CUDA 12.8)"}));
   write(">=2.4");
   report = run({});
   ASSERT_TRUE(report.plans[0].ok);
@@ -133,14 +136,60 @@ TEST_F(PlanTest, EntriesHoldTheTableRowsTheArchSetAndTypedVariables) {
   ASSERT_TRUE(e.ok);
   EXPECT_EQ(e.recipe, report.config->find_recipe("saxpy"));
   EXPECT_EQ(e.tier, report.config->find_tier("tier-new"));
-  EXPECT_EQ(e.toolkit, compat::find_toolkit(util::Version(13, 0))) << "a row of the table, not a string";
+  EXPECT_EQ(e.toolkit, compat::find_toolkit(util::Version(12, 4))) << "a row of the table, not a string";
   EXPECT_EQ(e.cudnn, nullptr) << "cmake uses no cuDNN";
   EXPECT_EQ(e.archs, (arch::ArchSet{.sass = {{8, 0}, {9, 0}}, .ptx = {{9, 0}}}));
   const auto* vars = std::get_if<flags::CmakeVars>(&e.framework.vars);
   ASSERT_NE(vars, nullptr);
   EXPECT_EQ(vars->architectures, "80-real;90");
   ASSERT_TRUE(e.image);
-  EXPECT_TRUE(e.image_needs_registry) << "offline-first with no offline image for 13.0 here";
+  EXPECT_EQ(e.image->reference, "orchestrate/cuda:12.4-trixie");
+  EXPECT_FALSE(e.image_needs_registry);
+}
+
+// Issue 13: the plan takes the newest toolkit something here provides (an
+// offline image, the host's toolkit, or under the official preference an
+// nvidia/cuda tag); a newer one that nothing provides is a note.
+TEST_F(PlanTest, ThePlanPrefersAToolkitSomethingProvides) {
+  PlanReport report = run({"tier-new"});
+  const PlanEntry* e = &report.plans.at(0);
+  EXPECT_EQ(e->toolkit->version, util::Version(12, 4));
+  EXPECT_EQ(e->notes, std::vector<std::string>{
+                          "CUDA 13.0 would also serve this tier; no image provides it here (with registry access: "
+                          "docker.io/nvidia/cuda:13.0.3-devel-ubuntu22.04, ORCHESTRATE_IMAGE_PREFERENCE=official)"});
+  EXPECT_EQ(e->reasons.at(1),
+            "CUDA 12.4 is provided by orchestrate/cuda:12.4-trixie; CUDA 13.0, newer, is provided by nothing here");
+
+  // A host toolkit of 13.0 provides it (through the host-mount image).
+  const fs::path cuda = m_dir / "cuda";
+  fs::create_directories(cuda / "bin");
+  std::ofstream(cuda / "bin" / "nvcc") << "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n";
+  fs::permissions(cuda / "bin" / "nvcc", fs::perms::owner_all);
+  ::setenv("ORCHESTRATE_HOST_CUDA", cuda.c_str(), 1);
+  report = run({"tier-new"});
+  e = &report.plans.at(0);
+  EXPECT_EQ(e->toolkit->version, util::Version(13, 0));
+  EXPECT_TRUE(e->notes.empty());
+  EXPECT_EQ(e->image->reference, "orchestrate/cuda:host-bookworm");
+
+  // Under the official preference the nvidia/cuda tag provides it.
+  ::setenv("ORCHESTRATE_HOST_CUDA", (m_dir / "no-cuda").c_str(), 1);
+  ::setenv("ORCHESTRATE_IMAGE_PREFERENCE", "official", 1);
+  report = run({"tier-new"});
+  ::unsetenv("ORCHESTRATE_IMAGE_PREFERENCE");
+  e = &report.plans.at(0);
+  EXPECT_EQ(e->toolkit->version, util::Version(13, 0));
+  EXPECT_TRUE(e->notes.empty());
+
+  // Nothing provided serves B200: the plan is the newest toolkit, with the
+  // warning that no image serves it, as before.
+  std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  b:\n    gpus: [B200]\nrecipes:\n  - name: k\n"
+                                               "    framework: cmake\n    source: {path: src}\n    tiers: [b]\n";
+  report = run({});
+  e = &report.plans.at(0);
+  EXPECT_EQ(e->toolkit, &compat::toolkit_table().back());
+  EXPECT_TRUE(e->notes.empty());
+  EXPECT_TRUE(e->image_needs_registry || !e->image);
 }
 
 TEST_F(PlanTest, ASplitNamesEachPartsToolkit) {
@@ -161,23 +210,23 @@ site::HostToolkit installed(int major, int minor, const std::string& root) {
 
 TEST_F(PlanTest, TheHostPlanSaysWhenItFallsBackToAnotherToolkit) {
   const PlanReport full = run({"tier-new"});
-  const PlanReport host = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(12, 4, "/opt/cuda-12.4")});
+  const PlanReport host = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(11, 8, "/opt/cuda-11.8")});
   ASSERT_EQ(host.plans.size(), 1u);
   const PlanEntry& e = host.plans[0];
   ASSERT_TRUE(e.ok);
-  EXPECT_EQ(e.toolkit, compat::find_toolkit(util::Version(12, 4)));
+  EXPECT_EQ(e.toolkit, compat::find_toolkit(util::Version(11, 8)));
   ASSERT_TRUE(e.host);
-  EXPECT_EQ(e.host->toolkit.root, "/opt/cuda-12.4");
-  EXPECT_EQ(e.host->instead_of, compat::find_toolkit(util::Version(13, 0)));
+  EXPECT_EQ(e.host->toolkit.root, "/opt/cuda-11.8");
+  EXPECT_EQ(e.host->instead_of, compat::find_toolkit(util::Version(12, 4)));
   ASSERT_FALSE(e.warnings.empty());
-  EXPECT_NE(e.warnings.back().find("builds with CUDA 12.4"), std::string::npos) << e.warnings.back();
-  EXPECT_NE(e.warnings.back().find("not the CUDA 13.0"), std::string::npos) << e.warnings.back();
+  EXPECT_NE(e.warnings.back().find("builds with CUDA 11.8"), std::string::npos) << e.warnings.back();
+  EXPECT_NE(e.warnings.back().find("not the CUDA 12.4"), std::string::npos) << e.warnings.back();
   const auto j = nlohmann::json::parse(cli::render(host, cli::Format::json));
-  EXPECT_EQ(j["plans"][0]["host"]["toolkit"], "12.4.1");
-  EXPECT_EQ(j["plans"][0]["host"]["instead_of"], "13.0");
+  EXPECT_EQ(j["plans"][0]["host"]["toolkit"], "11.8.1");
+  EXPECT_EQ(j["plans"][0]["host"]["instead_of"], "12.4");
 
   // The same toolkit as the full plan: no fallback to speak of.
-  const PlanReport same = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(13, 0, "/opt/cuda-13.0")});
+  const PlanReport same = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {installed(12, 4, "/opt/cuda-12.4")});
   ASSERT_TRUE(same.plans[0].host);
   EXPECT_EQ(same.plans[0].host->instead_of, nullptr);
   EXPECT_TRUE(nlohmann::json::parse(cli::render(same, cli::Format::json))["plans"][0]["host"]["instead_of"].is_null());
@@ -186,7 +235,7 @@ TEST_F(PlanTest, TheHostPlanSaysWhenItFallsBackToAnotherToolkit) {
   const PlanReport none = plan_on_host(full, PlanScope{.tiers = {"tier-new"}}, {});
   EXPECT_FALSE(none.plans[0].ok);
   EXPECT_TRUE(none.plans[0].host_unservable);
-  EXPECT_NE(none.plans[0].reasons.at(0).find("it would use CUDA 13.0"), std::string::npos);
+  EXPECT_NE(none.plans[0].reasons.at(0).find("it would use CUDA 12.4"), std::string::npos);
 }
 
 TEST_F(PlanTest, AWarningOfSeveralPlansIsSaidOnceWithThePlansItConcerns) {

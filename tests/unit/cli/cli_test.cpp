@@ -527,8 +527,9 @@ TEST_F(CliTest, TransfersTakeTheRegistryDeadlines) {
   }
 }
 
-// With no host toolkit and no registry, the plan has no image and says
-// which official tag a site with a registry would use.
+// With no host toolkit and no registry, the plan takes the newest toolkit an
+// offline image provides and notes the newer one that would also serve,
+// with the official tag a site with a registry would use (issue 13).
 TEST_F(CliTest, PlanWithoutAnOfflineImageNamesTheOfficialTag) {
   const auto config = write("orchestrate.yaml", k_config);
   const ScopedEnv host("ORCHESTRATE_HOST_CUDA", (m_dir / "no-cuda").string());
@@ -536,10 +537,14 @@ TEST_F(CliTest, PlanWithoutAnOfflineImageNamesTheOfficialTag) {
   EXPECT_EQ(r.code, 0) << r.err;
   auto j = nlohmann::json::parse(r.out);
   const auto& p = j["plans"][0];
-  EXPECT_TRUE(p["image"].is_null());
-  const std::string warnings = p["warnings"].dump();
-  EXPECT_NE(warnings.find("no offline image serves CUDA 13.0"), std::string::npos) << warnings;
-  EXPECT_NE(warnings.find("docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04"), std::string::npos) << warnings;
+  EXPECT_EQ(p["toolkit"], "12.4");
+  EXPECT_EQ(p["image"], "orchestrate/cuda:12.4-trixie");
+  EXPECT_EQ(p["notes"], nlohmann::json::array({"CUDA 13.0 would also serve this tier; no image provides it here (with "
+                                               "registry access: docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04, "
+                                               "ORCHESTRATE_IMAGE_PREFERENCE=official)"}));
+  r = run_cli({"plan", "tier-new", "-f", config});
+  EXPECT_NE(r.out.find("    note: CUDA 13.0 would also serve this tier; no image provides it here"), std::string::npos)
+      << r.out;
 
   // A site with a registry says so, and gets that tag.
   {

@@ -67,7 +67,8 @@ TEST(Resolver, KeplerAgainstRecipeRangeNamesGpuCcAndConstraint) {
   const auto outcome = resolve(req);
   ASSERT_TRUE(std::holds_alternative<Unsatisfiable>(outcome));
   const auto& u = std::get<Unsatisfiable>(outcome);
-  EXPECT_TRUE(any_contains(u.reasons, "Tesla K80 (3.7) needs CUDA <= 11.8, recipe requires cuda >=12.0")) << dump(u.reasons);
+  EXPECT_TRUE(any_contains(u.reasons, "Tesla K80 (3.7) needs CUDA <= 11.8, recipe requires cuda >=12.0"))
+      << dump(u.reasons);
 }
 
 TEST(Resolver, OldAndNewGenerationsSplit) {
@@ -75,12 +76,14 @@ TEST(Resolver, OldAndNewGenerationsSplit) {
   const auto outcome = resolve(request({k80, a100, b200}));
   ASSERT_TRUE(std::holds_alternative<Unsatisfiable>(outcome));
   const auto& u = std::get<Unsatisfiable>(outcome);
-  EXPECT_TRUE(any_contains(u.reasons, "Tesla K80 (3.7) needs CUDA <= 11.8, B200 (10.0) needs CUDA >= 12.8: no single toolkit"))
+  EXPECT_TRUE(
+      any_contains(u.reasons, "Tesla K80 (3.7) needs CUDA <= 11.8, B200 (10.0) needs CUDA >= 12.8: no single toolkit"))
       << dump(u.reasons);
   ASSERT_EQ(u.split.size(), 2u);
   EXPECT_EQ(u.split[0], (std::vector<std::string>{"Tesla K80", "A100"}));
   EXPECT_EQ(u.split[1], std::vector<std::string>{"B200"});
-  EXPECT_NE(u.split_hint.find("Tesla K80, A100 with CUDA 11.8; B200 with CUDA 13.0"), std::string::npos) << u.split_hint;
+  EXPECT_NE(u.split_hint.find("Tesla K80, A100 with CUDA 11.8; B200 with CUDA 13.0"), std::string::npos)
+      << u.split_hint;
 }
 
 TEST(Resolver, GpuNoAvailableToolkitKnows) {
@@ -124,7 +127,42 @@ TEST(Resolver, CudnnChosenForTheToolkitAndOldestCc) {
   req.cudnn = RangeConstraint{util::VersionRange::parse(">=9.11").value(), "recipe requires cudnn"};
   const auto outcome = resolve(req);
   ASSERT_TRUE(std::holds_alternative<Unsatisfiable>(outcome));
-  EXPECT_TRUE(any_contains(std::get<Unsatisfiable>(outcome).reasons, "no cuDNN release in recipe requires cudnn >=9.11"))
+  EXPECT_TRUE(
+      any_contains(std::get<Unsatisfiable>(outcome).reasons, "no cuDNN release in recipe requires cudnn >=9.11"))
+      << dump(std::get<Unsatisfiable>(outcome).reasons);
+}
+
+// Issue 13: 13.5's minimum driver is not sourced. A tier with a driver never
+// gets 13.5 as fully supported: a toolkit whose minimum is known and met wins,
+// and when only 13.4/13.5 compile for the GPU (Rubin, 10.7) below 13.4's R615,
+// the plan runs under minor-version compatibility and says what that costs.
+TEST(Resolver, AnUnknownMinimumDriverIsNeverTakenAsMet) {
+  ResolveRequest req = request({b200});
+  req.candidates = {v("13.4"), v("13.5")};
+  req.driver = v("615.0");
+  auto r = std::get<Resolution>(resolve(req));
+  EXPECT_EQ(r.toolkit->version.str(), "13.4");
+  EXPECT_TRUE(any_contains(r.reasons, "CUDA 13.5 skipped: its minimum driver is not known, the tier's driver is 615.0"))
+      << dump(r.reasons);
+  EXPECT_FALSE(any_contains(r.warnings, "minor-version")) << dump(r.warnings);
+
+  req.gpus = {TargetGpu{"Rubin", {10, 7}}};
+  req.driver = v("595.45.04");
+  r = std::get<Resolution>(resolve(req));
+  EXPECT_EQ(r.toolkit->version.str(), "13.5");
+  EXPECT_TRUE(any_contains(r.warnings,
+                           "the tier's driver 595.45.04 is not known to meet CUDA 13.5's minimum (not yet "
+                           "sourced): it runs only under minor-version compatibility, and PTX built by "
+                           "this toolkit cannot be JIT-compiled there (error 222)"))
+      << dump(r.warnings);
+
+  // Below the 13.x floor (580.65.06) neither runs.
+  req.driver = v("575.51.03");
+  const auto outcome = resolve(req);
+  ASSERT_TRUE(std::holds_alternative<Unsatisfiable>(outcome));
+  EXPECT_TRUE(any_contains(std::get<Unsatisfiable>(outcome).reasons,
+                           "CUDA 13.5: needs driver >= 580.65.06 (minimum not known; the 13.x floor), the tier's "
+                           "driver is 575.51.03"))
       << dump(std::get<Unsatisfiable>(outcome).reasons);
 }
 

@@ -41,7 +41,7 @@ TEST(Toolkits, OneRowPerReleaseAscending) {
   const std::vector<std::string> expected = {"8.0",  "9.0",  "9.1",  "9.2",  "10.0", "10.1", "10.2", "11.0",
                                              "11.1", "11.2", "11.3", "11.4", "11.5", "11.6", "11.7", "11.8",
                                              "12.0", "12.1", "12.2", "12.3", "12.4", "12.5", "12.6", "12.7",
-                                             "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4"};
+                                             "12.8", "12.9", "13.0", "13.1", "13.2", "13.3", "13.4", "13.5"};
   EXPECT_EQ(versions, expected);
   const auto table = toolkit_table();
   for (std::size_t i = 1; i < table.size(); ++i) EXPECT_LT(table[i - 1].version, table[i].version);
@@ -63,7 +63,8 @@ TEST(Toolkits, FindToolkitMatchesMajorMinor) {
   EXPECT_EQ(version_of(find_toolkit(v("12.4.1"))), "12.4");
   EXPECT_EQ(version_of(find_toolkit(v("13"))), "13.0");
   EXPECT_EQ(find_toolkit(v("7.5")), nullptr);
-  EXPECT_EQ(find_toolkit(v("13.5")), nullptr);
+  EXPECT_EQ(version_of(find_toolkit(v("13.5.0"))), "13.5");
+  EXPECT_EQ(find_toolkit(v("13.6")), nullptr);
 }
 
 TEST(Toolkits, Cuda13_0ArchsAreTheFirstHandList) {
@@ -148,10 +149,16 @@ TEST(Toolkits, MinimumLinuxDrivers) {
   EXPECT_TRUE(tk("13.3").is_unconfirmed("min_driver"));
   EXPECT_TRUE(tk("13.4").is_unconfirmed("min_driver"));
   EXPECT_FALSE(tk("13.2").is_unconfirmed("min_driver"));
+  // 13.5: no stored source names its driver; the row says so instead of guessing.
+  EXPECT_TRUE(tk("13.5").min_driver.empty());
+  EXPECT_TRUE(tk("13.5").is_unconfirmed("min_driver"));
+  EXPECT_FALSE(tk("13.5").driver_meets_minimum(v("999.99")));
+  EXPECT_TRUE(tk("13.4").driver_meets_minimum(v("615.0")));
+  EXPECT_FALSE(tk("13.4").driver_meets_minimum(v("610.43.02")));
   // A newer toolkit never needs an older driver.
   const Toolkit* previous = nullptr;
   for (const Toolkit& t : toolkit_table()) {
-    if (!t.released) continue;
+    if (!t.released || t.min_driver.empty()) continue;
     if (previous) {
       EXPECT_LT(previous->min_driver, t.min_driver) << t.version.str();
     }
@@ -168,6 +175,8 @@ TEST(Toolkits, HostCompilers) {
   EXPECT_EQ(tk("13.0").max_clang, 20);
   EXPECT_EQ(tk("13.1").max_clang, 21);
   EXPECT_TRUE(tk("13.4").is_unconfirmed("max_gcc"));
+  EXPECT_TRUE(tk("13.5").is_unconfirmed("max_gcc"));
+  EXPECT_TRUE(tk("13.5").is_unconfirmed("max_clang"));
   EXPECT_TRUE(tk("12.3").is_unconfirmed("max_gcc"));
 }
 
@@ -185,12 +194,15 @@ TEST(Toolkits, PtxIsaOnlyWhereKnown) {
   // The PTX ISA release history and CCCL both give 13.3 PTX ISA 9.3 (issue 13).
   EXPECT_FALSE(tk("13.3").is_unconfirmed("ptx_isa"));
   EXPECT_TRUE(tk("10.2").ptx_isa.empty());
+  // 13.5 emits 9.5 by one third-party source only (apache/tvm-tirx#241).
+  EXPECT_EQ(tk("13.5").ptx_isa, v("9.5"));
+  EXPECT_TRUE(tk("13.5").is_unconfirmed("ptx_isa"));
 }
 
 // Issue 13: no first-hand nvcc of 13.1 - 13.4 exists here, so every one of
 // them marks what only an nvcc listing settles, alike.
 TEST(Toolkits, MarksOfTheToolkitsNoNvccWasRunForAgree) {
-  for (const char* version : {"13.1", "13.2", "13.3", "13.4"})
+  for (const char* version : {"13.1", "13.2", "13.3", "13.4", "13.5"})
     for (const char* field : {"archs", "deprecated", "removed", "default_arch"})
       EXPECT_TRUE(tk(version).is_unconfirmed(field)) << version << " " << field;
 }
@@ -233,12 +245,12 @@ TEST(ToolkitWindow, FirstAndLastReleasedToolkit) {
   EXPECT_EQ(window("3.0"), "8.0..10.2");
   EXPECT_EQ(window("5.0"), "8.0..12.9");
   EXPECT_EQ(window("7.2"), "9.1..12.9");
-  EXPECT_EQ(window("8.7"), "11.4..13.4");
-  EXPECT_EQ(window("9.0a"), "12.0..13.4");
+  EXPECT_EQ(window("8.7"), "11.4..13.5");
+  EXPECT_EQ(window("9.0a"), "12.0..13.5");
   EXPECT_EQ(window("10.1"), "12.8..12.9");
-  EXPECT_EQ(window("11.0"), "13.0..13.4");
-  EXPECT_EQ(window("12.0"), "12.8..13.4");
-  EXPECT_EQ(window("10.7"), "13.4..13.4");
+  EXPECT_EQ(window("11.0"), "13.0..13.5");
+  EXPECT_EQ(window("12.0"), "12.8..13.5");
+  EXPECT_EQ(window("10.7"), "13.4..13.5");
   EXPECT_EQ(window("9.9"), "none..none");
   EXPECT_EQ(window("9.0f"), "none..none");
 }

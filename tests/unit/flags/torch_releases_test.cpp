@@ -62,5 +62,22 @@ TEST(TorchReleases, ReleasesNoSourceGaveHaveNoRow) {
     EXPECT_LT(torch_releases()[i - 1].version, torch_releases()[i].version);
 }
 
+// Row by row against RELEASE.md's Release Compatibility Matrix (stable and
+// experimental CUDA together; docs/sources/issue13-framework-facts.md 1a).
+TEST(TorchCudaBuilds, EveryRowOfTheReleaseMatrix) {
+  std::vector<std::string> rows;
+  for (const auto& r : torch_cuda_builds()) {
+    std::string line = r.version.str() + ":";
+    for (const auto& v : r.cuda) line += " " + v.str();
+    rows.push_back(line);
+    for (std::size_t i = 1; i < r.cuda.size(); ++i) EXPECT_LT(r.cuda[i - 1], r.cuda[i]) << r.version.str();
+  }
+  EXPECT_EQ(rows, (std::vector<std::string>{"1.13: 11.6 11.7", "2.0: 11.7 11.8", "2.1: 11.8 12.1", "2.2: 11.8 12.1",
+                                            "2.3: 11.8 12.1", "2.4: 11.8 12.1 12.4", "2.5: 11.8 12.1 12.4",
+                                            "2.6: 11.8 12.4 12.6", "2.7: 11.8 12.6 12.8", "2.8: 12.6 12.8 12.9",
+                                            "2.9: 12.6 12.8 13.0", "2.10: 12.6 12.8 13.0", "2.11: 12.6 12.8 13.0",
+                                            "2.12: 12.6 13.0 13.2", "2.13: 12.6 13.0 13.2", "2.14: 12.6 13.0 13.2"}));
+}
+
 }  // namespace
 }  // namespace orc::flags
