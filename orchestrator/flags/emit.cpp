@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "orchestrator/flags/tf_releases.hpp"
 #include "orchestrator/flags/torch_releases.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -68,7 +69,22 @@ Emitted emit_tensorflow(const ArchSet& set, const EmitContext& context) {
                       // HERMETIC_CUDA_COMPUTE_CAPABILITIES first and TF_CUDA_* only as fallback.
                       .hermetic = context.framework && *context.framework >= util::Version(2, 18)};
   if (context.cudnn) vars.cudnn_version = context.cudnn->truncated(1).str();
-  Emitted out{.vars = std::move(vars), .env = {}, .warnings = {}};
+  std::vector<std::string> warnings;
+  if (vars.hermetic) {
+    if (auto full = hermetic_cuda_version(context.cuda))
+      vars.hermetic_cuda_version = full->str();
+    else
+      warnings.push_back("the hermetic CUDA rules know no CUDA " + context.cuda.truncated(2).str() + " release (" +
+                         std::string(k_hermetic_source) + "): HERMETIC_CUDA_VERSION is left to TensorFlow's default");
+    if (context.cudnn) {
+      if (auto full = hermetic_cudnn_version(*context.cudnn))
+        vars.hermetic_cudnn_version = full->str();
+      else
+        warnings.push_back("the hermetic CUDA rules know no cuDNN " + context.cudnn->truncated(2).str() +
+                           " release: HERMETIC_CUDNN_VERSION is left to TensorFlow's default");
+    }
+  }
+  Emitted out{.vars = std::move(vars), .env = {}, .warnings = std::move(warnings)};
   for (const auto& cc : set.all()) {
     if (cc.variant() == Variant::family)
       out.warnings.push_back("TensorFlow's configure does not accept the 'f' suffix (" + cc.compute() + ")");
@@ -150,6 +166,8 @@ struct EnvOf {
         {"TF_NEED_CUDA", "1"}, {"TF_CUDA_COMPUTE_CAPABILITIES", v.capabilities}, {"TF_CUDA_VERSION", v.cuda_version}};
     if (v.cudnn_version) env.push_back({"TF_CUDNN_VERSION", *v.cudnn_version});
     if (v.hermetic) env.push_back({"HERMETIC_CUDA_COMPUTE_CAPABILITIES", v.capabilities});
+    if (v.hermetic_cuda_version) env.push_back({"HERMETIC_CUDA_VERSION", *v.hermetic_cuda_version});
+    if (v.hermetic_cudnn_version) env.push_back({"HERMETIC_CUDNN_VERSION", *v.hermetic_cudnn_version});
     return env;
   }
   std::vector<EnvVar> operator()(const CaffeVars& v) const { return {{"CUDA_ARCH", v.cuda_arch}}; }
@@ -169,6 +187,17 @@ struct EnvOf {
 }  // namespace
 
 std::vector<EnvVar> environment(const FrameworkVars& vars) { return std::visit(EnvOf{}, vars); }
+
+std::string tf_bazelrc_fragment(const TensorflowVars& vars) {
+  std::string out =
+      "\n# Written by orchestrate from the tier's plan: bazel fetches and builds for what the plan chose.\n";
+  for (const auto& [name, value] : environment(vars)) {
+    if (name == "TF_NEED_CUDA") continue;
+    for (std::string_view command : {"build", "build:cuda"})
+      out += std::string(command) + " --repo_env=" + name + "=" + value + "\n";
+  }
+  return out;
+}
 
 std::string torch_cuda_arch_list(const ArchSet& set) {
   std::vector<std::string> parts;

@@ -35,6 +35,11 @@ struct TensorflowVars {
   std::string cuda_version;                  // TF_CUDA_VERSION: major.minor
   std::optional<std::string> cudnn_version;  // TF_CUDNN_VERSION: major
   bool hermetic = false;                     // TF >= 2.18 reads HERMETIC_CUDA_COMPUTE_CAPABILITIES
+  // Hermetic builds: the full versions bazel fetches (HERMETIC_CUDA_VERSION
+  // 12.5.1, HERMETIC_CUDNN_VERSION 9.3.0); nullopt when the hermetic rules
+  // know no release of the plan's minor.
+  std::optional<std::string> hermetic_cuda_version;
+  std::optional<std::string> hermetic_cudnn_version;
 };
 struct CaffeVars {
   std::string cuda_arch;  // Makefile.config's CUDA_ARCH
@@ -66,6 +71,13 @@ struct Emitted {
 std::string torch_cuda_arch_list(const arch::ArchSet& set);
 // TensorFlow: "sm_80,sm_86,compute_90" (compute_XY = SASS and PTX, sm_XY = SASS only).
 std::string tf_compute_capabilities(const arch::ArchSet& set);
+// The lines the tensorflow build driver appends to the workspace's
+// .bazelrc. TensorFlow's own .bazelrc pins HERMETIC_CUDA_VERSION and
+// HERMETIC_CUDNN_VERSION with `build:cuda --repo_env=...`, which wins over the
+// shell's variables, and `--config=cuda` expands after every plain `build`
+// line: so each variable is written for `build` and again for `build:cuda`,
+// after TensorFlow's lines, where the later one wins.
+std::string tf_bazelrc_fragment(const TensorflowVars& vars);
 // CMake: "80-real;86-real;90" (plain = SASS+PTX, -real = SASS, -virtual = PTX).
 std::string cmake_cuda_architectures(const arch::ArchSet& set);
 // nvcc: one "-gencode=arch=compute_XY,code=sm_XY" per SASS target and one

@@ -128,6 +128,11 @@ struct FrameworkSteps {
       out.notes.push_back("bazel: running 'bazel clean --expunge' first: " + *why);
     }
     out.bazel_fingerprint = now;
+    // The workspace's own .bazelrc, with the plan's variables after its lines
+    // (flags::tf_bazelrc_fragment says why there).
+    const std::string rc = read_text(in.source_dir / ".bazelrc").value_or("");
+    out.files.push_back({.relative = ".bazelrc", .text = rc + flags::tf_bazelrc_fragment(v)});
+    out.notes.push_back("bazel: .bazelrc gets --repo_env lines for the plan's variables (build and build:cuda)");
     if (defaults)
       out.steps = {{"python3", "configure.py"},
                    {"bazel", "build", "--config=cuda", "--jobs=" + std::to_string(in.jobs),
@@ -202,9 +207,14 @@ std::string rewrite_caffe_makefile_config(std::string_view example, std::string_
 std::string bazel_arch_fingerprint(const flags::TensorflowVars& vars) {
   // The variables bazel's CUDA configuration (and so its cache) depends on,
   // in the form workspaces already remember.
-  return "TF_CUDA_COMPUTE_CAPABILITIES=" + vars.capabilities +
-         ";HERMETIC_CUDA_COMPUTE_CAPABILITIES=" + (vars.hermetic ? vars.capabilities : std::string()) +
-         ";TF_CUDA_VERSION=" + vars.cuda_version;
+  std::string out = "TF_CUDA_COMPUTE_CAPABILITIES=" + vars.capabilities +
+                    ";HERMETIC_CUDA_COMPUTE_CAPABILITIES=" + (vars.hermetic ? vars.capabilities : std::string()) +
+                    ";TF_CUDA_VERSION=" + vars.cuda_version;
+  // Added for hermetic builds only, so fingerprints of workspaces configured
+  // before these were emitted still match.
+  if (vars.hermetic_cuda_version) out += ";HERMETIC_CUDA_VERSION=" + *vars.hermetic_cuda_version;
+  if (vars.hermetic_cudnn_version) out += ";HERMETIC_CUDNN_VERSION=" + *vars.hermetic_cudnn_version;
+  return out;
 }
 
 std::optional<std::string> bazel_expunge_reason(const std::optional<std::string>& last, std::string_view now) {

@@ -9,6 +9,7 @@
 #include "orchestrator/compat/driver.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/compat/resolver.hpp"
+#include "orchestrator/flags/tf_releases.hpp"
 #include "orchestrator/flags/torch_releases.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/env.hpp"
@@ -156,11 +157,15 @@ void choose_plan_image(PlanEntry& e, const ImageContext& context) {
   e.image = std::move(choice);
 }
 
+// `release`: the framework release the plan resolved for (TensorFlow) or
+// whose extension builder the archs need (PyTorch), else the lowest the
+// recipe allows.
 flags::Emitted emit_framework(const recipe::Recipe& r, const compat::Toolkit& toolkit,
-                              const compat::CudnnRelease* cudnn, const arch::ArchSet& archs) {
-  flags::EmitContext context{.cuda = toolkit.version, .cudnn = std::nullopt, .framework = std::nullopt};
+                              const compat::CudnnRelease* cudnn, const arch::ArchSet& archs,
+                              const std::optional<util::Version>& release) {
+  flags::EmitContext context{.cuda = toolkit.version, .cudnn = std::nullopt, .framework = release};
   if (cudnn) context.cudnn = cudnn->version;
-  if (r.requires_.framework && r.requires_.framework->range.lower())
+  if (!context.framework && r.requires_.framework && r.requires_.framework->range.lower())
     context.framework = r.requires_.framework->range.lower()->version;
   return flags::framework_info(r.framework).emit(archs, context);
 }
@@ -179,7 +184,8 @@ std::string cc_list(const std::vector<arch::ComputeCapability>& ccs) {
 struct TorchCheck {
   std::vector<std::string> unsatisfiable;  // the reasons; empty when the plan stands
   std::vector<std::string> warnings;
-  std::vector<std::string> explain;  // for --explain: the fact that decided
+  std::vector<std::string> explain;      // for --explain: the fact that decided
+  std::optional<util::Version> release;  // the oldest release of the range that accepts the archs
 };
 
 TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs) {
@@ -195,6 +201,7 @@ TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs
   if (in_range.empty()) return out;
   const flags::TorchRelease& oldest = *in_range.front();
   const auto serving = std::ranges::find_if(in_range, [&](const auto* t) { return accepts_all(*t); });
+  if (serving != in_range.end()) out.release = (*serving)->version;
   if (serving == in_range.begin()) {
     out.explain.push_back("PyTorch " + oldest.version.str() + " (the oldest of pytorch " + range.text() + ") accepts " +
                           cc_list(ccs) + " in TORCH_CUDA_ARCH_LIST (" + std::string(oldest.source) + ")");
@@ -324,6 +331,82 @@ std::string oldest_torch_for(const recipe::Tier& tier) {
   return "";
 }
 
+// A TensorFlow recipe's `tensorflow:` range: each release in it, newest
+// first, with its tested CUDA and cuDNN (flags::tf_releases), until one
+// resolves; for hermetic releases (2.18+) only CUDA that the hermetic rules
+// can fetch. The recipe's own cudnn range replaces the tested one. nullopt
+// when the recipe is not TensorFlow, names no range, or no row is in it.
+struct TfOutcome {
+  compat::Outcome outcome;
+  std::vector<std::string> facts;        // reasons: the release that decided, or each one tried
+  std::optional<util::Version> release;  // the release that resolved
+};
+
+// "tensorflow 2.18 to 2.21 are tested with CUDA 12.5 and cuDNN 9.3 (source)"
+// for a run of releases (newest first) that share one configuration.
+std::string tf_fact(const flags::TfRelease& newest, const flags::TfRelease& oldest) {
+  const bool one = &newest == &oldest;
+  return "tensorflow " + oldest.version.str() + (one ? " is" : " to " + newest.version.str() + " are") +
+         " tested with CUDA " + newest.cuda.str() + " and cuDNN " + newest.cudnn.str() + " (" +
+         std::string(newest.source) + ")";
+}
+
+// The tried releases (newest first) as facts, one per run of equal configurations.
+std::vector<std::string> tf_facts(const std::vector<const flags::TfRelease*>& tried) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < tried.size();) {
+    std::size_t j = i;
+    while (j + 1 < tried.size() && tried[j + 1]->cuda == tried[i]->cuda && tried[j + 1]->cudnn == tried[i]->cudnn) ++j;
+    out.push_back(tf_fact(*tried[i], *tried[j]));
+    i = j + 1;
+  }
+  return out;
+}
+
+std::optional<TfOutcome> resolve_tensorflow(const recipe::Recipe& r, const compat::ResolveRequest& request,
+                                            const ImageContext& images, bool candidates_exist,
+                                            std::vector<std::string>& notes) {
+  if (r.framework != flags::Framework::tensorflow || !r.requires_.framework) return std::nullopt;
+  const util::VersionRange& range = r.requires_.framework->range;
+  std::optional<TfOutcome> out;
+  std::vector<const flags::TfRelease*> tried;
+  std::vector<std::string> unusable;  // "CUDA 12.5": tested, but not a toolkit this plan may use
+  const auto releases = flags::tf_releases();
+  for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
+    if (!range.contains(it->version)) continue;
+    compat::ResolveRequest attempt = request;
+    attempt.candidates = intersect_toolkits(request.candidates, {it->cuda});
+    if (it->version >= flags::k_tf_hermetic_since && !flags::hermetic_cuda_version(it->cuda))
+      attempt.candidates.clear();
+    // The tested cuDNN, unless the recipe's own range excludes it (then the recipe's).
+    if (!attempt.cudnn || attempt.cudnn->range.contains(it->cudnn))
+      attempt.cudnn = compat::RangeConstraint{*util::VersionRange::parse(it->cudnn.str()),
+                                              "tensorflow " + it->version.str() + "'s tested cudnn"};
+    if (!out) out = TfOutcome{.outcome = compat::Unsatisfiable{}, .facts = {}, .release = std::nullopt};
+    tried.push_back(&*it);
+    if (attempt.candidates.empty()) {
+      const std::string cuda = "CUDA " + it->cuda.str();
+      if (std::ranges::find(unusable, cuda) == unusable.end()) unusable.push_back(cuda);
+      continue;
+    }
+    auto outcome = resolve_preferring_provided(attempt, images, candidates_exist, notes);
+    if (std::holds_alternative<compat::Resolution>(outcome)) {
+      out->outcome = std::move(outcome);
+      out->facts = {tf_fact(*it, *it)};
+      out->release = it->version;
+      return out;
+    }
+    if (std::get<compat::Unsatisfiable>(out->outcome).reasons.empty()) out->outcome = std::move(outcome);
+  }
+  if (!out) return out;
+  out->facts = tf_facts(tried);
+  if (!unusable.empty())
+    out->facts.push_back(util::join(unusable, ", ") +
+                         " is not among the toolkits this plan may use (the configuration's toolkits, or those the "
+                         "host engine has)");
+  return out;
+}
+
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
                    const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
   PlanEntry e{.recipe = &r, .tier = &tier};
@@ -336,12 +419,16 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
       return e;
     }
   }
-  auto outcome = resolve_preferring_provided(request, images, toolkits.has_value(), e.notes);
+  std::vector<std::string> framework_facts;
+  if (torch_cuda) framework_facts.push_back(torch_cuda->fact);
+  auto tf = resolve_tensorflow(r, request, images, toolkits.has_value(), e.notes);
+  if (tf) framework_facts = tf->facts;
+  auto outcome =
+      tf ? std::move(tf->outcome) : resolve_preferring_provided(request, images, toolkits.has_value(), e.notes);
   if (auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
-    if (torch_cuda) {
-      u->reasons.insert(u->reasons.begin(), torch_cuda->fact);
+    u->reasons.insert(u->reasons.begin(), framework_facts.begin(), framework_facts.end());
+    if (torch_cuda)
       if (auto oldest = oldest_torch_for(tier); !oldest.empty()) u->reasons.push_back(std::move(oldest));
-    }
     e.reasons = std::move(u->reasons);
     if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
     for (std::size_t i = 0; i < u->split.size(); ++i)
@@ -359,12 +446,12 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   e.cudnn = res.cudnn;
   e.archs = res.archs;
   e.reasons = std::move(res.reasons);
-  if (torch_cuda) e.reasons.push_back(torch_cuda->fact);
+  e.reasons.insert(e.reasons.end(), framework_facts.begin(), framework_facts.end());
   e.reasons.insert(e.reasons.end(), torch.explain.begin(), torch.explain.end());
   e.warnings = std::move(res.warnings);
   e.warnings.insert(e.warnings.end(), torch.warnings.begin(), torch.warnings.end());
   choose_plan_image(e, images);
-  e.framework = emit_framework(r, *e.toolkit, e.cudnn, e.archs);
+  e.framework = emit_framework(r, *e.toolkit, e.cudnn, e.archs, tf ? tf->release : torch.release);
   e.warnings.insert(e.warnings.end(), e.framework.warnings.begin(), e.framework.warnings.end());
   return e;
 }

@@ -197,8 +197,32 @@ TEST_F(DriverTest, TensorflowExpungesWhenTheWorkspaceWasConfiguredForOtherArchs)
   const auto changed =
       run(recipe::Framework::tensorflow, flags::TensorflowVars{.capabilities = "sm_80,sm_90,compute_100"});
   EXPECT_EQ(changed.pre_steps, (std::vector<std::vector<std::string>>{{"bazel", "clean", "--expunge"}}));
-  ASSERT_FALSE(changed.notes.empty());
-  EXPECT_NE(changed.notes.back().find("clean --expunge"), std::string::npos);
+  EXPECT_TRUE(std::ranges::any_of(changed.notes,
+                                  [](const std::string& n) { return n.find("clean --expunge") != std::string::npos; }));
+}
+
+// The workspace's .bazelrc keeps its lines and gets the plan's variables
+// after them, for `build` and for `build:cuda` (whose expansion comes after
+// every plain `build` line and would otherwise win).
+TEST_F(DriverTest, TensorflowAppendsThePlansVariablesToTheWorkspacesBazelrc) {
+  std::filesystem::create_directories(m_dir / "src");
+  std::ofstream(m_dir / "src" / ".bazelrc") << "build:cuda --repo_env=HERMETIC_CUDA_VERSION=\"12.5.1\"\n";
+  const auto p = run(recipe::Framework::tensorflow, flags::TensorflowVars{.capabilities = "sm_80,compute_90",
+                                                                          .cuda_version = "12.4",
+                                                                          .cudnn_version = "9",
+                                                                          .hermetic = true,
+                                                                          .hermetic_cuda_version = "12.4.1",
+                                                                          .hermetic_cudnn_version = "9.1.1"});
+  const auto rc = std::ranges::find(p.files, std::filesystem::path(".bazelrc"), &FileToWrite::relative);
+  ASSERT_NE(rc, p.files.end());
+  EXPECT_TRUE(rc->text.starts_with("build:cuda --repo_env=HERMETIC_CUDA_VERSION=\"12.5.1\"\n")) << rc->text;
+  for (const char* line :
+       {"\nbuild --repo_env=HERMETIC_CUDA_VERSION=12.4.1\n", "\nbuild:cuda --repo_env=HERMETIC_CUDA_VERSION=12.4.1\n",
+        "\nbuild:cuda --repo_env=HERMETIC_CUDNN_VERSION=9.1.1\n",
+        "\nbuild:cuda --repo_env=TF_CUDA_COMPUTE_CAPABILITIES=sm_80,compute_90\n",
+        "\nbuild:cuda --repo_env=HERMETIC_CUDA_COMPUTE_CAPABILITIES=sm_80,compute_90\n"})
+    EXPECT_NE(rc->text.find(line), std::string::npos) << line << " not in\n" << rc->text;
+  EXPECT_EQ(rc->text.find("TF_NEED_CUDA"), std::string::npos);
 }
 
 }  // namespace

@@ -129,6 +129,42 @@ TEST_F(PlanTest, APyTorchReleaseBoundsTheArchsItsTierCanGet) {
   for (const auto& warning : report.plans[0].warnings) EXPECT_EQ(warning.find("needs PyTorch"), std::string::npos);
 }
 
+// Issue 13: a TensorFlow range plans with each release's tested CUDA and
+// cuDNN; a tier none of them compiles for is unsatisfiable saying so.
+TEST_F(PlanTest, TensorflowPlansWithItsTestedConfiguration) {
+  const auto write = [&](const std::string& gpus, const std::string& range) {
+    std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  t:\n    gpus: " << gpus
+                                              << "\nrecipes:\n  - name: tf\n    framework: tensorflow\n"
+                                                 "    source: {path: src}\n    requires: {tensorflow: \""
+                                              << range << "\"}\n    tiers: [t]\n";
+  };
+  write("[A100, H100]", ">=2.12,<2.18");
+  auto report = run({});
+  const PlanEntry* e = &report.plans.at(0);
+  ASSERT_TRUE(e->ok) << e->reasons.at(0);
+  // 2.16/2.17's 12.3 + 8.9 is not a pair of the cuDNN table (8.9's builds
+  // span 12.0-12.2 in cuDNN 8.9.6's matrix), so 2.15's 12.2 + 8.9 plans.
+  EXPECT_EQ(e->toolkit->version, util::Version(12, 2));
+  EXPECT_EQ(e->cudnn->version, util::Version(8, 9));
+  EXPECT_EQ(e->reasons.back(),
+            "tensorflow 2.15 is tested with CUDA 12.2 and cuDNN 8.9 (tensorflow.org/install/source#gpu "
+            "(tensorflow/docs source.md @7c365021))");
+  const auto& tf = std::get<flags::TensorflowVars>(e->framework.vars);
+  EXPECT_FALSE(tf.hermetic);
+  EXPECT_FALSE(tf.hermetic_cuda_version);
+
+  write("[B200]", ">=2.16");
+  report = run({});
+  e = &report.plans.at(0);
+  EXPECT_FALSE(e->ok);
+  EXPECT_EQ(std::vector<std::string>(e->reasons.begin(), e->reasons.begin() + 2),
+            (std::vector<std::string>{"tensorflow 2.18 to 2.21 are tested with CUDA 12.5 and cuDNN 9.3 "
+                                      "(tensorflow.org/install/source#gpu (tensorflow/docs source.md @7c365021))",
+                                      "tensorflow 2.16 to 2.17 are tested with CUDA 12.3 and cuDNN 8.9 "
+                                      "(tensorflow.org/install/source#gpu (tensorflow/docs source.md @7c365021))"}));
+  EXPECT_EQ(e->reasons.at(2), "B200 (10.0) needs CUDA 12.8 to 13.5, but the available toolkits are 12.5");
+}
+
 TEST_F(PlanTest, EntriesHoldTheTableRowsTheArchSetAndTypedVariables) {
   const PlanReport report = run({"tier-new"});
   ASSERT_EQ(report.plans.size(), 1u);

@@ -38,7 +38,7 @@ inline constexpr const char* k_config = R"(tiers:
     gpus: ["A100", "RTX 3090", "GeForce RTX 4090", "NVIDIA H100 80GB HBM3"]
   tier-mixed:
     gpus: ["Tesla K80", "B200"]
-toolkits: ["11.8", "12.4", "12.8", "13.0"]
+toolkits: ["11.8", "12.4", "12.5", "12.8", "13.0"]
 recipes:
   - name: ext
     framework: pytorch

@@ -65,8 +65,16 @@ TEST_F(CliTest, PlanJsonContract) {
   const auto& tf = j["plans"][1];
   EXPECT_EQ(tf["env"]["TF_NEED_CUDA"], "1");
   EXPECT_EQ(tf["env"]["TF_CUDA_COMPUTE_CAPABILITIES"], "sm_80,sm_86,sm_89,compute_90");
-  EXPECT_EQ(tf["env"]["TF_CUDA_VERSION"], "13.0");
+  // tensorflow >=2.18: its tested configuration (12.5, cuDNN 9.3), in the
+  // full versions hermetic CUDA fetches.
+  EXPECT_EQ(tf["toolkit"], "12.5");
+  EXPECT_EQ(tf["cudnn"], "9.3");
+  EXPECT_EQ(tf["env"]["TF_CUDA_VERSION"], "12.5");
   EXPECT_EQ(tf["env"]["HERMETIC_CUDA_COMPUTE_CAPABILITIES"], "sm_80,sm_86,sm_89,compute_90");
+  EXPECT_EQ(tf["env"]["HERMETIC_CUDA_VERSION"], "12.5.1");
+  EXPECT_EQ(tf["env"]["HERMETIC_CUDNN_VERSION"], "9.3.0");
+  EXPECT_NE(tf["reasons"].dump().find("tensorflow 2.21 is tested with CUDA 12.5 and cuDNN 9.3"), std::string::npos)
+      << tf["reasons"].dump();
 }
 
 // The example configurations plan cleanly, and each tier's driver picks its
@@ -84,7 +92,8 @@ TEST_F(CliTest, ExampleConfigurationPlansEveryRecipe) {
     for (const auto& p : j["plans"]) {
       EXPECT_EQ(p["status"], "ok") << p.dump();
       toolkits[p["tier"]].insert(p["toolkit"].get<std::string>());
-      images[p["tier"]].insert(p["image"].get<std::string>());
+      // tf-ops on tier-new: TensorFlow's tested 12.5, which only an nvidia/cuda tag serves.
+      if (!p["image"].is_null()) images[p["tier"]].insert(p["image"].get<std::string>());
       planned.insert(p["recipe"].get<std::string>() + "/" + p["tier"].get<std::string>());
     }
   }
@@ -92,8 +101,9 @@ TEST_F(CliTest, ExampleConfigurationPlansEveryRecipe) {
   EXPECT_EQ(images["tier-old"], std::set<std::string>{"orchestrate/cuda:11.8-bookworm"});
   EXPECT_EQ(images["tier-new"], std::set<std::string>{"orchestrate/cuda:12.4-trixie"});
   EXPECT_EQ(images["tier-next"], std::set<std::string>{"orchestrate/cuda:host-bookworm"});
-  EXPECT_EQ(toolkits["tier-old"], std::set<std::string>{"11.8"});   // V100/P100: not 13.x; driver 535: not 12.4
-  EXPECT_EQ(toolkits["tier-new"], std::set<std::string>{"12.4"});   // driver 550.54.15: not 12.8 or 13.0
+  EXPECT_EQ(toolkits["tier-old"], std::set<std::string>{"11.8"});  // V100/P100: not 13.x; driver 535: not 12.4
+  // driver 550.54.15: not 12.8 or 13.0; tf-ops: TensorFlow's tested 12.5 (under minor-version compatibility)
+  EXPECT_EQ(toolkits["tier-new"], (std::set<std::string>{"12.4", "12.5"}));
   EXPECT_EQ(toolkits["tier-next"], std::set<std::string>{"13.0"});  // GB10 needs >= 12.9
   for (const char* expected :
        {"saxpy-cmake/tier-old", "saxpy-cmake/tier-new", "saxpy-cmake/tier-next", "saxpy-nvcc/tier-old",
@@ -552,7 +562,7 @@ TEST_F(CliTest, PlanWithoutAnOfflineImageNamesTheOfficialTag) {
     r = run_cli({"plan", "tier-new", "-f", config, "--json"});
     j = nlohmann::json::parse(r.out);
     EXPECT_EQ(j["plans"][0]["image"], "docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04");
-    EXPECT_EQ(j["plans"][1]["image"], "docker.io/nvidia/cuda:13.0.3-cudnn-devel-ubuntu22.04");  // tf uses cuDNN too
+    EXPECT_EQ(j["plans"][1]["image"], "docker.io/nvidia/cuda:12.5.1-cudnn-devel-ubuntu22.04");  // tf: tested 12.5
   }
   const ScopedEnv bad("ORCHESTRATE_IMAGE_PREFERENCE", "registry");
   r = run_cli({"plan", "tier-new", "-f", config, "--json"});
