@@ -6,8 +6,9 @@
 #   --test   also what the integration suites start or call for real: dockerd
 #            (docker.io, runc), podman, debootstrap for the base image,
 #            docker-registry and htpasswd (apache2-utils) for the registry
-#            suite, and curl (the readiness pings of start-dockerd.sh and
-#            start-registry.sh; the build suite reads engine events with it)
+#            suite, curl (the readiness pings of start-dockerd.sh and
+#            start-registry.sh; the build suite reads engine events with it),
+#            and bazel-bootstrap (Bazel 4.2.3, for the bazel suite)
 #   --bench  also what bench/ compares with: curl, openssl (its dgst), and
 #            docker-registry for the fetch benchmarks
 set -euo pipefail
@@ -21,7 +22,7 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl) ;;
+    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap) ;;
     --bench) packages+=(curl openssl docker-registry apache2-utils) ;;
     *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test, --bench)" >&2; exit 2 ;;
   esac
