@@ -23,6 +23,7 @@
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/util/fs.hpp"
+#include "tests/integration/host_build.hpp"
 #include "tests/integration/process.hpp"
 
 namespace orc::integration {
@@ -151,15 +152,7 @@ class BazelBuild : public Bazel {
   };
   Built build() {
     std::ostringstream progress;
-    const app::BuildReport report = app::build({.config = m_dir.path() / "orchestrate.yaml",
-                                                .tiers = {"t"},
-                                                .recipes = {"ops"},
-                                                .engine = engine::EngineKind::host,
-                                                .jobs = 2,
-                                                .explain = false,
-                                                .store_root = m_dir.path() / "store",
-                                                .terminal = false},
-                                               progress);
+    const app::BuildReport report = build_on_host(m_dir.path(), "t", "ops", progress);
     EXPECT_EQ(report.builds.size(), 1u) << progress.str();
     if (report.builds.empty()) return {};
     Built b{.result = report.builds.front(), .log = read(report.builds.front().log_file)};

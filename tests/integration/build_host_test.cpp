@@ -20,6 +20,7 @@
 #include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "tests/integration/host_build.hpp"
 #include "tests/integration/process.hpp"
 
 namespace orc::integration {
@@ -65,15 +66,7 @@ class BuildOnHost : public ::testing::Test {
 
   app::BuildReport build_report(const std::string& name) {
     std::ostringstream progress;
-    const app::BuildReport report = app::build({.config = m_dir.path() / "orchestrate.yaml",
-                                                .tiers = {"tier-h"},
-                                                .recipes = {name},
-                                                .engine = engine::EngineKind::host,
-                                                .jobs = 2,
-                                                .explain = false,
-                                                .store_root = m_dir.path() / "store",
-                                                .terminal = false},
-                                               progress);
+    const app::BuildReport report = build_on_host(m_dir.path(), "tier-h", name, progress);
     std::cout << app::render_build_text(report, false);
     EXPECT_EQ(report.builds.size(), 1u) << progress.str();
     if (!report.builds.empty() && report.builds.front().status == app::BuildStatus::failed) std::cout << progress.str();
