@@ -72,6 +72,20 @@ std::span<const TfRelease> tf_releases() {
   return table;
 }
 
+std::span<const CaffeRelease> caffe_releases() {
+  static const std::vector<CaffeRelease> table = {
+      {.version = util::Version(0, 17),
+       .fork = "NVIDIA/caffe",
+       .cudnn = ">=6",
+       .source = "NVIDIA/caffe v0.17.4 include/caffe/util/cudnn.hpp"},
+      {.version = util::Version(1, 0),
+       .fork = "BVLC/caffe",
+       .cudnn = ">=3,<8",
+       .source = "BVLC/caffe 1.0 cmake/Cuda.cmake; cuDNN 8 removed its calls, BVLC/caffe#6970"},
+  };
+  return table;
+}
+
 std::optional<util::Version> hermetic_cuda_version(const util::Version& minor) {
   return newest_of_minor(k_hermetic_cuda, minor);
 }

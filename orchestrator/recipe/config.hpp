@@ -85,6 +85,7 @@ struct Requirements {
   std::optional<Requirement> cudnn;
   std::optional<Requirement> gcc;
   std::optional<Requirement> framework;  // the key named after the recipe's framework ("pytorch: >=2.4")
+  bool without_cudnn = false;            // `cudnn: none`: the build uses no cuDNN (Caffe's USE_CUDNN := 0)
 };
 
 struct BuildStep {

@@ -126,6 +126,10 @@ Requirements parse_requires(Reader& reader, const YAML::Node& node, std::optiona
       continue;
     }
     seen.push_back(*name);
+    if (*name == "cudnn" && it->second.IsScalar() && it->second.Scalar() == "none") {
+      out.without_cudnn = true;
+      continue;
+    }
     auto requirement = parse_requirement(reader, *name, it->second);
     if (*name == "cuda")
       out.cuda = std::move(requirement);

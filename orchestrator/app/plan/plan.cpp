@@ -77,7 +77,7 @@ compat::ResolveRequest request_for(const recipe::Config& config, const recipe::R
   request.cuda = constraint(r.requires_.cuda, "recipe requires cuda");
   request.cudnn = constraint(r.requires_.cudnn, "recipe requires cudnn");
   request.gcc = constraint(r.requires_.gcc, "recipe requires gcc");
-  request.needs_cudnn = recipe::framework_uses_cudnn(r.framework);
+  request.needs_cudnn = recipe::framework_uses_cudnn(r.framework) && !r.requires_.without_cudnn;
   request.driver = tier.driver;
   request.candidates = toolkits ? *toolkits : config.toolkits;
   return request;
@@ -407,6 +407,30 @@ std::optional<TfOutcome> resolve_tensorflow(const recipe::Recipe& r, const compa
   return out;
 }
 
+// A Caffe recipe's `caffe:` range: the cuDNN its release compiles with
+// (flags::caffe_releases), joined to the recipe's own cudnn range. Returns
+// the fact in words, or nullopt when the recipe is no Caffe with a known
+// release in its range; sets `impossible` when the two ranges exclude each other.
+std::optional<std::string> constrain_caffe(const recipe::Recipe& r, compat::ResolveRequest& request, bool& impossible) {
+  if (!r.requires_.framework || !request.needs_cudnn) return std::nullopt;
+  if (r.framework != flags::Framework::caffe && r.framework != flags::Framework::caffe_cmake) return std::nullopt;
+  for (const auto& release : flags::caffe_releases()) {
+    if (!r.requires_.framework->range.contains(release.version)) continue;
+    const std::string fact = "caffe " + release.version.str() + " (" + std::string(release.fork) +
+                             ") compiles with cuDNN " + std::string(release.cudnn) + " (" +
+                             std::string(release.source) + ")";
+    std::string text(release.cudnn);
+    if (request.cudnn) text = request.cudnn->range.text() + "," + text;
+    auto joined = util::VersionRange::parse(text);
+    impossible = !joined || !joined->satisfiable();
+    if (impossible) return fact + ", and the recipe requires cudnn " + request.cudnn->range.text();
+    request.cudnn =
+        compat::RangeConstraint{std::move(*joined), "caffe " + release.version.str() + " and the recipe: cudnn"};
+    return fact;
+  }
+  return std::nullopt;
+}
+
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
                    const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
   PlanEntry e{.recipe = &r, .tier = &tier};
@@ -421,6 +445,14 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   }
   std::vector<std::string> framework_facts;
   if (torch_cuda) framework_facts.push_back(torch_cuda->fact);
+  bool impossible = false;
+  if (auto caffe = constrain_caffe(r, request, impossible)) {
+    if (impossible) {
+      e.reasons = {std::move(*caffe)};
+      return e;
+    }
+    framework_facts.push_back(std::move(*caffe));
+  }
   auto tf = resolve_tensorflow(r, request, images, toolkits.has_value(), e.notes);
   if (tf) framework_facts = tf->facts;
   auto outcome =

@@ -165,6 +165,40 @@ TEST_F(PlanTest, TensorflowPlansWithItsTestedConfiguration) {
   EXPECT_EQ(e->reasons.at(2), "B200 (10.0) needs CUDA 12.8 to 13.5, but the available toolkits are 12.5");
 }
 
+// Issue 13: BVLC Caffe 1.0 compiles with cuDNN 3 to 7 only; a recipe that
+// asks for cuDNN 8 of it is told why, and without a cudnn range it plans
+// the CUDA 10.2 / cuDNN 7.6 of its era. `cudnn: none` plans no cuDNN.
+TEST_F(PlanTest, CaffesReleaseBoundsItsCudnn) {
+  const auto write = [&](const std::string& requires_) {
+    std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  t:\n    gpus: [\"Tesla T4\"]\n"
+                                                 "recipes:\n  - name: caffe\n    framework: caffe-cmake\n"
+                                                 "    source: {path: src}\n    requires: "
+                                              << requires_ << "\n    tiers: [t]\n";
+  };
+  write(R"({caffe: "1.0", cudnn: ">=8"})");
+  auto report = run({});
+  EXPECT_FALSE(report.plans.at(0).ok);
+  EXPECT_EQ(report.plans.at(0).reasons,
+            std::vector<std::string>{"caffe 1.0 (BVLC/caffe) compiles with cuDNN >=3,<8 (BVLC/caffe 1.0 "
+                                     "cmake/Cuda.cmake; cuDNN 8 removed its calls, BVLC/caffe#6970), and the "
+                                     "recipe requires cudnn >=8"});
+  write(R"({caffe: "1.0"})");
+  report = run({});
+  const PlanEntry* e = &report.plans.at(0);
+  ASSERT_TRUE(e->ok) << e->reasons.at(0);
+  EXPECT_EQ(e->toolkit->version, util::Version(10, 2));
+  EXPECT_EQ(e->cudnn->version, util::Version(7, 6));
+  write(R"({caffe: "1.0", cudnn: none, cuda: ">=11.8"})");
+  report = run({});
+  e = &report.plans.at(0);
+  ASSERT_TRUE(e->ok) << e->reasons.at(0);
+  EXPECT_EQ(e->cudnn, nullptr);
+  write(R"({caffe: "0.17", cudnn: ">=8"})");
+  report = run({});
+  ASSERT_TRUE(report.plans.at(0).ok);
+  EXPECT_GE(report.plans.at(0).cudnn->version, util::Version(8, 0));
+}
+
 TEST_F(PlanTest, EntriesHoldTheTableRowsTheArchSetAndTypedVariables) {
   const PlanReport report = run({"tier-new"});
   ASSERT_EQ(report.plans.size(), 1u);
