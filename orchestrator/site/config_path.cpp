@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <system_error>
 
+#include "orchestrator/compat/driver.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/env.hpp"
 
@@ -15,11 +16,37 @@ std::filesystem::path locate_config(const std::string& given) {
   return "recipes/orchestrate.yaml";
 }
 
+namespace {
+
+// A tier's `driver:` past the last branch that runs one of its GPUs: the
+// nodes cannot run that GPU at all, whatever is built for it.
+std::vector<util::Diagnostic> dropped_by_driver(const recipe::Config& config) {
+  std::vector<util::Diagnostic> errors;
+  for (const auto& tier : config.tiers) {
+    if (!tier.driver) continue;
+    for (const auto& gpu : tier.gpus) {
+      const auto last = compat::last_driver_branch(gpu.cc);
+      if (!last || tier.driver->major() <= *last) continue;
+      errors.push_back(
+          util::Diagnostic{.where = gpu.where,
+                           .message = "tier " + tier.name + ": driver " + tier.driver->str() + " no longer runs " +
+                                      gpu.label() + "; the last driver branch that does is R" + std::to_string(*last) +
+                                      " (NVIDIA's driver and architecture matrix): give it a tier whose driver is R" +
+                                      std::to_string(*last) + " or older"});
+    }
+  }
+  return errors;
+}
+
+}  // namespace
+
 std::optional<recipe::Config> load_config_file(const std::filesystem::path& file, bool required) {
   std::error_code ec;
   if (!required && !std::filesystem::exists(file, ec)) return std::nullopt;
   auto config = recipe::load_config(file);
   if (!config) throw util::Failure(util::ExitCode::bad_input, std::move(config.error()));
+  if (auto errors = dropped_by_driver(*config); !errors.empty())
+    throw util::Failure(util::ExitCode::bad_input, std::move(errors));
   return std::move(*config);
 }
 

@@ -14,7 +14,8 @@ std::filesystem::path locate_config(const std::string& given);
 
 // The configuration in `file`; nullopt when `required` is false and the file
 // is absent. An invalid one throws util::Failure (bad input) with its
-// diagnostics (file, line, what to do).
+// diagnostics (file, line, what to do), and so does a tier whose `driver:` is
+// past the last branch that runs one of its GPUs (compat::last_driver_branch).
 std::optional<recipe::Config> load_config_file(const std::filesystem::path& file, bool required);
 
 }  // namespace orc::site

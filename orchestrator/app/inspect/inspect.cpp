@@ -5,6 +5,7 @@
 
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/recipe/config.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/driver_facts.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
@@ -49,8 +50,7 @@ void collect_problems(const FileReport& r, std::vector<Diagnostic>& out) {
 
 void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& targets) {
   if (request.tiers.empty()) return;
-  auto config = recipe::load_config(request.config);
-  if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
+  const auto config = site::load_config_file(request.config, true);
   std::vector<std::string> names;
   for (const auto& t : config->tiers) names.push_back(t.name);
   std::vector<Diagnostic> errors;

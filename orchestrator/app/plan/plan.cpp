@@ -12,6 +12,7 @@
 #include "orchestrator/flags/tf_releases.hpp"
 #include "orchestrator/flags/torch_releases.hpp"
 #include "orchestrator/recipe/config.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -22,32 +23,8 @@ namespace {
 using util::Diagnostic;
 using util::ExitCode;
 
-// A tier's `driver:` past the last branch that runs one of its GPUs: the
-// nodes cannot run that GPU at all, whatever is built for it.
-std::vector<Diagnostic> dropped_by_driver(const recipe::Config& config) {
-  std::vector<Diagnostic> errors;
-  for (const auto& tier : config.tiers) {
-    if (!tier.driver) continue;
-    for (const auto& gpu : tier.gpus) {
-      const auto last = compat::last_driver_branch(gpu.cc);
-      if (!last || tier.driver->major() <= *last) continue;
-      errors.push_back(
-          Diagnostic{.where = gpu.where,
-                     .message = "tier " + tier.name + ": driver " + tier.driver->str() + " no longer runs " +
-                                gpu.label() + "; the last driver branch that does is R" + std::to_string(*last) +
-                                " (NVIDIA's driver and architecture matrix): give it a tier whose driver is R" +
-                                std::to_string(*last) + " or older"});
-    }
-  }
-  return errors;
-}
-
 recipe::Config load_or_fail(const std::filesystem::path& file) {
-  auto config = recipe::load_config(file);
-  if (!config) throw util::Failure(ExitCode::bad_input, std::move(config.error()));
-  if (auto errors = dropped_by_driver(*config); !errors.empty())
-    throw util::Failure(ExitCode::bad_input, std::move(errors));
-  return std::move(*config);
+  return std::move(*site::load_config_file(file, true));
 }
 
 template <typename T, typename NameOf>

@@ -16,6 +16,7 @@
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/driver_facts.hpp"
 #include "orchestrator/site/machine_key.hpp"
 #include "orchestrator/site/store_error.hpp"
@@ -168,9 +169,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   std::optional<recipe::Config> config;
   const recipe::Tier* tier = nullptr;
   if (!request.tier.empty()) {
-    auto loaded = recipe::load_config(request.config);
-    if (!loaded) throw util::Failure(ExitCode::bad_input, std::move(loaded.error()));
-    config = std::move(*loaded);
+    config = site::load_config_file(request.config, true);
     tier = &find_tier_or_fail(*config, request.tier);
   }
   for (const auto& a : request.artifacts)

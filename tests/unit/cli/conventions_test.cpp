@@ -73,6 +73,28 @@ TEST_F(CliTest, SmokeArtifactFlagLeavesThePositionalTier) {
   EXPECT_NE(r.err.find("unknown tier 'tier-nwe'"), std::string::npos) << r.err;
 }
 
+// Issue 13: a tier whose driver no longer runs one of its GPUs is the same
+// error (exit 2, file:line) wherever the configuration is read: plan,
+// inspect --tier and smoke alike.
+TEST_F(CliTest, ADriverPastAGenerationsLastBranchIsAnErrorInEveryCommand) {
+  const auto config = write("orchestrate.yaml",
+                            "tiers:\n  old:\n    gpus: [\"Tesla P100\"]\n    driver: \"590.44.01\"\nrecipes:\n"
+                            "  - name: k\n    framework: cmake\n    source: {path: src}\n    tiers: [old]\n");
+  const auto a = write("a.fatbin", fatbin({{2, 60, 0x11}}));
+  const std::string message =
+      config +
+      ":3:12: tier old: driver 590.44.01 no longer runs Tesla P100 (6.0); the last driver branch that does is "
+      "R580";
+  for (const std::vector<std::string>& args : {std::vector<std::string>{"plan", "-f", config},
+                                               {"inspect", a, "--tier", "old", "-f", config},
+                                               {"smoke", "--artifact", a, "old", "-f", config}}) {
+    const auto r = run_cli(args);
+    EXPECT_EQ(r.code, 2) << args[0] << ": " << r.err;
+    EXPECT_NE(r.err.find(message), std::string::npos) << args[0] << ": " << r.err;
+    EXPECT_EQ(r.out, "") << args[0];
+  }
+}
+
 TEST_F(CliTest, DoctorPathFlagTakesOneValuePerOccurrence) {
   const auto a = write("a.so", fatbin({{2, 80, 0x11}}));
   const auto b = write("b.so", fatbin({{2, 90, 0x11}}));
