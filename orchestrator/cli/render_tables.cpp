@@ -88,8 +88,8 @@ void add_toolkit_row(Table& table, const compat::Toolkit& t) {
   if (!t.deprecated.empty()) notes = "deprecated: " + util::join(names_of(t.deprecated, true), " ");
   if (!t.unconfirmed.empty()) notes += (notes.empty() ? "" : " ") + unconfirmed_note(t.unconfirmed);
   table.add_row({t.version.str(), t.archs.empty() ? "-" : t.archs.front().sm() + ".." + t.archs.back().sm(),
-                 t.default_arch.sm(), t.min_driver.str(), std::to_string(t.max_gcc), std::to_string(t.max_clang),
-                 notes});
+                 t.default_arch.sm(), t.min_driver.empty() ? "unknown" : t.min_driver.str(), std::to_string(t.max_gcc),
+                 std::to_string(t.max_clang), notes});
 }
 
 }  // namespace

@@ -164,6 +164,15 @@ TEST_F(CliTest, ToolkitsJsonContract) {
   EXPECT_EQ((*cuda13)["max_gcc"], 15);
   EXPECT_TRUE((*cuda13)["deprecated"].is_array());
   EXPECT_EQ(j.front()["version"], "8.0");
+  // 13.5: a minimum driver no source gives is null and marked, never a guess.
+  const auto& cuda135 = j.back();
+  EXPECT_EQ(cuda135["version"], "13.5");
+  EXPECT_TRUE(cuda135["min_driver"].is_null());
+  EXPECT_EQ(cuda135["ptx_isa"], "9.5");
+  EXPECT_NE(std::ranges::find(cuda135["unconfirmed"], "min_driver"), cuda135["unconfirmed"].end());
+  const auto text = run_cli({"toolkits"});
+  EXPECT_NE(text.out.find("13.5  sm_75..sm_121f  sm_75    unknown    15   21     (UNCONFIRMED:"), std::string::npos)
+      << text.out;
 
   const auto cudnn = run_cli({"toolkits", "--cudnn", "--json"});
   ASSERT_EQ(cudnn.code, 0);
