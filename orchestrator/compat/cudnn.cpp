@@ -78,11 +78,12 @@ constexpr std::array k_rows = {
     Row{"9.18", "12.0-12.9 13.0-13.1", "7.5", "cuda", "[SRC-spack-cudnn] -12/-13 builds"},
     Row{"9.19", "12.0-12.9 13.0-13.1", "7.5", "cuda", "[SRC-spack-cudnn] -12/-13 builds"},
     Row{"9.20", "12.0-12.9 13.0-13.1", "7.5", "cuda", "[SRC-spack-cudnn] -12/-13 builds"},
-    // 9.21 - 9.27: NVIDIA's redistrib_9.X.Y.json (release date, cuda12 and
+    // 9.21 - 9.28: NVIDIA's redistrib_9.X.Y.json (release date, cuda12 and
     // cuda13 builds); the JSON names the CUDA major only and no support
     // matrix after 9.17 was seen, so each row's CUDA 13 span ends at the
     // newest 13.x released before it (13.2 March 2026, 13.3 2026-05-26,
-    // 13.4.1 2026-09-09, per NVIDIA's CUDA redist manifests), marked.
+    // 13.4.1 2026-09-09, 13.5.0 2026-11-04, per NVIDIA's CUDA redist
+    // manifests), marked.
     Row{"9.21", "12.0-12.9 13.0-13.2", "7.5", "cuda",
         "redistrib_9.21.0.json (2026-04-14); [SRC-spack-cudnn] 9.21.0.82-13"},
     Row{"9.22", "12.0-12.9 13.0-13.2", "7.5", "cuda min_cc", "redistrib_9.22.0.json (2026-05-08, 9.22.0.52)"},
@@ -91,6 +92,8 @@ constexpr std::array k_rows = {
     Row{"9.25", "12.0-12.9 13.0-13.3", "7.5", "cuda min_cc", "redistrib_9.25.0.json (2026-07-17, 9.25.0.15)"},
     Row{"9.26", "12.0-12.9 13.0-13.4", "7.5", "cuda min_cc", "redistrib_9.26.0.json (2026-09-09, 9.26.0.51)"},
     Row{"9.27", "12.0-12.9 13.0-13.4", "7.5", "cuda min_cc", "redistrib_9.27.0.json (2026-09-29, 9.27.0.42)"},
+    // No 9.28.0 manifest was seen; 9.28.1 came two days after CUDA 13.5.0.
+    Row{"9.28", "12.0-12.9 13.0-13.5", "7.5", "cuda min_cc", "redistrib_9.28.1.json (2026-11-06, 9.28.1.4)"},
 };
 
 constexpr std::array<std::string_view, 2> k_fields = {"cuda", "min_cc"};

@@ -39,7 +39,7 @@ TEST(Cudnn, OneRowPerMinorReleaseAscending) {
   std::vector<std::string> expected;
   for (int minor = 0; minor <= 6; ++minor) expected.push_back("7." + std::to_string(minor));
   for (int minor = 0; minor <= 9; ++minor) expected.push_back("8." + std::to_string(minor));
-  for (int minor = 0; minor <= 27; ++minor) expected.push_back("9." + std::to_string(minor));
+  for (int minor = 0; minor <= 28; ++minor) expected.push_back("9." + std::to_string(minor));
   EXPECT_EQ(versions, expected);
   const auto table = cudnn_table();
   for (std::size_t i = 1; i < table.size(); ++i) EXPECT_LT(table[i - 1].version, table[i].version);
@@ -49,7 +49,7 @@ TEST(Cudnn, FindDistinguishes9_1From9_10) {
   EXPECT_EQ(dnn("9.1").version, v("9.1"));
   EXPECT_EQ(dnn("9.10.2.21").version, v("9.10"));
   EXPECT_EQ(find_cudnn(v("6.0")), nullptr);
-  EXPECT_EQ(find_cudnn(v("9.28")), nullptr);
+  EXPECT_EQ(find_cudnn(v("9.29")), nullptr);
 }
 
 TEST(Cudnn, MinimumComputeCapabilityByEra) {
@@ -93,7 +93,7 @@ TEST(Cudnn, SpansFromTheReference) {
   EXPECT_TRUE(dnn("9.12").supports_cuda(v("13.0")));
 }
 
-// Issue 13: 9.22 - 9.27 from NVIDIA's redistrib JSON (cuda12 and cuda13
+// Issue 13: 9.22 - 9.28 from NVIDIA's redistrib JSON (cuda12 and cuda13
 // builds each); each CUDA 13 span ends at the newest 13.x released before
 // the cuDNN release, marked, since the JSON names only the major. 9.21
 // (2026-04-14) no longer claims 13.3 and 13.4, which shipped after it.
@@ -105,8 +105,10 @@ TEST(Cudnn, ReleasesUpTo9_27WithTheCuda13TheyCouldKnow) {
   EXPECT_EQ(spans(dnn("9.25")), "12.0-12.9 13.0-13.3");
   EXPECT_EQ(spans(dnn("9.26")), "12.0-12.9 13.0-13.4");
   EXPECT_EQ(spans(dnn("9.27")), "12.0-12.9 13.0-13.4");
+  EXPECT_EQ(spans(dnn("9.28")), "12.0-12.9 13.0-13.5");  // redistrib_9.28.1.json, 2026-11-06
   EXPECT_FALSE(dnn("9.21").supports_cuda(v("13.3")));
-  for (auto version : {"9.22", "9.23", "9.24", "9.25", "9.26", "9.27"}) {
+  EXPECT_FALSE(dnn("9.27").supports_cuda(v("13.5")));
+  for (auto version : {"9.22", "9.23", "9.24", "9.25", "9.26", "9.27", "9.28"}) {
     EXPECT_TRUE(dnn(version).is_unconfirmed("cuda")) << version;
     EXPECT_TRUE(dnn(version).is_unconfirmed("min_cc")) << version;
     EXPECT_TRUE(dnn(version).supports_cuda(v("12.9"))) << version;
