@@ -35,9 +35,23 @@ util::Version ptx_isa_for_driver(const util::Version& driver) {
 
 bool driver_newer_than_table(const util::Version& driver) {
   util::Version newest;
-  for (const Toolkit& t : toolkit_table())
-    if (t.released && !t.min_driver.empty() && (newest.empty() || newest < t.min_driver)) newest = t.min_driver;
-  return !newest.empty() && !(driver < newest);
+  bool unknown_after = false;  // a released toolkit past `newest` whose minimum is not known (13.5)
+  for (const Toolkit& t : toolkit_table()) {
+    if (!t.released) continue;
+    if (t.min_driver.empty()) {
+      unknown_after = true;
+    } else if (newest.empty() || newest < t.min_driver) {
+      newest = t.min_driver;
+      unknown_after = false;
+    }
+  }
+  if (newest.empty()) return false;
+  // Every CUDA minor so far came with a new driver branch (13.1 R590, 13.2
+  // R595, 13.3 R610, 13.4 R615): a driver of the newest known toolkit's
+  // branch is no newer than a later toolkit whose minimum is not known, so
+  // that toolkit's PTX is too new for it, not a matter the tables cannot judge.
+  if (unknown_after) return driver.major() > newest.major();
+  return !(driver < newest);
 }
 
 std::optional<util::Version> driver_for_runtime(int major) {

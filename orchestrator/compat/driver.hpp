@@ -25,7 +25,9 @@ std::optional<util::Version> driver_for_ptx_isa(const util::Version& isa);
 util::Version ptx_isa_for_driver(const util::Version& driver);
 
 // Whether `driver` is at or past the GA driver of the newest toolkit the
-// table knows: what it compiles beyond the table's ISAs is not known.
+// table knows: what it compiles beyond the table's ISAs is not known. When a
+// newer toolkit's minimum is not known (13.5), only a later driver branch
+// than the newest known minimum's counts.
 bool driver_newer_than_table(const util::Version& driver);
 
 // The oldest driver a CUDA runtime of this major runs on (11: 450.80.02,

@@ -299,12 +299,16 @@ Outcome resolve_unsplit(const ResolveRequest& request, bool want_split) {
         r.warnings.push_back("cuDNN " + cudnn->version.str() + ": '" + std::string(field) +
                              "' is UNCONFIRMED in the reference tables");
     if (request.driver && !t->driver_meets_minimum(*request.driver)) {
-      const std::string older = t->min_driver.empty()
-                                    ? "is not known to meet CUDA " + t->version.str() + "'s minimum (not yet sourced)"
-                                    : "is older than CUDA " + t->version.str() + "'s " + t->min_driver.str();
-      r.warnings.push_back("the tier's driver " + request.driver->str() + " " + older +
-                           ": it runs only under minor-version compatibility, and PTX built by "
-                           "this toolkit cannot be JIT-compiled there (error 222)");
+      if (t->min_driver.empty())
+        r.warnings.push_back("CUDA " + t->version.str() + "'s minimum driver is not known (not yet sourced): on the " +
+                             "tier's driver " + request.driver->str() +
+                             " it may run only under minor-version compatibility, and then PTX built by this "
+                             "toolkit cannot be JIT-compiled there (error 222)");
+      else
+        r.warnings.push_back("the tier's driver " + request.driver->str() + " is older than CUDA " + t->version.str() +
+                             "'s " + t->min_driver.str() +
+                             ": it runs only under minor-version compatibility, and PTX built by "
+                             "this toolkit cannot be JIT-compiled there (error 222)");
     }
     if (request.ptx == arch::PtxPolicy::none)
       r.warnings.push_back("ptx: none embeds no PTX: a GPU newer than " + r.archs.sass.rbegin()->dotted() +

@@ -210,8 +210,9 @@ std::string bazel_arch_fingerprint(const flags::TensorflowVars& vars) {
   std::string out = "TF_CUDA_COMPUTE_CAPABILITIES=" + vars.capabilities +
                     ";HERMETIC_CUDA_COMPUTE_CAPABILITIES=" + (vars.hermetic ? vars.capabilities : std::string()) +
                     ";TF_CUDA_VERSION=" + vars.cuda_version;
-  // Added for hermetic builds only, so fingerprints of workspaces configured
-  // before these were emitted still match.
+  // Hermetic builds fetch a CUDA and cuDNN of their own: those versions are
+  // part of the configuration too (a hermetic workspace configured before
+  // they were emitted is expunged once). Other fingerprints are unchanged.
   if (vars.hermetic_cuda_version) out += ";HERMETIC_CUDA_VERSION=" + *vars.hermetic_cuda_version;
   if (vars.hermetic_cudnn_version) out += ";HERMETIC_CUDNN_VERSION=" + *vars.hermetic_cudnn_version;
   return out;
@@ -220,7 +221,7 @@ std::string bazel_arch_fingerprint(const flags::TensorflowVars& vars) {
 std::optional<std::string> bazel_expunge_reason(const std::optional<std::string>& last, std::string_view now) {
   if (!last || *last == now) return std::nullopt;
   return "the workspace was configured for " + *last + " and this plan asks for " + std::string(now) +
-         "; bazel would reuse outputs built for the old archs";
+         "; bazel would reuse outputs built for the old configuration";
 }
 
 std::optional<std::string> read_bazel_fingerprint(const fs::path& workspace) {

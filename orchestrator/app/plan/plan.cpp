@@ -153,6 +153,23 @@ std::string cc_list(const std::vector<arch::ComputeCapability>& ccs) {
   return util::join(out, ", ");
 }
 
+// Whether a framework range allows some release of `minor` (x.y): ">=2.4.1"
+// and "2.4.1" allow 2.4, which contains(2.4) alone would miss.
+bool allows_release(const util::VersionRange& range, const util::Version& minor) {
+  if (range.contains(minor)) return true;
+  const auto& lower = range.lower();
+  return lower && lower->version.truncated(2) == minor.truncated(2) && range.contains(lower->version);
+}
+
+// Whether PyTorch `release` has an official build for `toolkit` (by
+// major.minor); true when the tables have no builds row for it.
+bool torch_builds_for(const util::Version& release, const util::Version& toolkit) {
+  for (const auto& row : flags::torch_cuda_builds())
+    if (row.version == release.truncated(2))
+      return std::ranges::any_of(row.cuda, [&](const auto& c) { return c == toolkit.truncated(2); });
+  return true;
+}
+
 // A PyTorch recipe's archs against the releases its `pytorch:` range allows
 // (flags::torch_releases): fine when the oldest of them accepts every one;
 // a warning naming the release the build needs when a newer one of the range
@@ -165,23 +182,32 @@ struct TorchCheck {
   std::optional<util::Version> release;  // the oldest release of the range that accepts the archs
 };
 
-TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs) {
+TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs, const compat::Toolkit& toolkit) {
   TorchCheck out;
   if (r.framework != flags::Framework::pytorch || !r.requires_.framework) return out;
   const util::VersionRange& range = r.requires_.framework->range;
   const std::set<arch::ComputeCapability> all = archs.all();
   const std::vector<arch::ComputeCapability> ccs(all.begin(), all.end());
   const auto accepts_all = [&](const flags::TorchRelease& t) { return flags::torch_rejects(t, ccs).empty(); };
+  // The releases of the range that have an official build for the plan's
+  // toolkit: the extension is built against one of those.
   std::vector<const flags::TorchRelease*> in_range;
   for (const auto& release : flags::torch_releases())
-    if (range.contains(release.version)) in_range.push_back(&release);
-  if (in_range.empty()) return out;
+    if (allows_release(range, release.version) && torch_builds_for(release.version, toolkit.version))
+      in_range.push_back(&release);
+  if (in_range.empty()) {
+    out.explain.push_back("no release of pytorch " + range.text() + " with a CUDA " + toolkit.version.str() +
+                          " build has its TORCH_CUDA_ARCH_LIST in the tables (" +
+                          "no source gave 2.8 to 2.10 or 2.12 on): the archs are checked against none");
+    return out;
+  }
   const flags::TorchRelease& oldest = *in_range.front();
   const auto serving = std::ranges::find_if(in_range, [&](const auto* t) { return accepts_all(*t); });
   if (serving != in_range.end()) out.release = (*serving)->version;
   if (serving == in_range.begin()) {
-    out.explain.push_back("PyTorch " + oldest.version.str() + " (the oldest of pytorch " + range.text() + ") accepts " +
-                          cc_list(ccs) + " in TORCH_CUDA_ARCH_LIST (" + std::string(oldest.source) + ")");
+    out.explain.push_back("PyTorch " + oldest.version.str() + " (the oldest of pytorch " + range.text() +
+                          " with a CUDA " + toolkit.version.str() + " build) accepts " + cc_list(ccs) +
+                          " in TORCH_CUDA_ARCH_LIST (" + std::string(oldest.source) + ")");
     return out;
   }
   const std::string list = flags::torch_cuda_arch_list(archs);
@@ -240,7 +266,13 @@ compat::Outcome resolve_preferring_provided(const compat::ResolveRequest& reques
   if (!narrowed) return full;
   auto provided = compat::resolve(*narrowed);
   auto* chosen = std::get_if<compat::Resolution>(&provided);
-  if (!chosen) return full;
+  if (!chosen || !(chosen->toolkit->version < best->toolkit->version)) return full;
+  // A toolkit the tier's driver fully supports is not traded for a provided
+  // one that would run only under minor-version compatibility.
+  const auto meets = [&](const compat::Toolkit& t) {
+    return !request.driver || t.driver_meets_minimum(*request.driver);
+  };
+  if (meets(*best->toolkit) && !meets(*chosen->toolkit)) return full;
   const std::string newer = best->toolkit->version.str();
   std::string note = "CUDA " + newer + " would also serve this tier; no image provides it";
   if (images.preference == compat::ImagePreference::offline_first)
@@ -267,7 +299,7 @@ std::optional<TorchToolkits> torch_toolkits(const recipe::Recipe& r) {
   TorchToolkits out;
   std::string_view source;
   for (const auto& release : flags::torch_cuda_builds()) {
-    if (!range.contains(release.version)) continue;
+    if (!allows_release(range, release.version)) continue;
     source = release.source;
     for (const auto& cuda : release.cuda)
       if (std::ranges::find(out.cuda, cuda) == out.cuda.end()) out.cuda.push_back(cuda);
@@ -350,7 +382,7 @@ std::optional<TfOutcome> resolve_tensorflow(const recipe::Recipe& r, const compa
   std::vector<std::string> unusable;  // "CUDA 12.5": tested, but not a toolkit this plan may use
   const auto releases = flags::tf_releases();
   for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
-    if (!range.contains(it->version)) continue;
+    if (!allows_release(range, it->version)) continue;
     compat::ResolveRequest attempt = request;
     attempt.candidates = intersect_toolkits(request.candidates, {it->cuda});
     if (it->version >= flags::k_tf_hermetic_since && !flags::hermetic_cuda_version(it->cuda))
@@ -378,8 +410,8 @@ std::optional<TfOutcome> resolve_tensorflow(const recipe::Recipe& r, const compa
   if (!out) return out;
   out->facts = tf_facts(tried);
   if (!unusable.empty())
-    out->facts.push_back(util::join(unusable, ", ") +
-                         " is not among the toolkits this plan may use (the configuration's toolkits, or those the "
+    out->facts.push_back(util::join(unusable, ", ") + (unusable.size() == 1 ? " is" : " are") +
+                         " not among the toolkits this plan may use (the configuration's toolkits, or those the "
                          "host engine has)");
   return out;
 }
@@ -392,7 +424,7 @@ std::optional<std::string> constrain_caffe(const recipe::Recipe& r, compat::Reso
   if (!r.requires_.framework || !request.needs_cudnn) return std::nullopt;
   if (r.framework != flags::Framework::caffe && r.framework != flags::Framework::caffe_cmake) return std::nullopt;
   for (const auto& release : flags::caffe_releases()) {
-    if (!r.requires_.framework->range.contains(release.version)) continue;
+    if (!allows_release(r.requires_.framework->range, release.version)) continue;
     const std::string fact = "caffe " + release.version.str() + " (" + std::string(release.fork) +
                              ") compiles with cuDNN " + std::string(release.cudnn) + " (" +
                              std::string(release.source) + ")";
@@ -436,7 +468,13 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
       tf ? std::move(tf->outcome) : resolve_preferring_provided(request, images, toolkits.has_value(), e.notes);
   if (auto* u = std::get_if<compat::Unsatisfiable>(&outcome)) {
     u->reasons.insert(u->reasons.begin(), framework_facts.begin(), framework_facts.end());
-    if (torch_cuda)
+    // The oldest release that would serve, when the range's builds are what
+    // cannot compile for the tier's GPUs (not a driver or compiler limit).
+    const auto compiles_for_tier = [&](const util::Version& cuda) {
+      const compat::Toolkit* t = compat::find_toolkit(cuda);
+      return t && std::ranges::all_of(tier.gpus, [&](const auto& g) { return t->accepts(g.cc.base()); });
+    };
+    if (torch_cuda && std::ranges::none_of(torch_cuda->cuda, compiles_for_tier))
       if (auto oldest = oldest_torch_for(tier); !oldest.empty()) u->reasons.push_back(std::move(oldest));
     e.reasons = std::move(u->reasons);
     if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
@@ -445,7 +483,7 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
     return e;
   }
   auto& res = std::get<compat::Resolution>(outcome);
-  TorchCheck torch = check_torch_archs(r, res.archs);
+  TorchCheck torch = check_torch_archs(r, res.archs, *res.toolkit);
   if (!torch.unsatisfiable.empty()) {
     e.reasons = std::move(torch.unsatisfiable);
     return e;

@@ -107,25 +107,27 @@ TEST_F(PlanTest, APyTorchReleaseBoundsTheArchsItsTierCanGet) {
                 "B200 (10.0) needs CUDA 12.8 to 13.5, but the available toolkits are 12.4 12.1 11.8",
                 "GeForce RTX 5090 (12.0) needs CUDA 12.8 to 13.5, but the available toolkits are 12.4 12.1 11.8",
                 "the oldest PyTorch whose official builds compile for every GPU of tier next is 2.7 (CUDA 12.8)"}));
+  // ">=2.4": CUDA 13.2, whose builds (2.12 to 2.14) have no arch list in the
+  // tables; the plan says so rather than check against the wrong release.
   write(">=2.4");
   report = run({});
   ASSERT_TRUE(report.plans[0].ok);
-  const auto& w = report.plans[0].warnings;
-  EXPECT_NE(std::ranges::find(w,
-                              "TORCH_CUDA_ARCH_LIST=10.0;12.0+PTX needs PyTorch 2.7 or later: PyTorch 2.4's "
-                              "extension builder (torch/utils/cpp_extension.py) rejects 10.0, 12.0 in "
-                              "TORCH_CUDA_ARCH_LIST"),
-            w.end());
-  // --explain says which framework fact decided.
+  EXPECT_EQ(report.plans[0].toolkit->version, util::Version(13, 2));
   EXPECT_EQ(report.plans[0].reasons.back(),
-            "PyTorch 2.7 is the oldest of pytorch >=2.4 that accepts 10.0, 12.0 (pytorch/docs 2.7 cpp_extension.html "
-            "@05c929fb)");
-  write(">=2.7");
+            "no release of pytorch >=2.4 with a CUDA 13.2 build has its TORCH_CUDA_ARCH_LIST in the tables (no source "
+            "gave 2.8 to 2.10 or 2.12 on): the archs are checked against none");
+  // With CUDA below 12.9 the toolkit is 12.8: the releases with a 12.8 build
+  // are 2.7 to 2.11, and 2.7 is the oldest of them that the tables know.
+  std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  next:\n    gpus: [\"B200\", \"RTX 5090\"]\n"
+                                               "recipes:\n  - name: ext\n    framework: pytorch\n"
+                                               "    source: {path: src}\n    requires: {pytorch: \">=2.4\", "
+                                               "cuda: \"<12.9\"}\n    tiers: [next]\n";
   report = run({});
   ASSERT_TRUE(report.plans[0].ok);
+  EXPECT_EQ(report.plans[0].toolkit->version, util::Version(12, 8));
   EXPECT_EQ(report.plans[0].reasons.back(),
-            "PyTorch 2.7 (the oldest of pytorch >=2.7) accepts 10.0, 12.0 in TORCH_CUDA_ARCH_LIST (pytorch/docs 2.7 "
-            "cpp_extension.html @05c929fb)");
+            "PyTorch 2.7 (the oldest of pytorch >=2.4 with a CUDA 12.8 build) accepts 10.0, 12.0 in "
+            "TORCH_CUDA_ARCH_LIST (pytorch/docs 2.7 cpp_extension.html @05c929fb)");
   for (const auto& warning : report.plans[0].warnings) EXPECT_EQ(warning.find("needs PyTorch"), std::string::npos);
 }
 
@@ -251,6 +253,17 @@ TEST_F(PlanTest, ThePlanPrefersAToolkitSomethingProvides) {
   EXPECT_EQ(e->toolkit->version, util::Version(13, 0));
   EXPECT_TRUE(e->notes.empty());
 
+  // A toolkit the tier's driver fully supports (12.2 on 535) is never traded
+  // for a provided one it would run only under minor-version compatibility.
+  std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  a:\n    gpus: [A100]\n    driver: \"535.104.05\"\n"
+                                               "recipes:\n  - name: k\n    framework: cmake\n    source: {path: src}\n"
+                                               "    requires: {cuda: \">=12\"}\n    tiers: [a]\n";
+  report = run({});
+  e = &report.plans.at(0);
+  EXPECT_EQ(e->toolkit->version, util::Version(12, 2));
+  EXPECT_TRUE(e->notes.empty());
+  for (const auto& w : e->warnings) EXPECT_EQ(w.find("minor-version"), std::string::npos) << w;
+
   // Nothing provided serves B200: the plan is the newest toolkit, with the
   // warning that no image serves it, as before.
   std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  b:\n    gpus: [B200]\nrecipes:\n  - name: k\n"
@@ -259,7 +272,11 @@ TEST_F(PlanTest, ThePlanPrefersAToolkitSomethingProvides) {
   e = &report.plans.at(0);
   EXPECT_EQ(e->toolkit, &compat::toolkit_table().back());
   EXPECT_TRUE(e->notes.empty());
-  EXPECT_TRUE(e->image_needs_registry || !e->image);
+  EXPECT_FALSE(e->image) << "no image, offline or official, serves " << e->toolkit->version.str();
+  EXPECT_NE(std::ranges::find(e->warnings, "no build image serves CUDA " + e->toolkit->version.str() +
+                                               ": neither an offline image (orchestrate images list) nor an "
+                                               "nvidia/cuda tag"),
+            e->warnings.end());
 }
 
 TEST_F(PlanTest, ASplitNamesEachPartsToolkit) {

@@ -33,6 +33,17 @@ TEST(DriverFacts, RuntimeFloorsAreMinorVersionCompatibility) {
   EXPECT_FALSE(driver_for_runtime(10).has_value());
 }
 
+// 13.5's minimum is not known: a driver of 13.4's branch (R615) is not past
+// the tables (13.5's PTX ISA 9.5 is too new for it), a later branch is.
+TEST(DriverFacts, AnUnknownMinimumKeepsTheNewestBranchInsideTheTables) {
+  EXPECT_FALSE(driver_for_ptx_isa(v("9.5")).has_value());
+  EXPECT_EQ(ptx_isa_for_driver(v("615.0")), v("9.4"));
+  EXPECT_FALSE(driver_newer_than_table(v("615.0")));
+  EXPECT_FALSE(driver_newer_than_table(v("615.99.1")));
+  EXPECT_TRUE(driver_newer_than_table(v("620.10")));
+  EXPECT_FALSE(driver_newer_than_table(v("580.95.05")));
+}
+
 // NVIDIA's "CUDA Toolkit, Driver, and Architecture Matrix", column "Last
 // Driver Support", row by row: Kepler R470; Maxwell, Pascal, Volta R580;
 // Turing and later ongoing; Jetson's 6.2 and 7.2 are not in that table.

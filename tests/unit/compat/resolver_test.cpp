@@ -151,8 +151,8 @@ TEST(Resolver, AnUnknownMinimumDriverIsNeverTakenAsMet) {
   r = std::get<Resolution>(resolve(req));
   EXPECT_EQ(r.toolkit->version.str(), "13.5");
   EXPECT_TRUE(any_contains(r.warnings,
-                           "the tier's driver 595.45.04 is not known to meet CUDA 13.5's minimum (not yet "
-                           "sourced): it runs only under minor-version compatibility, and PTX built by "
+                           "CUDA 13.5's minimum driver is not known (not yet sourced): on the tier's driver "
+                           "595.45.04 it may run only under minor-version compatibility, and then PTX built by "
                            "this toolkit cannot be JIT-compiled there (error 222)"))
       << dump(r.warnings);
 
@@ -180,9 +180,10 @@ TEST(Resolver, DriverPrefersAFullySupportedToolkit) {
   EXPECT_EQ(r.toolkit->version.str(), "12.8");
   // What minor-version compatibility costs, pinned (cuda-compat.md 2.3: SASS
   // of a newer 12.x runs on R525+, its PTX does not JIT there).
-  EXPECT_NE(std::ranges::find(r.warnings, "the tier's driver 550.54.15 is older than CUDA 12.8's 570.26: it runs only "
-                                          "under minor-version compatibility, and PTX built by this toolkit cannot be "
-                                          "JIT-compiled there (error 222)"),
+  EXPECT_NE(std::ranges::find(r.warnings,
+                              "the tier's driver 550.54.15 is older than CUDA 12.8's 570.26: it runs only "
+                              "under minor-version compatibility, and PTX built by this toolkit cannot be "
+                              "JIT-compiled there (error 222)"),
             r.warnings.end())
       << dump(r.warnings);
 
