@@ -17,16 +17,16 @@
 #include "orchestrator/registry/client.hpp"
 #include "tests/integration/fault_proxy.hpp"
 #include "tests/integration/process.hpp"
+#include "tests/integration/registry_process.hpp"
 
 namespace orc::registry {
 namespace {
 
 namespace fs = std::filesystem;
+using integration::RegistryProcess;
 using integration::run_process;
 using integration::TempDir;
 using std::chrono::milliseconds;
-
-std::string script(const char* name) { return std::string(ORC_SOURCE_DIR) + "/scripts/" + name; }
 
 std::string read(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -41,40 +41,6 @@ std::string random_bytes(std::size_t size, unsigned seed) {
   for (auto& c : out) c = static_cast<char>(rng());
   return out;
 }
-
-// One docker-registry process, stopped by PID when the object goes.
-class RegistryProcess {
- public:
-  explicit RegistryProcess(const fs::path& dir, std::string user = {}) : m_dir(dir) {
-    std::vector<std::string> argv = {script("start-registry.sh"), dir.string()};
-    if (!user.empty()) argv.insert(argv.end(), {"--user", user});
-    const auto started = run_process(argv);
-    if (started.exit_code != 0) {
-      m_error = "start-registry.sh failed (" + std::to_string(started.exit_code) + "): " + started.output;
-      return;
-    }
-    m_port = std::stoi(read(dir / "port"));
-  }
-  ~RegistryProcess() { stop(); }
-  void stop() {
-    if (m_port) run_process({script("stop-registry.sh"), m_dir.string()});
-  }
-  const std::string& error() const { return m_error; }
-  int port() const { return m_port; }
-  std::string url(std::string_view repository, int port = 0) const {
-    return "http://127.0.0.1:" + std::to_string(port ? port : m_port) + "/" + std::string(repository);
-  }
-  // Where distribution's filesystem driver keeps a blob's bytes.
-  fs::path blob_data(const digest::Digest& digest) const {
-    const std::string hex = digest.hex();
-    return m_dir / "data/docker/registry/v2/blobs/sha256" / hex.substr(0, 2) / hex / "data";
-  }
-
- private:
-  fs::path m_dir;
-  int m_port = 0;
-  std::string m_error;
-};
 
 struct RegistryFixture : ::testing::Test {
   TempDir dir{"orc-registry-it"};
