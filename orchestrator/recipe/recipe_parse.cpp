@@ -128,8 +128,9 @@ Requirements parse_requires(Reader& reader, const YAML::Node& node, std::optiona
     seen.push_back(*name);
     if (*name == "cudnn" && it->second.IsScalar() && it->second.Scalar() == "none") {
       if (framework == Framework::tensorflow)
-        reader.error(it->second, "'cudnn: none' does not apply to a tensorflow recipe: its GPU build needs cuDNN",
-                     "give a range (\">=9\") or leave cudnn out");
+        reader.error(it->second,
+                     "'cudnn: none' does not apply to a tensorflow recipe: its GPU build needs cuDNN (give a range, "
+                     "\">=9\", or leave cudnn out)");
       out.without_cudnn = true;
       continue;
     }

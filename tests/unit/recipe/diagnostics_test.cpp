@@ -167,6 +167,24 @@ recipes:
                    "version (expected numbers separated by dots, like 12.4)"}));
 }
 
+// `cudnn: none` plans a build without cuDNN (Caffe's USE_CUDNN := 0); a
+// TensorFlow GPU build needs cuDNN, so there it is an error.
+TEST(RecipeDiagnostics, CudnnNoneIsRefusedForTensorflow) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100"]
+recipes:
+  - name: tf
+    framework: tensorflow
+    source: {path: src}
+    requires: {cudnn: none}
+    tiers: [tier-new]
+)";
+  EXPECT_EQ(error_headlines(text),
+            (Lines{"orchestrate: error: t.yaml:8:23: 'cudnn: none' does not apply to a tensorflow recipe: its GPU "
+                   "build needs cuDNN (give a range, \">=9\", or leave cudnn out)"}));
+}
+
 TEST(RecipeDiagnostics, UnknownTierInARecipeSuggestsADeclaredOne) {
   const std::string text = std::string(testing::k_tiers) + R"(recipes:
   - name: a
