@@ -1,0 +1,45 @@
+#pragma once
+// The watcher's decision for one recipe x tier (issue 14): what its newest
+// verified artifact set was built with, against what the feeds offer now,
+// under the recipe's update policy. Pure: the feeds are polled and the store
+// read by the caller.
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/util/version.hpp"
+#include "orchestrator/watch/feeds.hpp"
+
+namespace orc::watch {
+
+// How far a recipe follows new toolkits: patch (default) takes 12.4.0 ->
+// 12.4.1, minor 12.4 -> 12.6, major 12.x -> 13.x; pinned takes none, and
+// only a moved base image (the same tag rebuilt) triggers.
+enum class Policy { patch, minor, major, pinned };
+std::string_view to_string(Policy policy);
+std::optional<Policy> parse_policy(std::string_view text);
+
+// What the newest verified set of a recipe x tier was built with (its
+// manifest), and what the plan asks of a toolkit.
+struct Current {
+  std::string recipe;
+  std::string tier;
+  util::Version toolkit;                      // the build's toolkit, as full as the manifest has it (12.4.1)
+  std::string image;                          // the build image's reference; "host" for the host engine
+  std::string image_digest;                   // empty when unknown
+  std::vector<arch::ComputeCapability> gpus;  // the tier's CCs, which a new toolkit must still compile for
+  std::optional<util::VersionRange> cuda;     // the recipe's `cuda:` range
+};
+
+struct Decision {
+  bool stale = false;
+  std::optional<Offer> take;          // what to rebuild with, when stale
+  std::string reason;                 // "CUDA 12.4.0 -> 12.4.1 (registry ...)", "base image moved: ..."
+  std::vector<std::string> declined;  // newer offers not taken, each with why
+};
+
+Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy);
+
+}  // namespace orc::watch

@@ -1,0 +1,119 @@
+// The watcher's decision per recipe x tier: which newer toolkit a policy
+// takes, which it declines and why, and a base image rebuilt under its tag.
+#include "orchestrator/watch/decide.hpp"
+
+#include <gtest/gtest.h>
+
+namespace orc::watch {
+namespace {
+
+util::Version v(std::string_view text) { return *util::Version::parse(text); }
+
+Offer image(std::string_view toolkit, std::string tag, std::string digest = "sha256:1111111111111111aaaa") {
+  return Offer{.feed = "registry r/nvidia/cuda",
+               .toolkit = v(toolkit),
+               .cudnn = std::nullopt,
+               .image = "r/nvidia/cuda:" + tag,
+               .digest = std::move(digest),
+               .detail = "devel ubuntu22.04"};
+}
+
+Current built_with(std::string_view toolkit, std::vector<arch::ComputeCapability> gpus) {
+  return Current{.recipe = "saxpy",
+                 .tier = "t",
+                 .toolkit = v(toolkit),
+                 .image = "r/nvidia/cuda:12.4.0-devel-ubuntu22.04",
+                 .image_digest = "sha256:0000000000000000ffff",
+                 .gpus = std::move(gpus),
+                 .cuda = std::nullopt};
+}
+
+const std::vector<Offer> k_offers = {
+    image("12.4.0", "12.4.0-devel-ubuntu22.04", "sha256:0000000000000000ffff"),
+    image("12.4.1", "12.4.1-devel-ubuntu22.04"),
+    image("12.6.3", "12.6.3-devel-ubuntu22.04"),
+    image("13.0.2", "13.0.2-devel-ubuntu22.04"),
+};
+
+TEST(WatchDecide, EachPolicyTakesTheNewestItAllows) {
+  const Current c = built_with("12.4.0", {{8, 0}, {9, 0}});
+  Decision d = decide(c, k_offers, Policy::patch);
+  ASSERT_TRUE(d.stale);
+  EXPECT_EQ(d.reason, "CUDA 12.4.0 -> 12.4.1 (r/nvidia/cuda:12.4.1-devel-ubuntu22.04)");
+  EXPECT_EQ(d.declined,
+            (std::vector<std::string>{"CUDA 12.6.3 (registry r/nvidia/cuda): policy patch stays on CUDA 12.4.x",
+                                      "CUDA 13.0.2 (registry r/nvidia/cuda): policy patch stays on CUDA 12.4.x"}));
+  d = decide(c, k_offers, Policy::minor);
+  EXPECT_EQ(d.take->toolkit, v("12.6.3"));
+  EXPECT_EQ(d.declined,
+            std::vector<std::string>{"CUDA 13.0.2 (registry r/nvidia/cuda): policy minor stays on CUDA 12.x"});
+  d = decide(c, k_offers, Policy::major);
+  EXPECT_EQ(d.take->toolkit, v("13.0.2"));
+  EXPECT_TRUE(d.declined.empty());
+  d = decide(c, k_offers, Policy::pinned);
+  EXPECT_FALSE(d.stale);
+  EXPECT_EQ(d.declined.size(), 3u);
+  EXPECT_EQ(d.declined.front(), "CUDA 12.4.1 (registry r/nvidia/cuda): policy pinned takes no new toolkit");
+  // Nothing newer: nothing to do.
+  EXPECT_FALSE(decide(built_with("13.0.2", {{9, 0}}), k_offers, Policy::major).stale);
+}
+
+// CUDA 13 dropped Volta: a V100 tier stays on 12.x, and the report names
+// the last toolkit that serves it.
+TEST(WatchDecide, ANewerToolkitThatDropsATiersGpuIsNotTaken) {
+  const Current c = built_with("12.6.3", {{7, 0}, {8, 0}});
+  const Decision d = decide(c, k_offers, Policy::major);
+  EXPECT_FALSE(d.stale);
+  ASSERT_EQ(d.declined.size(), 1u);
+  EXPECT_EQ(d.declined.front(),
+            "CUDA 13.0.2 (registry r/nvidia/cuda): drops sm_70, which tier t needs; the last toolkit that serves "
+            "the tier is CUDA 12.9");
+}
+
+TEST(WatchDecide, RangesUnknownToolkitsAndRedistOnlyReleasesAreDeclined) {
+  Current c = built_with("12.4.0", {{9, 0}});
+  c.cuda = *util::VersionRange::parse("<12.6");
+  std::vector<Offer> offers = k_offers;
+  offers.push_back(image("13.6.0", "13.6.0-devel-ubuntu22.04"));
+  offers.push_back(Offer{.feed = "redist d/", .toolkit = v("12.5.1"), .detail = "redistrib_12.5.1.json"});
+  offers.push_back(Offer{.feed = "redist n/", .toolkit = util::Version(std::vector<int>{12}), .cudnn = v("9.28.1.4")});
+  const Decision d = decide(c, offers, Policy::major);
+  ASSERT_TRUE(d.stale);
+  EXPECT_EQ(d.take->toolkit, v("12.4.1"));
+  EXPECT_EQ(d.declined,
+            (std::vector<std::string>{"CUDA 12.6.3 (registry r/nvidia/cuda): outside the recipe's cuda range <12.6",
+                                      "CUDA 13.0.2 (registry r/nvidia/cuda): outside the recipe's cuda range <12.6",
+                                      "CUDA 13.6.0 (registry r/nvidia/cuda): outside the recipe's cuda range <12.6",
+                                      "CUDA 12.5.1 (redist d/): released, but no watched image offers it yet"}));
+  c.cuda.reset();
+  EXPECT_EQ(decide(c, {image("13.6.0", "13.6.0-devel-ubuntu22.04")}, Policy::major).declined,
+            std::vector<std::string>{"CUDA 13.6.0 (registry r/nvidia/cuda): not in the toolkit tables; an image of "
+                                     "it must be probed before use"});
+}
+
+TEST(WatchDecide, ABaseImageRebuiltUnderItsTagIsAChangeEvenWhenPinned) {
+  const Current c = built_with("12.4.0", {{9, 0}});
+  const std::vector<Offer> moved = {image("12.4.0", "12.4.0-devel-ubuntu22.04", "sha256:2222222222222222bbbb")};
+  const Decision d = decide(c, moved, Policy::pinned);
+  ASSERT_TRUE(d.stale);
+  EXPECT_EQ(d.reason, "base image moved: r/nvidia/cuda:12.4.0-devel-ubuntu22.04 000000000000 -> 222222222222");
+  EXPECT_FALSE(
+      decide(c, {image("12.4.0", "12.4.0-devel-ubuntu22.04", "sha256:0000000000000000ffff")}, Policy::pinned).stale);
+}
+
+TEST(WatchDecide, ASetWithoutAPatchLevelCannotJudgeAPatchRelease) {
+  const Decision d = decide(built_with("12.4", {{9, 0}}), k_offers, Policy::patch);
+  EXPECT_FALSE(d.stale);
+  EXPECT_EQ(d.declined.front(),
+            "CUDA 12.4.1 (registry r/nvidia/cuda): the set records CUDA 12.4 without its patch level, so a patch "
+            "release cannot be told from it");
+}
+
+TEST(WatchDecide, PoliciesParseByName) {
+  for (Policy p : {Policy::patch, Policy::minor, Policy::major, Policy::pinned})
+    EXPECT_EQ(parse_policy(to_string(p)), p);
+  EXPECT_FALSE(parse_policy("latest"));
+}
+
+}  // namespace
+}  // namespace orc::watch
