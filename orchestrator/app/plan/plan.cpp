@@ -423,8 +423,17 @@ std::optional<TfOutcome> resolve_tensorflow(const recipe::Recipe& r, const compa
 std::optional<std::string> constrain_caffe(const recipe::Recipe& r, compat::ResolveRequest& request, bool& impossible) {
   if (!r.requires_.framework || !request.needs_cudnn) return std::nullopt;
   if (r.framework != flags::Framework::caffe && r.framework != flags::Framework::caffe_cmake) return std::nullopt;
+  const util::VersionRange& range = r.requires_.framework->range;
+  std::vector<std::string> matching;
+  for (const auto& release : flags::caffe_releases())
+    if (allows_release(range, release.version))
+      matching.push_back(release.version.str() + " (" + std::string(release.fork) + ")");
+  // Two forks with different bounds: neither is applied, and the plan says so.
+  if (matching.size() > 1)
+    return "caffe " + range.text() + " spans " + util::join(matching, " and ") +
+           ", whose cuDNN bounds differ: neither is applied (name one release)";
   for (const auto& release : flags::caffe_releases()) {
-    if (!allows_release(r.requires_.framework->range, release.version)) continue;
+    if (!allows_release(range, release.version)) continue;
     const std::string fact = "caffe " + release.version.str() + " (" + std::string(release.fork) +
                              ") compiles with cuDNN " + std::string(release.cudnn) + " (" +
                              std::string(release.source) + ")";

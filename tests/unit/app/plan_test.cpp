@@ -195,6 +195,12 @@ TEST_F(PlanTest, CaffesReleaseBoundsItsCudnn) {
   e = &report.plans.at(0);
   ASSERT_TRUE(e->ok) << e->reasons.at(0);
   EXPECT_EQ(e->cudnn, nullptr);
+  write(R"({caffe: ">=0.17"})");
+  report = run({});
+  ASSERT_TRUE(report.plans.at(0).ok);
+  EXPECT_EQ(report.plans.at(0).reasons.back(),
+            "caffe >=0.17 spans 0.17 (NVIDIA/caffe) and 1.0 (BVLC/caffe), whose cuDNN bounds differ: neither is "
+            "applied (name one release)");
   write(R"({caffe: "0.17", cudnn: ">=8"})");
   report = run({});
   ASSERT_TRUE(report.plans.at(0).ok);
