@@ -41,6 +41,7 @@ void attach_images(CLI::App& sub, Io& io);
 void attach_build(CLI::App& sub, Io& io);
 void attach_key(CLI::App& sub, Io& io);
 void attach_cache(CLI::App& sub, Io& io);
+void attach_watch(CLI::App& sub, Io& io);
 void attach_push(CLI::App& sub, Io& io);
 void attach_pull(CLI::App& sub, Io& io);
 void attach_fetch(CLI::App& sub, Io& io);

@@ -14,6 +14,7 @@
 #include "orchestrator/app/tables/tables.hpp"
 #include "orchestrator/app/transfer/fetch.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/app/watch/watch.hpp"
 #include "orchestrator/cli/commands.hpp"
 
 namespace orc::cli {
@@ -34,6 +35,12 @@ void emit(Io& io, const app::SmokeOutput& output, Format format);
 // text the warnings go to stderr. List mode passes cuobjdump's streams and
 // exit code through.
 void emit(Io& io, const app::InspectReport& report, Format format);
+
+// watch --once --dry-run: each feed's state, then each recipe x tier: stale
+// (with the reason and what it would take), up to date, or not built yet,
+// each with the newer offers it declined; or {"feeds", "pairs"} as JSON.
+// Exit 3 when every feed failed.
+void emit(Io& io, const app::WatchReport& report, Format format);
 
 // cache ls: the table (or "no artifact sets" on stderr), or {"store", "sets"};
 // verify and gc: their text or JSON, the lock's progress lines on stderr.

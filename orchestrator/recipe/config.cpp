@@ -203,6 +203,7 @@ void parse_main(std::string_view text, const std::filesystem::path& path, Config
     config.remote_where = reader.where(f->value);
   }
   if (const auto* f = fields.find("trusted_keys")) config.trusted_keys = detail::parse_trusted_keys(reader, f->value);
+  if (const auto* f = fields.find("watch")) config.watch = detail::parse_watch(reader, f->value);
   if (const auto* f = fields.find("recipes"); f && reader.expect_list(f->value, "of recipes for 'recipes'")) {
     for (const auto& item : f->value) sink.add(reader, item);
   }

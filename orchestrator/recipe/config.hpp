@@ -94,6 +94,21 @@ struct BuildStep {
   util::SourceLocation where;
 };
 
+// `watch:`: the base-image repositories and NVIDIA redistributable indexes
+// the watcher reads, and the default update policy of recipes.
+struct WatchImage {
+  std::string url;                // "http://127.0.0.1:5000/nvidia/cuda"; credentials may be in it
+  std::string flavour = "devel";  // nvidia/cuda's base, runtime or devel
+  std::string os;                 // "ubuntu22.04"; empty: any
+  bool cudnn = false;             // the -cudnn tags instead of the plain ones
+  util::SourceLocation where;
+};
+struct WatchSettings {
+  std::string policy = "patch";  // patch, minor, major or pinned
+  std::vector<WatchImage> images;
+  std::vector<std::string> redist;  // directory URLs: ".../compute/cuda/redist/"
+};
+
 struct Recipe {
   std::string name;
   Framework framework = Framework::cmake;
@@ -102,6 +117,7 @@ struct Recipe {
   std::vector<std::string> tiers;
   std::vector<BuildStep> build;
   std::vector<std::string> artifacts;  // globs relative to the build tree
+  std::optional<std::string> watch;    // the recipe's update policy; unset: the `watch:` default
   std::filesystem::path file;          // the file it was read from
   util::SourceLocation where;
 };
@@ -118,6 +134,7 @@ struct Config {
   // `trusted_keys:` items: absolute paths of PEM files (resolved against the
   // config file's directory), or inline PEM text kept as written.
   std::vector<std::string> trusted_keys;
+  std::optional<WatchSettings> watch;
   std::vector<util::Diagnostic> warnings;
 
   const Tier* find_tier(std::string_view name) const;

@@ -52,6 +52,9 @@ std::vector<util::Version> parse_toolkits(Reader& reader, const YAML::Node& tool
 // `trusted_keys:` (PEM file paths, resolved against the file, or inline PEM).
 std::string parse_remote(Reader& reader, const YAML::Node& remote);
 std::vector<std::string> parse_trusted_keys(Reader& reader, const YAML::Node& keys);
+WatchSettings parse_watch(Reader& reader, const YAML::Node& watch);
+// A policy name of k_watch_policies, else an error at `node`.
+std::optional<std::string> parse_watch_policy(Reader& reader, const YAML::Node& node);
 
 // recipe_parse.cpp: the declared tier names recipes are checked against, in
 // a set (a configuration may declare very many) and in declaration order

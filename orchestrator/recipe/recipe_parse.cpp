@@ -223,6 +223,7 @@ std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const
     for (const auto& item : f->value)
       if (auto pattern = parse_artifact(reader, item)) recipe.artifacts.push_back(std::move(*pattern));
   }
+  if (const Field* f = fields.find("watch")) recipe.watch = parse_watch_policy(reader, f->value);
   return recipe;
 }
 

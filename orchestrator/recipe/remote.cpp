@@ -1,6 +1,11 @@
-// The `remote:` and `trusted_keys:` keys: where push, pull and fetch meet
-// other machines, and whose signatures fetch accepts.
+// The `remote:`, `trusted_keys:` and `watch:` keys: where push, pull and
+// fetch meet other machines, whose signatures fetch accepts, and what the
+// watcher reads.
+#include <algorithm>
+
 #include "orchestrator/recipe/parse.hpp"
+#include "orchestrator/recipe/schema.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::recipe {
 
@@ -48,6 +53,73 @@ std::vector<std::string> parse_trusted_keys(Reader& reader, const YAML::Node& ke
     else
       out.push_back(reader.file().resolve(*text).string());
   }
+  return out;
+}
+
+std::optional<std::string> parse_watch_policy(Reader& reader, const YAML::Node& node) {
+  const auto text = reader.string(node, "for 'watch' (a policy)");
+  if (!text) return std::nullopt;
+  if (std::ranges::find(k_watch_policies, *text) != k_watch_policies.end()) return *text;
+  std::vector<std::string> names(k_watch_policies.begin(), k_watch_policies.end());
+  reader.error(node, "unknown watch policy '" + *text + "' (known: patch, minor, major, pinned)",
+               util::did_you_mean(*text, names));
+  return std::nullopt;
+}
+
+namespace {
+
+std::optional<WatchImage> parse_watch_image(Reader& reader, const YAML::Node& node) {
+  if (!reader.expect_mapping(node, "for a watched image (with 'url')")) return std::nullopt;
+  const Fields fields = reader.fields(node, k_watch_image_keys);
+  if (!reader.require(fields, node, k_watch_image_required)) return std::nullopt;
+  WatchImage image{.where = reader.where(node)};
+  if (const Field* f = fields.find("url")) {
+    const auto url = reader.string(f->value, "for 'url'");
+    // The URL may carry credentials: the message names the problem, never the text.
+    if (url && !remote_url_problem(*url).empty())
+      reader.error(f->value, "invalid watched image 'url': " + remote_url_problem(*url));
+    else if (url)
+      image.url = *url;
+  }
+  if (const Field* f = fields.find("flavour")) {
+    const auto flavour = reader.string(f->value, "for 'flavour'");
+    if (flavour && *flavour != "base" && *flavour != "runtime" && *flavour != "devel")
+      reader.error(f->value, "unknown flavour '" + *flavour + "' (nvidia/cuda has base, runtime and devel)");
+    else if (flavour)
+      image.flavour = *flavour;
+  }
+  if (const Field* f = fields.find("os"))
+    if (const auto os = reader.string(f->value, "for 'os'")) image.os = *os;
+  if (const Field* f = fields.find("cudnn")) {
+    const auto text = reader.string(f->value, "for 'cudnn'");
+    if (text && *text != "true" && *text != "false")
+      reader.error(f->value, "'cudnn' is true or false");
+    else if (text)
+      image.cudnn = *text == "true";
+  }
+  return image;
+}
+
+}  // namespace
+
+WatchSettings parse_watch(Reader& reader, const YAML::Node& watch) {
+  WatchSettings out;
+  if (!reader.expect_mapping(watch, "for 'watch' (with 'images' or 'redist')")) return out;
+  const Fields fields = reader.fields(watch, k_watch_keys);
+  if (const Field* f = fields.find("policy"))
+    if (auto policy = parse_watch_policy(reader, f->value)) out.policy = *policy;
+  if (const Field* f = fields.find("images"); f && reader.expect_list(f->value, "of images for 'images'"))
+    for (const auto& item : f->value)
+      if (auto image = parse_watch_image(reader, item)) out.images.push_back(std::move(*image));
+  if (const Field* f = fields.find("redist"); f && reader.expect_list(f->value, "of index URLs for 'redist'"))
+    for (const auto& item : f->value) {
+      const auto url = reader.string(item, "in 'redist'");
+      if (!url) continue;
+      if (!url->starts_with("http://") && !url->starts_with("https://"))
+        reader.error(item, "invalid 'redist' URL: expected an http:// or https:// URL of a directory");
+      else
+        out.redist.push_back(*url);
+    }
   return out;
 }
 

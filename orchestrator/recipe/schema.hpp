@@ -8,8 +8,8 @@
 
 namespace orc::recipe::detail {
 
-inline constexpr std::array<std::string_view, 6> k_top_keys = {"tiers",    "recipes", "include",
-                                                               "toolkits", "remote",  "trusted_keys"};
+inline constexpr std::array<std::string_view, 7> k_top_keys = {"tiers",  "recipes",      "include", "toolkits",
+                                                               "remote", "trusted_keys", "watch"};
 inline constexpr std::array<std::string_view, 1> k_top_required = {"tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_tier_keys = {"gpus", "ptx", "driver"};
@@ -17,8 +17,8 @@ inline constexpr std::array<std::string_view, 1> k_tier_required = {"gpus"};
 // A declared device: `{name: "Lab Card X", cc: 8.6}` (both required).
 inline constexpr std::array<std::string_view, 2> k_gpu_keys = {"name", "cc"};
 
-inline constexpr std::array<std::string_view, 7> k_recipe_keys = {"name",  "framework", "source",   "requires",
-                                                                  "tiers", "build",     "artifacts"};
+inline constexpr std::array<std::string_view, 8> k_recipe_keys = {"name",  "framework", "source",    "requires",
+                                                                  "tiers", "build",     "artifacts", "watch"};
 inline constexpr std::array<std::string_view, 4> k_recipe_required = {"name", "framework", "source", "tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_source_keys = {"path", "git", "ref"};
@@ -27,6 +27,13 @@ inline constexpr std::array<std::string_view, 1> k_step_keys = {"script"};
 // The requirement keys every recipe may use; the framework's own key
 // ("pytorch") is added per recipe.
 inline constexpr std::array<std::string_view, 3> k_requirement_keys = {"cuda", "cudnn", "gcc"};
+
+// `watch:` (the watcher, issue 14): what it reads, and how far a recipe
+// follows new toolkits (watch::Policy has the same names).
+inline constexpr std::array<std::string_view, 3> k_watch_keys = {"policy", "images", "redist"};
+inline constexpr std::array<std::string_view, 4> k_watch_image_keys = {"url", "flavour", "os", "cudnn"};
+inline constexpr std::array<std::string_view, 1> k_watch_image_required = {"url"};
+inline constexpr std::array<std::string_view, 4> k_watch_policies = {"patch", "minor", "major", "pinned"};
 
 // The framework names are flags::framework_table()'s.
 inline constexpr std::array<std::string_view, 3> k_ptx_names = {"none", "highest", "all"};

@@ -14,11 +14,15 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <sstream>
 #include <thread>
 
+#include "orchestrator/app/watch/watch.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/layout.hpp"
 #include "orchestrator/watch/feeds.hpp"
+#include "tests/integration/host_build.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
 
@@ -182,6 +186,85 @@ TEST_F(WatchFeeds, TheRedistIndexFeedReadsEveryManifestItLinks) {
   auto gone = redist_feed("http://127.0.0.1:9/cuda/", transport)->poll();
   ASSERT_FALSE(gone);
   EXPECT_NE(gone.error().find("GET http://127.0.0.1:9/cuda/"), std::string::npos) << gone.error();
+}
+
+// One watch cycle end to end (dry run): a set built here on the host with
+// nvcc 13.0 for an H100 tier, a registry offering 13.0.2 and 13.1.1 devel
+// tags and a 12.9.1 one; policy minor takes 13.1.1, and says why it cannot
+// judge 13.0.2 (a host build records nvcc's 13.0.88, not the release).
+TEST_F(WatchFeeds, ADryRunCycleNamesTheStalePairAndWhy) {
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+  if (run_process({"cmake", "--version"}).exit_code != 0) GTEST_SKIP() << "cmake is not installed";
+  RegistryProcess server(m_dir.path() / "registry");
+  if (!server.error().empty()) GTEST_SKIP() << server.error();
+  const std::string url = server.url("nvidia/cuda");
+  registry::Client pusher(options(url), registry::make_curl_transport());
+  for (const char* tag : {"12.9.1-devel-ubuntu22.04", "13.0.2-devel-ubuntu22.04", "13.1.1-devel-ubuntu22.04"})
+    push(pusher, tag, std::string("layer of ") + tag);
+
+  ::setenv("ORCHESTRATE_HOST_TOOLKITS", "/usr/local/cuda", 1);
+  ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir.path() / "keys").c_str(), 1);
+  const auto configure = [&](const std::string& watch) {
+    std::ofstream(m_dir.path() / "orchestrate.yaml")
+        << "toolkits: [\"13.0\"]\ntiers:\n  h:\n    gpus: [H100]\n  b:\n    gpus: [B200]\n"
+        << watch << "recipes:\n  - name: nested\n    framework: cmake\n    source: {path: " << ORC_SOURCE_DIR
+        << "/tests/integration/nested-project}\n    tiers: [h, b]\n    watch: minor\n    build:\n"
+           "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n      - cmake --build build\n"
+           "    artifacts: [\"**/libx.so\"]\n";
+  };
+  configure("watch:\n  images:\n    - {url: \"" + url + "\", os: ubuntu22.04}\n");
+  std::ostringstream progress;
+  const auto built = integration::build_on_host(m_dir.path(), "h", "nested", progress);
+  ASSERT_EQ(built.builds.size(), 1u) << progress.str();
+  ASSERT_EQ(built.builds.front().status, app::BuildStatus::built) << progress.str();
+
+  const app::WatchReport report =
+      app::watch_once({.config = m_dir.path() / "orchestrate.yaml", .store_root = m_dir.path() / "store"});
+  ASSERT_EQ(report.feeds.size(), 1u);
+  EXPECT_TRUE(report.feeds[0].ok) << report.feeds[0].error;
+  EXPECT_EQ(report.feeds[0].offers, 3u);
+  ASSERT_EQ(report.pairs.size(), 2u);
+  const app::WatchPair& h = report.pairs[0];
+  EXPECT_TRUE(h.built);
+  EXPECT_EQ(h.policy, "minor");
+  ASSERT_TRUE(h.decision.stale) << h.toolkit;
+  const std::string base = "127.0.0.1:" + std::to_string(server.port()) + "/nvidia/cuda:";
+  EXPECT_EQ(h.decision.reason, "CUDA 13.0 -> 13.1.1 (" + base + "13.1.1-devel-ubuntu22.04)");
+  ASSERT_EQ(h.decision.declined.size(), 1u);
+  EXPECT_NE(h.decision.declined[0].find("CUDA 13.0.2 (registry " + base.substr(0, base.size() - 1) +
+                                        "): the set records CUDA 13.0 without its patch level"),
+            std::string::npos)
+      << h.decision.declined[0];
+  EXPECT_FALSE(report.pairs[1].built);  // tier b was never built
+  EXPECT_EQ(report.exit_code(), util::ExitCode::ok);
+  // What the command prints.
+  std::ostringstream out, err;
+  cli::Io io{.out = out, .err = err};
+  cli::emit(io, report, cli::Format::text);
+  const std::string text = out.str();
+  for (const std::string& line :
+       std::vector<std::string>{"feed ok      registry " + base.substr(0, base.size() - 1) + " (3 offers)\n",
+                                "nested/h [minor]: STALE: CUDA 13.0 -> 13.1.1 (" + base + "13.1.1-devel-ubuntu22.04)\n",
+                                "nested/b [minor]: no verified artifact set yet (orchestrate build b -r nested)\n",
+                                "dry run: 1 stale of 2 recipe x tier; nothing was built\n"})
+    EXPECT_NE(text.find(line), std::string::npos) << line << " not in\n" << text;
+  EXPECT_EQ(err.str(), "");
+  EXPECT_EQ(io.exit_code, util::ExitCode::ok);
+
+  // Every feed down: exit 3, nothing judged.
+  server.stop();
+  const app::WatchReport down =
+      app::watch_once({.config = m_dir.path() / "orchestrate.yaml", .store_root = m_dir.path() / "store"});
+  EXPECT_EQ(down.exit_code(), util::ExitCode::outside_failure);
+  EXPECT_TRUE(down.pairs.empty());
+  std::ostringstream json, json_err;
+  cli::Io json_io{.out = json, .err = json_err};
+  cli::emit(json_io, down, cli::Format::json);
+  EXPECT_NE(json.str().find("\"ok\": false"), std::string::npos) << json.str();
+  EXPECT_EQ(json_err.str(), "orchestrate: error: every feed failed; nothing could be judged\n");
+  EXPECT_EQ(json_io.exit_code, util::ExitCode::outside_failure);
+  ::unsetenv("ORCHESTRATE_HOST_TOOLKITS");
+  ::unsetenv("ORCHESTRATE_KEYS_DIR");
 }
 
 }  // namespace

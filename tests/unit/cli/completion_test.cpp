@@ -34,9 +34,9 @@ Shell shell(const std::string& command) {
   return r;
 }
 
-const std::vector<std::string> k_every_command{"plan",   "gpus",  "toolkits", "inspect",    "build",
-                                               "images", "key",   "cache",    "push",       "pull",
-                                               "fetch",  "smoke", "doctor",   "completion", "man"};
+const std::vector<std::string> k_every_command{"plan",  "gpus",   "toolkits",   "inspect", "build", "images",
+                                               "key",   "cache",  "push",       "pull",    "fetch", "watch",
+                                               "smoke", "doctor", "completion", "man"};
 
 class Completion : public CliTest {
  protected:

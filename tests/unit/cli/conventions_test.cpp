@@ -95,6 +95,23 @@ TEST_F(CliTest, ADriverPastAGenerationsLastBranchIsAnErrorInEveryCommand) {
   }
 }
 
+// watch reports and does not rebuild yet: without --once --dry-run it says
+// what to run; a configuration without `watch:` is bad input, naming it.
+TEST_F(CliTest, WatchNeedsOnceAndDryRunAndAWatchSection) {
+  const auto config = write("orchestrate.yaml", k_config);
+  auto r = run_cli({"watch", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "orchestrate: error: orchestrate watch reports what is stale and does not rebuild yet: run 'orchestrate "
+            "watch --once --dry-run'\n");
+  r = run_cli({"watch", "--once", "--dry-run", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "orchestrate: error: " + config +
+                       ": no 'watch:' with 'images' or 'redist': the watcher has nothing to read (see "
+                       "recipes/schema.md, watch)\n");
+  EXPECT_EQ(r.out, "");
+}
+
 TEST_F(CliTest, DoctorPathFlagTakesOneValuePerOccurrence) {
   const auto a = write("a.so", fatbin({{2, 80, 0x11}}));
   const auto b = write("b.so", fatbin({{2, 90, 0x11}}));

@@ -185,6 +185,36 @@ recipes:
                    "build needs cuDNN (give a range, \">=9\", or leave cudnn out)"}));
 }
 
+TEST(RecipeDiagnostics, WatchSettingsAreChecked) {
+  const std::string text = R"(tiers:
+  tier-new:
+    gpus: ["H100"]
+watch:
+  policy: latest
+  images:
+    - {url: "ftp://mirror/nvidia/cuda", flavour: sdk, cudnn: maybe}
+    - {os: ubuntu22.04}
+  redist: ["developer.download.nvidia.com/compute/cuda/redist/"]
+recipes:
+  - name: k
+    framework: cmake
+    source: {path: src}
+    tiers: [tier-new]
+    watch: minr
+)";
+  EXPECT_EQ(
+      error_headlines(text),
+      (Lines{"orchestrate: error: t.yaml:5:11: unknown watch policy 'latest' (known: patch, minor, major, pinned)",
+             "orchestrate: error: t.yaml:7:13: invalid watched image 'url': expected an http:// or https:// URL",
+             "orchestrate: error: t.yaml:7:50: unknown flavour 'sdk' (nvidia/cuda has base, runtime and devel)",
+             "orchestrate: error: t.yaml:7:62: 'cudnn' is true or false",
+             "orchestrate: error: t.yaml:8:7: missing required key 'url'",
+             "orchestrate: error: t.yaml:9:12: invalid 'redist' URL: expected an http:// or https:// URL of a "
+             "directory",
+             "orchestrate: error: t.yaml:15:12: unknown watch policy 'minr' (known: patch, minor, major, pinned) "
+             "(did you mean 'minor'?)"}));
+}
+
 TEST(RecipeDiagnostics, UnknownTierInARecipeSuggestsADeclaredOne) {
   const std::string text = std::string(testing::k_tiers) + R"(recipes:
   - name: a
