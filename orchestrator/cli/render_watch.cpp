@@ -22,12 +22,15 @@ std::string watch_text(const app::WatchReport& report) {
     const std::string head = p.recipe + "/" + p.tier + " [" + p.policy + "]: ";
     if (!p.built)
       out += head + "no verified artifact set yet (orchestrate build " + p.tier + " -r " + p.recipe + ")\n";
+    else if (!p.problem.empty())
+      out += head + p.problem + "\n";
     else if (p.decision.stale)
       out += head + "STALE: " + p.decision.reason + "\n";
     else
       out += head + "up to date (CUDA " + p.toolkit + ", " + p.image + ")\n";
     for (const auto& d : p.decision.declined) out += "    declined: " + d + "\n";
   }
+  if (report.exit_code() != util::ExitCode::ok) return out;  // nothing was judged
   const auto stale = std::ranges::count_if(report.pairs, [](const app::WatchPair& p) { return p.decision.stale; });
   out += "dry run: " + std::to_string(stale) + " stale of " + std::to_string(report.pairs.size()) +
          " recipe x tier; nothing was built\n";
@@ -45,6 +48,7 @@ Json watch_json(const app::WatchReport& report) {
                      {"tier", p.tier},
                      {"policy", p.policy},
                      {"built", p.built},
+                     {"problem", p.problem.empty() ? Json(nullptr) : Json(p.problem)},
                      {"toolkit", p.built ? Json(p.toolkit) : Json(nullptr)},
                      {"image", p.built ? Json(p.image) : Json(nullptr)},
                      {"stale", p.decision.stale},

@@ -115,8 +115,14 @@ WatchSettings parse_watch(Reader& reader, const YAML::Node& watch) {
     for (const auto& item : f->value) {
       const auto url = reader.string(item, "in 'redist'");
       if (!url) continue;
+      const std::string_view rest =
+          std::string_view(*url).substr(url->find("://") == std::string::npos ? 0 : url->find("://") + 3);
       if (!url->starts_with("http://") && !url->starts_with("https://"))
         reader.error(item, "invalid 'redist' URL: expected an http:// or https:// URL of a directory");
+      // Printed in reports as given: it may carry neither credentials nor a query.
+      else if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos ||
+               url->find_first_of("?# \t") != std::string::npos)
+        reader.error(item, "invalid 'redist' URL: no credentials, query, fragment or blank (it is printed as given)");
       else
         out.redist.push_back(*url);
     }

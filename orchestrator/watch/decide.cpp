@@ -66,19 +66,45 @@ std::optional<Policy> parse_policy(std::string_view text) {
   return std::nullopt;
 }
 
+util::Version built_release(const util::Version& recorded, std::string_view image) {
+  const auto colon = image.rfind(':');
+  const auto slash = image.rfind('/');
+  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) return recorded;
+  const auto tag = parse_cuda_tag(image.substr(colon + 1));
+  if (tag && tag->toolkit.truncated(2) == recorded.truncated(2)) return tag->toolkit;
+  return recorded;
+}
+
+std::string image_key(std::string_view reference) {
+  // A first component with a '.' or ':' (or "localhost") is a registry host.
+  const auto slash = reference.find('/');
+  if (slash != std::string_view::npos) {
+    const std::string_view first = reference.substr(0, slash);
+    if (first.find_first_of(".:") != std::string_view::npos || first == "localhost") reference.remove_prefix(slash + 1);
+  }
+  return std::string(reference);
+}
+
 Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy) {
   Decision out;
   // A set that records only major.minor cannot tell a patch release from
   // what it was built with.
   const bool patch_known = current.toolkit.size() >= 3;
   const Offer* best = nullptr;
+  const auto decline = [&out](std::string line) {
+    if (std::ranges::find(out.declined, line) == out.declined.end()) out.declined.push_back(std::move(line));
+  };
+  const auto some_image_offers = [&](const util::Version& toolkit) {
+    return std::ranges::any_of(offers, [&](const Offer& o) { return !o.image.empty() && o.toolkit == toolkit; });
+  };
   for (const Offer& o : offers) {
     if (o.toolkit.size() < 2) continue;  // a cuDNN offer for a CUDA major: no toolkit of its own
     if (!(current.toolkit < o.toolkit)) continue;
+    if (o.image.empty() && some_image_offers(o.toolkit)) continue;  // the image offer speaks for it
     const std::string what = "CUDA " + o.toolkit.str() + " (" + o.feed + ")";
     if (!patch_known && o.toolkit.truncated(2) == current.toolkit.truncated(2)) {
-      out.declined.push_back(what + ": the set records CUDA " + current.toolkit.str() +
-                             " without its patch level, so a patch release cannot be told from it");
+      decline(what + ": the set records CUDA " + current.toolkit.str() +
+              " without its patch level, so a patch release cannot be told from it");
       continue;
     }
     if (!policy_allows(policy, current.toolkit, o.toolkit)) {
@@ -86,27 +112,42 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
                                 : policy == Policy::minor
                                     ? "stays on CUDA " + std::to_string(current.toolkit.major()) + ".x"
                                     : "stays on CUDA " + current.toolkit.truncated(2).str() + ".x";
-      out.declined.push_back(what + ": policy " + std::string(to_string(policy)) + " " + stays);
+      decline(what + ": policy " + std::string(to_string(policy)) + " " + stays);
       continue;
     }
     if (current.cuda && !current.cuda->contains(o.toolkit)) {
-      out.declined.push_back(what + ": outside the recipe's cuda range " + current.cuda->text());
+      decline(what + ": outside the recipe's cuda range " + current.cuda->text());
       continue;
     }
     const compat::Toolkit* row = compat::find_toolkit(o.toolkit);
-    if (!row || !row->released) {
-      out.declined.push_back(what + ": not in the toolkit tables; an image of it must be probed before use");
+    if (!row) {
+      decline(what + ": not in the toolkit tables; an image of it must be probed before use");
+      continue;
+    }
+    if (!row->released) {
+      decline(what + ": the tables say CUDA " + row->version.str() + " was never released");
+      continue;
+    }
+    if (!current.allowed.empty() && std::ranges::none_of(current.allowed, [&](const util::Version& v) {
+          return v.truncated(2) == o.toolkit.truncated(2);
+        })) {
+      decline(what + ": not among the configuration's toolkits");
+      continue;
+    }
+    if (current.driver && !row->driver_meets_minimum(*current.driver)) {
+      decline(what + ": tier " + current.tier + "'s driver " + current.driver->str() + " is older than its minimum " +
+              (row->min_driver.empty() ? std::string("(not known)") : row->min_driver.str()));
       continue;
     }
     if (const auto gone = dropped(*row, current.gpus); !gone.empty()) {
       const compat::Toolkit* last = last_serving(current.gpus);
-      out.declined.push_back(what + ": drops " + util::join(gone, ", ") + ", which tier " + current.tier +
-                             " needs; the last toolkit that serves the tier is " +
-                             (last ? "CUDA " + last->version.str() : std::string("none")));
+      decline(what + ": drops " + util::join(gone, ", ") + ", which tier " + current.tier +
+              " needs; the last toolkit that serves the tier is " +
+              (last ? "CUDA " + last->version.str() : std::string("none")));
       continue;
     }
     if (o.image.empty()) {
-      out.declined.push_back(what + ": released, but no watched image offers it yet");
+      decline(what + ": released, but no watched image offers it yet");
       continue;
     }
     if (!best || best->toolkit < o.toolkit) best = &o;
@@ -119,7 +160,7 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
   }
   // The same image rebuilt under its tag.
   for (const Offer& o : offers) {
-    if (o.image.empty() || o.image != current.image || current.image_digest.empty()) continue;
+    if (o.image.empty() || image_key(o.image) != image_key(current.image) || current.image_digest.empty()) continue;
     if (o.digest == current.image_digest) continue;
     out.stale = true;
     out.take = o;

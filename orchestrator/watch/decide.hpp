@@ -16,7 +16,9 @@ namespace orc::watch {
 
 // How far a recipe follows new toolkits: patch (default) takes 12.4.0 ->
 // 12.4.1, minor 12.4 -> 12.6, major 12.x -> 13.x; pinned takes none, and
-// only a moved base image (the same tag rebuilt) triggers.
+// only a moved base image (the same tag rebuilt) triggers. The moved-image
+// rule needs the registry digest of the set's image, which builds do not
+// record yet (official images record none, our own the engine's image ID).
 enum class Policy { patch, minor, major, pinned };
 std::string_view to_string(Policy policy);
 std::optional<Policy> parse_policy(std::string_view text);
@@ -31,7 +33,21 @@ struct Current {
   std::string image_digest;                   // empty when unknown
   std::vector<arch::ComputeCapability> gpus;  // the tier's CCs, which a new toolkit must still compile for
   std::optional<util::VersionRange> cuda;     // the recipe's `cuda:` range
+  std::vector<util::Version> allowed;         // the configuration's `toolkits:` (major.minor); empty: any
+  std::optional<util::Version> driver;        // the tier's `driver:`
 };
+
+// The toolkit a set was built with, as precisely as it can be known: the
+// manifest records the table row (13.0); an nvidia/cuda-scheme image tag of
+// the same minor gives the patch level (12.4.1 from
+// "docker.io/nvidia/cuda:12.4.1-devel-ubuntu22.04").
+util::Version built_release(const util::Version& recorded, std::string_view image);
+
+// "nvidia/cuda:12.4.1-devel-ubuntu22.04" from "docker.io/nvidia/cuda:...",
+// "127.0.0.1:5000/nvidia/cuda:..." or "registry-1.docker.io/nvidia/cuda:...":
+// the repository path and tag without the registry host, so a mirror's tag
+// and the official one compare equal.
+std::string image_key(std::string_view reference);
 
 struct Decision {
   bool stale = false;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -184,7 +185,10 @@ std::expected<RedistManifest, std::string> parse_redistrib(std::string_view text
 }
 
 std::vector<std::string> redistrib_names(std::string_view listing) {
+  // NVIDIA's CUDA index links about 150 manifests; far more is no index of theirs.
+  constexpr std::size_t k_max_manifests = 4096;
   std::vector<std::string> out;
+  std::set<std::string, std::less<>> seen;
   constexpr std::string_view k_href = "href=\"";
   for (std::size_t at = listing.find(k_href); at != std::string_view::npos; at = listing.find(k_href, at)) {
     at += k_href.size();
@@ -195,7 +199,8 @@ std::vector<std::string> redistrib_names(std::string_view listing) {
     if (!target.starts_with("redistrib_") || !target.ends_with(".json")) continue;
     const std::string_view version = target.substr(10, target.size() - 15);
     if (!util::Version::parse(version)) continue;
-    if (std::ranges::find(out, target) == out.end()) out.emplace_back(target);
+    if (seen.insert(std::string(target)).second) out.emplace_back(target);
+    if (out.size() == k_max_manifests) break;
   }
   return out;
 }

@@ -191,7 +191,8 @@ TEST_F(WatchFeeds, TheRedistIndexFeedReadsEveryManifestItLinks) {
 // One watch cycle end to end (dry run): a set built here on the host with
 // nvcc 13.0 for an H100 tier, a registry offering 13.0.2 and 13.1.1 devel
 // tags and a 12.9.1 one; policy minor takes 13.1.1, and says why it cannot
-// judge 13.0.2 (a host build records nvcc's 13.0.88, not the release).
+// judge 13.0.2 (a set records the table row, 13.0, and a host build has no
+// image tag to tell the patch level from).
 TEST_F(WatchFeeds, ADryRunCycleNamesTheStalePairAndWhy) {
   if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
   if (run_process({"cmake", "--version"}).exit_code != 0) GTEST_SKIP() << "cmake is not installed";
@@ -206,7 +207,7 @@ TEST_F(WatchFeeds, ADryRunCycleNamesTheStalePairAndWhy) {
   ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir.path() / "keys").c_str(), 1);
   const auto configure = [&](const std::string& watch) {
     std::ofstream(m_dir.path() / "orchestrate.yaml")
-        << "toolkits: [\"13.0\"]\ntiers:\n  h:\n    gpus: [H100]\n  b:\n    gpus: [B200]\n"
+        << "toolkits: [\"13.0\", \"13.1\"]\ntiers:\n  h:\n    gpus: [H100]\n  b:\n    gpus: [B200]\n"
         << watch << "recipes:\n  - name: nested\n    framework: cmake\n    source: {path: " << ORC_SOURCE_DIR
         << "/tests/integration/nested-project}\n    tiers: [h, b]\n    watch: minor\n    build:\n"
            "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n      - cmake --build build\n"

@@ -16,13 +16,25 @@ namespace {
 
 using util::ExitCode;
 
+// The feeds, and a failed status for each one that cannot even be made (a
+// URL the registry client refuses): one bad entry never stops the others.
 std::vector<std::unique_ptr<watch::Feed>> make_feeds(const recipe::WatchSettings& settings,
-                                                     const std::shared_ptr<net::Transport>& transport) {
+                                                     const std::shared_ptr<net::Transport>& transport,
+                                                     std::vector<WatchFeedStatus>& failed) {
   std::vector<std::unique_ptr<watch::Feed>> feeds;
-  for (const auto& image : settings.images)
-    feeds.push_back(watch::registry_feed(
-        registry::ClientOptions{.url = image.url},
-        watch::TagFilter{.flavour = image.flavour, .os = image.os, .cudnn = image.cudnn}, transport));
+  for (const auto& image : settings.images) {
+    try {
+      feeds.push_back(watch::registry_feed(
+          registry::ClientOptions{.url = image.url},
+          watch::TagFilter{.flavour = image.flavour, .os = image.os, .cudnn = image.cudnn}, transport));
+    } catch (const util::Failure& failure) {
+      const std::string why = failure.diagnostics().empty() ? "refused" : failure.diagnostics().front().message;
+      failed.push_back({.name = "registry (" + image.where.file + ":" + std::to_string(image.where.line) + ")",
+                        .ok = false,
+                        .error = why,
+                        .offers = 0});
+    }
+  }
   for (const auto& url : settings.redist) feeds.push_back(watch::redist_feed(url, transport));
   return feeds;
 }
@@ -50,16 +62,11 @@ std::optional<Built> newest_set(cache::Store& store, const std::string& recipe, 
             .toolkit_text = manifest->toolkit,
             .image = manifest->image,
             .image_digest = manifest->image_digest};
-  out.toolkit = release_of(out.toolkit);
+  out.toolkit = watch::built_release(out.toolkit, out.image);
   return out;
 }
 
 }  // namespace
-
-util::Version release_of(const util::Version& recorded) {
-  if (recorded.size() >= 3 && recorded.component(2) > 9) return recorded.truncated(2);
-  return recorded;
-}
 
 ExitCode WatchReport::exit_code() const {
   const bool all_failed = !feeds.empty() && std::ranges::none_of(feeds, [](const WatchFeedStatus& f) { return f.ok; });
@@ -78,7 +85,8 @@ WatchReport watch_once(const WatchRequest& request) {
   WatchReport report;
   std::shared_ptr<net::Transport> transport = registry::make_curl_transport();
   std::vector<watch::Offer> offers;
-  for (const auto& feed : make_feeds(settings, transport)) {
+  std::vector<WatchFeedStatus> unmade;
+  for (const auto& feed : make_feeds(settings, transport, unmade)) {
     auto polled = feed->poll();
     WatchFeedStatus status{.name = feed->name(), .ok = polled.has_value()};
     if (polled) {
@@ -89,6 +97,7 @@ WatchReport watch_once(const WatchRequest& request) {
     }
     report.feeds.push_back(std::move(status));
   }
+  report.feeds.insert(report.feeds.end(), unmade.begin(), unmade.end());
   if (report.exit_code() != ExitCode::ok) return report;  // nothing to judge against
 
   auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
@@ -104,13 +113,20 @@ WatchReport watch_once(const WatchRequest& request) {
         pair.built = true;
         pair.toolkit = built->toolkit_text;
         pair.image = built->image;
+        if (built->toolkit.size() < 2) {
+          pair.problem = "its manifest's toolkit '" + built->toolkit_text + "' is no version: not judged";
+          report.pairs.push_back(std::move(pair));
+          continue;
+        }
         watch::Current current{.recipe = r.name,
                                .tier = tier_name,
                                .toolkit = built->toolkit,
                                .image = built->image,
                                .image_digest = built->image_digest,
                                .gpus = {},
-                               .cuda = std::nullopt};
+                               .cuda = std::nullopt,
+                               .allowed = config->toolkits,
+                               .driver = tier ? tier->driver : std::nullopt};
         if (tier)
           for (const auto& g : tier->gpus) current.gpus.push_back(g.cc);
         if (r.requires_.cuda) current.cuda = r.requires_.cuda->range;

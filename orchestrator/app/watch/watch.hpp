@@ -30,6 +30,7 @@ struct WatchPair {
   std::string tier;
   std::string policy;
   bool built = false;   // a verified artifact set exists
+  std::string problem;  // why the set could not be judged (its manifest names no toolkit), or empty
   std::string toolkit;  // what that set was built with, as its manifest says
   std::string image;
   watch::Decision decision;
@@ -46,10 +47,5 @@ struct WatchReport {
 // with neither images nor redist), outside_failure when the store cannot be
 // opened.
 WatchReport watch_once(const WatchRequest& request);
-
-// "13.0.88" (nvcc's build number, what a host build records) -> 13.0: a
-// third component above 9 is not a release's patch level (CUDA 13.0.2 ships
-// nvcc 13.0.88). Releases ("12.4.1") are kept.
-util::Version release_of(const util::Version& recorded);
 
 }  // namespace orc::app

@@ -194,7 +194,7 @@ watch:
   images:
     - {url: "ftp://mirror/nvidia/cuda", flavour: sdk, cudnn: maybe}
     - {os: ubuntu22.04}
-  redist: ["developer.download.nvidia.com/compute/cuda/redist/"]
+  redist: ["developer.download.nvidia.com/compute/cuda/redist/", "https://u:pw@host/redist/", "https://h/r/?t=1"]
 recipes:
   - name: k
     framework: cmake
@@ -211,6 +211,10 @@ recipes:
              "orchestrate: error: t.yaml:8:7: missing required key 'url'",
              "orchestrate: error: t.yaml:9:12: invalid 'redist' URL: expected an http:// or https:// URL of a "
              "directory",
+             "orchestrate: error: t.yaml:9:66: invalid 'redist' URL: no credentials, query, fragment or blank (it "
+             "is printed as given)",
+             "orchestrate: error: t.yaml:9:95: invalid 'redist' URL: no credentials, query, fragment or blank (it "
+             "is printed as given)",
              "orchestrate: error: t.yaml:15:12: unknown watch policy 'minr' (known: patch, minor, major, pinned) "
              "(did you mean 'minor'?)"}));
 }

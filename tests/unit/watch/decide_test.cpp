@@ -109,6 +109,53 @@ TEST(WatchDecide, ASetWithoutAPatchLevelCannotJudgeAPatchRelease) {
             "release cannot be told from it");
 }
 
+// A manifest records the table row (12.4); the set's nvidia/cuda tag gives
+// the patch level, and a mirror's tag is the official one.
+TEST(WatchDecide, TheBuildImageTellsThePatchLevelAndMirrorsMatch) {
+  EXPECT_EQ(built_release(v("12.4"), "docker.io/nvidia/cuda:12.4.1-devel-ubuntu22.04"), v("12.4.1"));
+  EXPECT_EQ(built_release(v("12.4"), "docker.io/nvidia/cuda:12.6.3-devel-ubuntu22.04"), v("12.4"));
+  EXPECT_EQ(built_release(v("12.4"), "orchestrate/cuda:12.4-trixie"), v("12.4"));
+  EXPECT_EQ(built_release(v("13.0"), "host"), v("13.0"));
+  EXPECT_EQ(built_release(v("12.4"), "127.0.0.1:5000/nvidia/cuda"), v("12.4"));
+  EXPECT_EQ(image_key("docker.io/nvidia/cuda:12.4.1-devel-ubuntu22.04"), "nvidia/cuda:12.4.1-devel-ubuntu22.04");
+  EXPECT_EQ(image_key("127.0.0.1:5000/nvidia/cuda:12.4.1-devel-ubuntu22.04"), "nvidia/cuda:12.4.1-devel-ubuntu22.04");
+  EXPECT_EQ(image_key("localhost/nvidia/cuda:x"), "nvidia/cuda:x");
+  EXPECT_EQ(image_key("nvidia/cuda:x"), "nvidia/cuda:x");
+  // So a set built from docker.io's 12.4.0 tag takes the mirror's 12.4.1 under patch.
+  Current c = built_with("12.4", {{9, 0}});
+  c.toolkit = built_release(c.toolkit, "docker.io/nvidia/cuda:12.4.0-devel-ubuntu22.04");
+  EXPECT_EQ(decide(c, k_offers, Policy::patch).take->toolkit, v("12.4.1"));
+}
+
+// What the plan would refuse is not taken: a toolkit outside `toolkits:`, or
+// one whose minimum driver the tier's driver does not meet.
+TEST(WatchDecide, TheConfigurationsToolkitsAndTheTiersDriverBound) {
+  Current c = built_with("12.4.0", {{9, 0}});
+  c.allowed = {v("12.4"), v("12.6")};
+  Decision d = decide(c, k_offers, Policy::major);
+  EXPECT_EQ(d.take->toolkit, v("12.6.3"));
+  EXPECT_EQ(d.declined, std::vector<std::string>{"CUDA 13.0.2 (registry r/nvidia/cuda): not among the "
+                                                 "configuration's toolkits"});
+  c.allowed.clear();
+  c.driver = v("550.54.15");
+  d = decide(c, k_offers, Policy::major);
+  EXPECT_EQ(d.take->toolkit, v("12.4.1"));
+  EXPECT_EQ(d.declined, (std::vector<std::string>{
+                            "CUDA 12.6.3 (registry r/nvidia/cuda): tier t's driver 550.54.15 is older than its "
+                            "minimum 560.28.03",
+                            "CUDA 13.0.2 (registry r/nvidia/cuda): tier t's driver 550.54.15 is older than its "
+                            "minimum 580.65.06"}));
+}
+
+// A redist release that an image also offers is not declined beside it.
+TEST(WatchDecide, ARedistOfferAnImageCoversIsNotRepeated) {
+  std::vector<Offer> offers = k_offers;
+  offers.push_back(Offer{.feed = "redist d/", .toolkit = v("12.4.1"), .detail = "redistrib_12.4.1.json"});
+  const Decision d = decide(built_with("12.4.0", {{9, 0}}), offers, Policy::patch);
+  EXPECT_EQ(d.take->toolkit, v("12.4.1"));
+  for (const auto& line : d.declined) EXPECT_EQ(line.find("redist"), std::string::npos) << line;
+}
+
 TEST(WatchDecide, PoliciesParseByName) {
   for (Policy p : {Policy::patch, Policy::minor, Policy::major, Policy::pinned})
     EXPECT_EQ(parse_policy(to_string(p)), p);
