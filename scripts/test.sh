@@ -25,7 +25,9 @@ cmake --build build -j "$jobs"
 
 if [ "${ORC_SKIP_SANITIZE:-0}" != 1 ]; then
   cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=Debug -DORC_SANITIZE=ON >/dev/null
-  cmake --build build-asan -j "$jobs"
+  # Only what the unit and fuzz labels run (tests/CMakeLists.txt's
+  # orc_unit_and_fuzz_binaries): the integration suites are not run here.
+  cmake --build build-asan -j "$jobs" --target orc_unit_and_fuzz_binaries
   echo "test: unit and fuzz-corpus suites under AddressSanitizer + UBSan"
   if ! (cd build-asan && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
           ctest -L 'unit|fuzz' -j "$jobs" --output-on-failure >ctest.log 2>&1); then
