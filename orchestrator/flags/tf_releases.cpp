@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/flags/table_version.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::flags {
@@ -40,18 +40,12 @@ constexpr std::string_view k_hermetic_cudnn =
     "8.9.4.25 8.9.6 8.9.7.29 9.1.1 9.2.0 9.2.1 9.3.0 9.4.0 9.5.0 9.5.1 9.6.0 9.7.0 9.7.1 9.8.0 9.9.0 9.10.0 9.10.1 "
     "9.10.2 9.11.0 9.12.0 9.13.0 9.14.0 9.15.0 9.15.1 9.16.0";
 
-util::Version parse(std::string_view table, std::string_view text) {
-  auto v = util::Version::parse(text);
-  if (!v) throw util::Failure(util::ExitCode::check_failed, std::string(table) + ": " + v.error());
-  return *v;
-}
-
 std::vector<TfRelease> build() {
   std::vector<TfRelease> out;
   for (const auto& [version, cuda, cudnn] : k_rows)
-    out.push_back({.version = parse("TensorFlow table", version),
-                   .cuda = parse("TensorFlow table", cuda),
-                   .cudnn = parse("TensorFlow table", cudnn),
+    out.push_back({.version = detail::table_version("TensorFlow table", version, version),
+                   .cuda = detail::table_version("TensorFlow table", version, cuda),
+                   .cudnn = detail::table_version("TensorFlow table", version, cudnn),
                    .source = k_tested});
   return out;
 }
@@ -59,7 +53,7 @@ std::vector<TfRelease> build() {
 std::optional<util::Version> newest_of_minor(std::string_view keys, const util::Version& minor) {
   std::optional<util::Version> best;
   for (std::string_view word : util::split_words(keys)) {
-    const util::Version v = parse("hermetic versions", word);
+    const util::Version v = detail::table_version("hermetic versions", word, word);
     if (v.truncated(2) == minor.truncated(2) && (!best || *best < v)) best = v;
   }
   return best;

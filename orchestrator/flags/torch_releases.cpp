@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 
+#include "orchestrator/flags/table_version.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -71,20 +72,13 @@ constexpr auto k_cuda_rows = std::to_array<std::pair<std::string_view, std::stri
     {"2.14", "12.6 13.0 13.2"},
 });
 
-util::Version parse_row_version(std::string_view table, std::string_view row, std::string_view text) {
-  auto v = util::Version::parse(text);
-  if (!v)
-    throw util::Failure(util::ExitCode::check_failed,
-                        std::string(table) + ", row " + std::string(row) + ": " + v.error());
-  return *v;
-}
-
 std::vector<TorchCudaBuilds> build_cuda_builds() {
   std::vector<TorchCudaBuilds> out;
   for (const auto& [version, cudas] : k_cuda_rows) {
-    TorchCudaBuilds row{.version = parse_row_version("PyTorch CUDA builds", version, version), .source = k_release_md};
+    TorchCudaBuilds row{.version = detail::table_version("PyTorch CUDA builds", version, version),
+                        .source = k_release_md};
     for (std::string_view word : util::split_words(cudas))
-      row.cuda.push_back(parse_row_version("PyTorch CUDA builds", version, word));
+      row.cuda.push_back(detail::table_version("PyTorch CUDA builds", version, word));
     out.push_back(std::move(row));
   }
   return out;

@@ -231,18 +231,28 @@ TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs
   return out;
 }
 
+// `candidates` (empty = every released toolkit) narrowed to `allowed`, by major.minor.
+std::vector<util::Version> intersect_toolkits(const std::vector<util::Version>& candidates,
+                                              const std::vector<util::Version>& allowed) {
+  std::vector<util::Version> out;
+  for (const auto& v : allowed) {
+    const compat::Toolkit* t = compat::find_toolkit(v);
+    if (!t || !t->released) continue;
+    if (candidates.empty() ||
+        std::ranges::any_of(candidates, [&](const auto& c) { return c.truncated(2) == v.truncated(2); }))
+      out.push_back(v);
+  }
+  return out;
+}
+
 // The request narrowed to the toolkits of `request` that something here
 // provides; nullopt when it provides none of them.
 std::optional<compat::ResolveRequest> narrowed_to_provided(const compat::ResolveRequest& request,
                                                            const ImageContext& images) {
+  std::vector<util::Version> provided;
+  for (const auto& entry : images.provided) provided.push_back(entry.first);
   compat::ResolveRequest narrowed = request;
-  narrowed.candidates.clear();
-  for (const auto& [version, provider] : images.provided) {
-    const bool allowed = request.candidates.empty() || std::ranges::any_of(request.candidates, [&](const auto& c) {
-                           return c.truncated(2) == version.truncated(2);
-                         });
-    if (allowed) narrowed.candidates.push_back(version);
-  }
+  narrowed.candidates = intersect_toolkits(request.candidates, provided);
   if (narrowed.candidates.empty()) return std::nullopt;
   return narrowed;
 }
@@ -310,20 +320,6 @@ std::optional<TorchToolkits> torch_toolkits(const recipe::Recipe& r) {
   for (const auto& v : out.cuda) names.push_back(v.str());
   out.fact = "pytorch " + range.text() + ": its official builds use CUDA " + util::join(names, ", ") + " (" +
              std::string(source) + ")";
-  return out;
-}
-
-// `candidates` (empty = every released toolkit) narrowed to `allowed`, by major.minor.
-std::vector<util::Version> intersect_toolkits(const std::vector<util::Version>& candidates,
-                                              const std::vector<util::Version>& allowed) {
-  std::vector<util::Version> out;
-  for (const auto& v : allowed) {
-    const compat::Toolkit* t = compat::find_toolkit(v);
-    if (!t || !t->released) continue;
-    if (candidates.empty() ||
-        std::ranges::any_of(candidates, [&](const auto& c) { return c.truncated(2) == v.truncated(2); }))
-      out.push_back(v);
-  }
   return out;
 }
 
