@@ -163,6 +163,24 @@ void read_files(Reader& r, const json& j, Manifest& m) {
   }
 }
 
+void read_trigger(Reader& r, const json& j, Manifest& m) {
+  if (!r.object(j, "trigger", {"reason", "from", "to"})) return;
+  RebuildTrigger t;
+  t.reason = r.string(j["reason"], "trigger.reason");
+  if (r.object(j["from"], "trigger.from", {"set", "toolkit", "image", "image_digest"})) {
+    t.from_set = r.nullable_digest(j["from"]["set"], "trigger.from.set");
+    t.from_toolkit = r.string(j["from"]["toolkit"], "trigger.from.toolkit");
+    t.from_image = r.string(j["from"]["image"], "trigger.from.image");
+    t.from_image_digest = r.string(j["from"]["image_digest"], "trigger.from.image_digest", true);
+  }
+  if (r.object(j["to"], "trigger.to", {"toolkit", "image", "image_digest"})) {
+    t.to_toolkit = r.string(j["to"]["toolkit"], "trigger.to.toolkit");
+    t.to_image = r.string(j["to"]["image"], "trigger.to.image");
+    t.to_image_digest = r.string(j["to"]["image_digest"], "trigger.to.image_digest", true);
+  }
+  m.trigger = std::move(t);
+}
+
 // The signed keys of a run, all present or all absent (an unsigned run of
 // before runs were signed). Only their shape is checked here; whether the
 // signature is the named node's over this run, for this set and tier, is
@@ -279,6 +297,17 @@ std::string canonical_json(const Manifest& m) {
     }
     j["smoke"][tier] = std::move(list);
   }
+  if (m.trigger) {
+    const RebuildTrigger& t = *m.trigger;
+    j["trigger"] = {
+        {"reason", t.reason},
+        {"from",
+         {{"set", t.from_set ? json(t.from_set->to_string()) : json(nullptr)},
+          {"toolkit", t.from_toolkit},
+          {"image", t.from_image},
+          {"image_digest", null_if_empty(t.from_image_digest)}}},
+        {"to", {{"toolkit", t.to_toolkit}, {"image", t.to_image}, {"image_digest", null_if_empty(t.to_image_digest)}}}};
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -298,7 +327,8 @@ std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
   Reader r;
   if (!r.object(j, "manifest",
                 {"schema_version", "recipe", "framework", "tier", "key", "source", "engine", "image", "toolkit",
-                 "cudnn", "host_compiler", "files", "build_log", "warnings", "created", "smoke"}))
+                 "cudnn", "host_compiler", "files", "build_log", "warnings", "created", "smoke"},
+                {"trigger"}))
     return std::unexpected(*r.error);
   Manifest m;
   m.recipe = r.string(j["recipe"], "recipe");
@@ -322,6 +352,7 @@ std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
   m.warnings = r.strings(j["warnings"], "warnings");
   m.created = r.string(j["created"], "created");
   if (!r.error) read_smoke(r, j["smoke"], m);
+  if (!r.error && j.contains("trigger")) read_trigger(r, j["trigger"], m);
   if (r.error) return std::unexpected(*r.error);
   return m;
 }

@@ -20,7 +20,11 @@
 //                          "key_id": "<16 hex>", "member": bool, "node": str, "ordinal": N,
 //                          "signature": "<base64 of 64 bytes>"}]},   (the last five
 //                                          all or none: smoke_run.hpp)
-//    "source": {"kind": str, "revision": str}, "tier": str, "toolkit": str, "warnings": [str]}
+//    "source": {"kind": str, "revision": str}, "tier": str, "toolkit": str, "warnings": [str],
+//    "trigger": {"reason": str, "from": {"set": "sha256:<hex>" | null, "toolkit": str,
+//                "image": str, "image_digest": str | null},
+//                "to": {"toolkit": str, "image": str, "image_digest": str | null}}}
+//                                          (trigger only on a set the watcher rebuilt)
 // "mode" came after them the same way: a file's mode is signed with its bytes,
 // so a layer swapped under a valid signature cannot make a file writable by
 // group or others, or setuid. A manifest without modes (written before) still
@@ -84,6 +88,23 @@ struct ManifestFile {
   bool operator==(const ManifestFile&) const = default;
 };
 
+// Why the watcher (orchestrate watch) rebuilt a set: what the newest
+// verified set before it was built with, and what this one was built
+// with instead. Signed with the rest; absent on a set built by hand.
+// Like "chunks", it came without a version bump: a manifest without it has
+// the bytes it always had.
+struct RebuildTrigger {
+  std::string reason;                      // "CUDA 13.0.1 -> 13.0.2 (127.0.0.1:5000/nvidia/cuda:...)"
+  std::optional<digest::Digest> from_set;  // the replaced set's manifest
+  std::string from_toolkit;                // "13.0.1"
+  std::string from_image;
+  std::string from_image_digest;  // empty when unknown
+  std::string to_toolkit;
+  std::string to_image;
+  std::string to_image_digest;
+  bool operator==(const RebuildTrigger&) const = default;
+};
+
 // The permission bits a file of a set is written with, given `found`, the
 // mode its pack entry (or the index row) gives it: the manifest's own; for a
 // manifest without modes, 0755 when `found` lets the owner execute, else
@@ -114,6 +135,7 @@ struct Manifest {
   std::vector<std::string> warnings;
   std::string created;                                         // RFC 3339 UTC
   std::map<std::string, std::vector<SmokeAttestation>> smoke;  // per tier
+  std::optional<RebuildTrigger> trigger;                       // set by the watcher's rebuilds
   bool operator==(const Manifest&) const = default;
 };
 

@@ -22,7 +22,7 @@ namespace {
 
 using util::ExitCode;
 
-constexpr std::array<Command, 16> k_commands{{
+constexpr std::array<Command, 17> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
     {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
@@ -44,9 +44,11 @@ constexpr std::array<Command, 16> k_commands{{
      "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely",
      attach_fetch},
     {"watch",
-     "Poll the configuration's base-image registries and NVIDIA's indexes: which recipe x tier a newer toolkit or "
-     "a rebuilt base makes stale",
+     "Poll the configuration's base-image registries and NVIDIA's indexes, and rebuild each recipe x tier a newer "
+     "toolkit or a rebuilt base makes stale (--once, or --interval D as a service)",
      attach_watch},
+    {"schedule", "Print systemd service and timer units (--systemd) or a crontab line (--cron) that run the watcher",
+     attach_schedule},
     {"smoke",
      "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results",
      attach_smoke},

@@ -1,4 +1,7 @@
+#include <unistd.h>
+
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <memory>
 
 #include "orchestrator/app/watch/watch.hpp"
@@ -20,32 +23,90 @@ with what they offer, under the recipe's `watch:` policy (patch, minor,
 major, pinned). A newer toolkit that drops a GPU of the tier is declined
 with the last toolkit that serves it.
 
-This release reports; it does not rebuild yet, so --once and --dry-run are
-both required.
+Without --dry-run each stale pair is rebuilt in the image offered (pulled
+through the docker or podman engine), verified and stored with a manifest
+that records why (trigger, old and new toolkit, image and digest),
+smoke-tested when a GPU of the tier is on this machine, and pushed when a
+remote is configured. A pair is rebuilt under a lock in the store: a second
+watcher skips it and says so. SIGTERM or SIGINT cancels the build under way
+(nothing of it is stored; the next cycle builds it again).
 
-Exit codes: 0 the report was made (stale pairs or not); 2 bad usage or a
-configuration without watch:; 3 every feed failed, or the store failed.)";
+--interval D runs cycles until stopped (D as 30s, 15m, 6h, 1d), one status
+line per cycle on stderr; after a cycle in which a feed failed the next
+comes sooner (1 min, doubling). `orchestrate schedule` prints systemd units
+or a crontab line that run `watch --once` instead.
+
+Exit codes (--once): 0 the cycle ran (stale pairs or not); 1 a rebuild
+failed its build, verification or smoke test; 2 bad usage or a configuration
+without watch:; 3 every feed failed, or the engine, store or registry failed.)";
+
+// "6h" -> 21600 s; 30s, 15m, 6h, 1d; a bare number is seconds.
+std::optional<std::chrono::seconds> parse_interval(const std::string& text) {
+  long long n = 0;
+  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
+  if (ec != std::errc() || n <= 0 || end == text.data()) return std::nullopt;
+  const std::string_view unit(end, text.data() + text.size() - end);
+  long long scale = 0;
+  if (unit.empty() || unit == "s")
+    scale = 1;
+  else if (unit == "m")
+    scale = 60;
+  else if (unit == "h")
+    scale = 3600;
+  else if (unit == "d")
+    scale = 86400;
+  if (scale == 0 || n > 365LL * 86400 / scale) return std::nullopt;
+  return std::chrono::seconds(n * scale);
+}
 
 }  // namespace
 
 void attach_watch(CLI::App& sub, Io& io) {
-  auto request = std::make_shared<app::WatchRequest>();
-  auto file = std::make_shared<std::string>();
-  auto once = std::make_shared<bool>(false);
-  auto dry_run = std::make_shared<bool>(false);
-  auto json = std::make_shared<bool>(false);
+  struct Options {
+    std::string file;
+    bool once = false;
+    bool dry_run = false;
+    bool json = false;
+    std::string interval;
+    std::string engine;
+  };
+  auto opt = std::make_shared<Options>();
   sub.footer(k_footer);
-  sub.add_flag("--once", *once, "One cycle: poll every feed, judge every recipe x tier, and exit");
-  sub.add_flag("--dry-run", *dry_run, "Report what is stale and why; build nothing");
-  sub.add_flag("--json", *json, "Print {\"feeds\", \"pairs\"} as JSON on stdout, nothing else");
-  sub.add_option("-f,--file", *file, "Configuration (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
-  sub.callback([=, &io] {
-    if (!*once || !*dry_run)
+  sub.add_flag("--once", opt->once, "One cycle: poll every feed, judge and rebuild every stale recipe x tier, exit");
+  sub.add_option("--interval", opt->interval, "Run as a service: a cycle every D (30s, 15m, 6h, 1d) until SIGTERM");
+  sub.add_flag("--dry-run", opt->dry_run, "Report what is stale and why; build nothing");
+  sub.add_flag("--json", opt->json, "With --once: print the cycle as JSON on stdout, nothing else");
+  sub.add_option("--engine", opt->engine, "docker or podman (default: the first engine socket found)")
+      ->check(CLI::IsMember({"docker", "podman"}));
+  sub.add_option("-f,--file", opt->file,
+                 "Configuration (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  sub.callback([opt, &io] {
+    if (opt->once == !opt->interval.empty())
       throw util::Failure(util::ExitCode::bad_input,
-                          "orchestrate watch reports what is stale and does not rebuild yet: run 'orchestrate watch "
-                          "--once --dry-run'");
-    request->config = site::locate_config(*file);
-    emit(io, app::watch_once(*request), *json ? Format::json : Format::text);
+                          "orchestrate watch needs exactly one of --once (one cycle) and --interval D (a service)");
+    if (opt->json && !opt->once)
+      throw util::Failure(util::ExitCode::bad_input, "--json goes with --once; the service prints status lines");
+    app::WatchRequest request{.config = site::locate_config(opt->file),
+                              .store_root = {},
+                              .dry_run = opt->dry_run,
+                              .engine = std::nullopt,
+                              .progress = &io.err,
+                              .terminal = ::isatty(STDERR_FILENO) == 1,
+                              .cancel = nullptr};
+    if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);
+    engine::CancelFlag cancel;
+    const engine::ScopedSignalCancel on_signal(cancel);
+    request.cancel = &cancel;
+    if (opt->once) {
+      emit(io, app::watch_once(request), opt->json ? Format::json : Format::text);
+      return;
+    }
+    const auto interval = parse_interval(opt->interval);
+    if (!interval)
+      throw util::Failure(util::ExitCode::bad_input, "--interval '" + opt->interval +
+                                                         "': expected a positive duration like 30s, 15m, 6h or 1d "
+                                                         "(a year at most)");
+    io.exit_code = app::watch_service(request, {.interval = *interval, .max_cycles = 0}, io.err);
   });
 }
 

@@ -42,6 +42,7 @@ void attach_build(CLI::App& sub, Io& io);
 void attach_key(CLI::App& sub, Io& io);
 void attach_cache(CLI::App& sub, Io& io);
 void attach_watch(CLI::App& sub, Io& io);
+void attach_schedule(CLI::App& sub, Io& io);
 void attach_push(CLI::App& sub, Io& io);
 void attach_pull(CLI::App& sub, Io& io);
 void attach_fetch(CLI::App& sub, Io& io);

@@ -36,10 +36,10 @@ void emit(Io& io, const app::SmokeOutput& output, Format format);
 // exit code through.
 void emit(Io& io, const app::InspectReport& report, Format format);
 
-// watch --once --dry-run: each feed's state, then each recipe x tier: stale
-// (with the reason and what it would take), up to date, or not built yet,
-// each with the newer offers it declined; or {"feeds", "pairs"} as JSON.
-// Exit 3 when every feed failed.
+// watch --once: each feed's state, then each recipe x tier: stale (with the
+// reason and what it takes), up to date, or not built yet, each with the
+// newer offers it declined and what the cycle did (rebuilt, failed, locked);
+// or app::watch_json. The report's exit code.
 void emit(Io& io, const app::WatchReport& report, Format format);
 
 // cache ls: the table (or "no artifact sets" on stderr), or {"store", "sets"};

@@ -1,5 +1,6 @@
-// watch --once --dry-run: feeds, then one block per recipe x tier.
-#include <nlohmann/json.hpp>
+// watch --once: feeds, then one block per recipe x tier with what the cycle
+// did about it; --json is app::watch_json.
+#include <algorithm>
 
 #include "orchestrator/cli/render.hpp"
 
@@ -7,10 +8,36 @@ namespace orc::cli {
 
 namespace {
 
-using Json = nlohmann::ordered_json;
-
-Json offer_json(const watch::Offer& o) {
-  return Json{{"toolkit", o.toolkit.str()}, {"image", o.image}, {"digest", o.digest}, {"feed", o.feed}};
+std::string outcome_text(const app::WatchPair& p) {
+  const app::WatchOutcome& o = p.outcome;
+  switch (o.action) {
+    case app::WatchAction::none:
+    case app::WatchAction::would_rebuild:
+      return {};
+    case app::WatchAction::rebuilt: {
+      std::string out = "    rebuilt: " + (o.set ? o.set->to_string() : std::string("?"));
+      if (!o.detail.empty()) out += " (" + o.detail + ")";
+      out += "\n";
+      if (!o.image_digest.empty()) out += "    image digest: " + o.image_digest + "\n";
+      if (!o.probe.empty()) out += "    probed: " + o.probe + "\n";
+      for (const auto& d : o.table_differences) out += "    tables differ: " + d + "\n";
+      if (!o.smoke.empty()) out += "    smoke: " + o.smoke + "\n";
+      if (!o.pushed.empty()) out += "    pushed as " + o.pushed + "\n";
+      if (!o.push_error.empty()) out += "    push FAILED: " + o.push_error + "\n";
+      return out;
+    }
+    case app::WatchAction::failed: {
+      std::string out =
+          "    rebuild FAILED (exit " + std::to_string(static_cast<int>(o.exit_code)) + "): " + o.detail + "\n";
+      if (!o.probe.empty()) out += "    probed: " + o.probe + "\n";
+      return out;
+    }
+    case app::WatchAction::locked:
+    case app::WatchAction::overtaken:
+    case app::WatchAction::cancelled:
+      return "    " + std::string(app::to_string(o.action)) + ": " + o.detail + "\n";
+  }
+  return {};
 }
 
 std::string watch_text(const app::WatchReport& report) {
@@ -29,44 +56,35 @@ std::string watch_text(const app::WatchReport& report) {
     else
       out += head + "up to date (CUDA " + p.toolkit + ", " + p.image + ")\n";
     for (const auto& d : p.decision.declined) out += "    declined: " + d + "\n";
+    out += outcome_text(p);
   }
-  if (report.exit_code() != util::ExitCode::ok) return out;  // nothing was judged
+  if (report.all_feeds_failed()) return out;  // nothing was judged
+  const auto count = [&](app::WatchAction a) {
+    return std::to_string(
+        std::ranges::count_if(report.pairs, [a](const app::WatchPair& p) { return p.outcome.action == a; }));
+  };
   const auto stale = std::ranges::count_if(report.pairs, [](const app::WatchPair& p) { return p.decision.stale; });
-  out += "dry run: " + std::to_string(stale) + " stale of " + std::to_string(report.pairs.size()) +
-         " recipe x tier; nothing was built\n";
+  if (report.dry_run)
+    return out + "dry run: " + std::to_string(stale) + " stale of " + std::to_string(report.pairs.size()) +
+           " recipe x tier; nothing was built\n";
+  if (stale == 0) return out + "nothing to do: every recipe x tier is up to date with what the feeds offer\n";
+  out += "rebuilt " + count(app::WatchAction::rebuilt) + ", failed " + count(app::WatchAction::failed) +
+         ", skipped (locked) " + count(app::WatchAction::locked) + ", cancelled " + count(app::WatchAction::cancelled) +
+         " of " + std::to_string(stale) + " stale\n";
+  if (report.collected_sets > 0) out += "keep: removed " + std::to_string(report.collected_sets) + " older sets\n";
+  if (report.notified) out += "notified\n";
   return out;
-}
-
-Json watch_json(const app::WatchReport& report) {
-  Json feeds = Json::array();
-  for (const auto& f : report.feeds)
-    feeds.push_back(
-        {{"name", f.name}, {"ok", f.ok}, {"error", f.ok ? Json(nullptr) : Json(f.error)}, {"offers", f.offers}});
-  Json pairs = Json::array();
-  for (const auto& p : report.pairs)
-    pairs.push_back({{"recipe", p.recipe},
-                     {"tier", p.tier},
-                     {"policy", p.policy},
-                     {"built", p.built},
-                     {"problem", p.problem.empty() ? Json(nullptr) : Json(p.problem)},
-                     {"toolkit", p.built ? Json(p.toolkit) : Json(nullptr)},
-                     {"image", p.built ? Json(p.image) : Json(nullptr)},
-                     {"stale", p.decision.stale},
-                     {"reason", p.decision.stale ? Json(p.decision.reason) : Json(nullptr)},
-                     {"take", p.decision.take ? offer_json(*p.decision.take) : Json(nullptr)},
-                     {"declined", p.decision.declined}});
-  return Json{{"feeds", std::move(feeds)}, {"pairs", std::move(pairs)}};
 }
 
 }  // namespace
 
 void emit(Io& io, const app::WatchReport& report, Format format) {
   if (format == Format::json)
-    io.out << watch_json(report).dump(2) << "\n";
+    io.out << app::watch_json(report) << "\n";
   else
     io.out << watch_text(report);
-  if (report.exit_code() != util::ExitCode::ok)
-    io.err << "orchestrate: error: every feed failed; nothing could be judged\n";
+  if (report.all_feeds_failed()) io.err << "orchestrate: error: every feed failed; nothing could be judged\n";
+  if (!report.notify_error.empty()) io.err << "orchestrate: warning: " << report.notify_error << "\n";
   io.exit_code = report.exit_code();
 }
 

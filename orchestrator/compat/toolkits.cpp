@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <string>
 
 #include "orchestrator/util/diagnostic.hpp"
@@ -228,9 +229,13 @@ Toolkit build(const Row& row, const Toolkit* previous_released) {
   return t;
 }
 
+// Room for rows learned from probes (learn_toolkit), so that appending one
+// never moves the rows plans already point to.
+constexpr std::size_t k_learned_rows = 16;
+
 std::vector<Toolkit> build_table() {
   std::vector<Toolkit> table;
-  table.reserve(k_rows.size());
+  table.reserve(k_rows.size() + k_learned_rows);
   const Toolkit* previous_released = nullptr;
   for (const Row& row : k_rows) {
     Toolkit t = build(row, previous_released);
@@ -239,6 +244,11 @@ std::vector<Toolkit> build_table() {
     // reserve() above keeps this pointer valid while the table grows.
     if (table.back().released) previous_released = &table.back();
   }
+  return table;
+}
+
+std::vector<Toolkit>& mutable_table() {
+  static std::vector<Toolkit> table = build_table();
   return table;
 }
 
@@ -256,9 +266,51 @@ bool Toolkit::driver_meets_minimum(const util::Version& driver) const {
   return !min_driver.empty() && !(driver < min_driver);
 }
 
-std::span<const Toolkit> toolkit_table() {
-  static const std::vector<Toolkit> k_table = build_table();
-  return k_table;
+std::span<const Toolkit> toolkit_table() { return mutable_table(); }
+
+const Toolkit* learn_toolkit(const util::Version& release, const std::vector<arch::ComputeCapability>& sass,
+                             std::string source) {
+  // The strings a learned row names outlive it; rows hold views.
+  static std::deque<std::string> sources;
+  std::vector<Toolkit>& table = mutable_table();
+  const util::Version version = release.truncated(2);
+  std::vector<arch::ComputeCapability> seen;
+  for (const auto& cc : sass)
+    if (std::ranges::find(seen, cc.base()) == seen.end()) seen.push_back(cc.base());
+  std::ranges::sort(seen);
+  if (seen.empty()) return nullptr;
+  const auto observed = [&](arch::ComputeCapability cc) { return std::ranges::binary_search(seen, cc.base()); };
+  if (Toolkit* row = const_cast<Toolkit*>(find_toolkit(version))) {
+    std::vector<arch::ComputeCapability> archs = seen;
+    for (const auto& cc : row->archs)
+      if (cc != cc.base() && observed(cc)) archs.push_back(cc);
+    std::ranges::sort(archs);
+    row->archs = std::move(archs);
+    std::erase_if(row->deprecated, [&](arch::ComputeCapability cc) { return !observed(cc); });
+    if (!observed(row->default_arch)) row->default_arch = seen.front();
+    std::erase(row->unconfirmed, std::string_view("archs"));
+    row->source = sources.emplace_back(std::string(row->source) + "; archs: " + source);
+    return row;
+  }
+  if (table.size() == table.capacity() || !(table.back().version < version)) return nullptr;
+  const Toolkit* previous = nullptr;
+  for (const Toolkit& t : table)
+    if (t.released) previous = &t;
+  Toolkit t = *previous;
+  t.version = version;
+  t.archs = seen;
+  t.deprecated.clear();
+  t.removed.clear();
+  for (const auto& cc : previous->archs)
+    if (!observed(cc) && cc == cc.base()) t.removed.push_back(cc);
+  if (!observed(t.default_arch)) t.default_arch = seen.front();
+  t.min_driver = {};
+  t.ptx_isa = {};
+  t.released = true;
+  t.unconfirmed = {"deprecated", "removed", "default_arch", "min_driver", "max_gcc", "max_clang", "ptx_isa"};
+  t.source = sources.emplace_back("learned: " + source);
+  table.push_back(std::move(t));
+  return &table.back();
 }
 
 const Toolkit* find_toolkit(const util::Version& version) {

@@ -40,6 +40,19 @@ struct Toolkit {
 std::span<const Toolkit> toolkit_table();
 const Toolkit* find_toolkit(const util::Version& version);  // by major.minor
 
+// What a probe of a toolkit image saw (`nvcc --list-gpu-code`: base
+// targets, no a/f variants; watch/probe.hpp) becomes the table's word for
+// this process: a known row takes the observed archs (keeping the variants
+// of the targets nvcc listed, and no longer marking archs unconfirmed); a
+// release newer than every row becomes a row of its own, its other fields
+// taken from the newest released row and marked unconfirmed, its minimum
+// driver unknown. `source` says where it came from. nullptr when it cannot
+// be learned (a release older than the newest row that the table lacks, or
+// more learned rows than the table keeps room for). Not thread-safe: call
+// it before planning, as the watcher does.
+const Toolkit* learn_toolkit(const util::Version& release, const std::vector<arch::ComputeCapability>& sass,
+                             std::string source);
+
 // The toolkits that compile SASS for `cc`: first and last, or nullptr pair
 // when none does.
 struct ToolkitWindow {

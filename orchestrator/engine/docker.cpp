@@ -37,7 +37,8 @@ std::expected<ImageInfo, Error> parse_image(std::string_view body, std::string_v
 // the last image ID seen.
 class ProgressSink final : public net::BodySink {
  public:
-  explicit ProgressSink(LogSink* log) : m_log(log), m_parser([this](const ProgressEvent& e) { take(e); }) {}
+  explicit ProgressSink(LogSink* log, bool statuses = false)
+      : m_log(log), m_statuses(statuses), m_parser([this](const ProgressEvent& e) { take(e); }) {}
   bool chunk(std::string_view bytes) override {
     m_parser.feed(bytes);
     return true;
@@ -51,12 +52,17 @@ class ProgressSink final : public net::BodySink {
  private:
   void take(const ProgressEvent& e) {
     if (m_log && !e.stream.empty()) m_log->on_output(OutputStream::out, e.stream);
+    // A pull's own lines and each layer's end; not its many "Downloading" ones.
+    if (m_log && m_statuses && !e.status.empty() &&
+        (e.id.empty() || e.status == "Pull complete" || e.status == "Already exists"))
+      m_log->on_output(OutputStream::out, (e.id.empty() ? "" : e.id + ": ") + e.status + "\n");
     if (!e.error.empty() && m_error.empty()) m_error = e.error;
     if (e.is_aux_id) m_image_id = e.id;
     if (e.status.starts_with("sha256:")) m_image_id = e.status;
   }
 
   LogSink* m_log;
+  bool m_statuses;
   ProgressParser m_parser;
   std::string m_error;
   std::string m_image_id;
@@ -154,6 +160,41 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
     info = inspect_image(ref);
   }
   return info;
+}
+
+std::expected<ImageInfo, Error> DockerClient::pull_image(std::string_view ref, LogSink* log,
+                                                         const std::atomic<bool>* cancel) {
+  const std::string doing = "pulling " + std::string(ref);
+  // repo[:tag] or repo@sha256:...; the tag is the part after the last ':'
+  // that follows the last '/' (a registry's port is not a tag).
+  std::string repo(ref);
+  std::string tag = "latest";
+  if (const auto at = repo.find('@'); at != std::string::npos) {
+    tag = repo.substr(at + 1);
+    repo.resize(at);
+  } else if (const auto colon = repo.rfind(':');
+             colon != std::string::npos && repo.find('/', colon) == std::string::npos) {
+    tag = repo.substr(colon + 1);
+    repo.resize(colon);
+  }
+  if (repo.empty() || tag.empty())
+    return std::unexpected(Error{.kind = ErrorKind::invalid_spec, .message = doing + ": not an image reference"});
+  // No whole-exchange limit (a multi-gigabyte pull takes what it takes),
+  // but a registry that sends nothing for ten minutes fails it.
+  net::Request request{
+      .method = "POST",
+      .url = versioned("/images/create?fromImage=" + net::url_encode(repo) + "&tag=" + net::url_encode(tag)),
+      .headers = {},
+      .body = std::string(),
+      .timeout = std::chrono::milliseconds(0),
+      .stall_timeout = std::chrono::minutes(10),
+      .cancel = cancel};
+  ProgressSink progress(log, true);
+  if (auto response = call(std::move(request), doing, &progress); !response) return std::unexpected(response.error());
+  progress.finish();
+  if (!progress.error().empty())
+    return std::unexpected(Error{.kind = ErrorKind::api, .message = doing + ": " + progress.error()});
+  return inspect_image(ref);
 }
 
 std::expected<ImageInfo, Error> DockerClient::build_image(const std::filesystem::path& context_dir,

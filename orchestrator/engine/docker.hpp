@@ -68,6 +68,14 @@ class DockerClient {
   // the tag asked; the image is then tagged again (POST /images/{id}/tag).
   std::expected<ImageInfo, Error> import_image(const std::filesystem::path& rootfs_tar, std::string_view repo,
                                                std::string_view tag);
+  // POST /images/create?fromImage=REPO&tag=TAG: the engine pulls `ref`
+  // ("127.0.0.1:5000/nvidia/cuda:13.0.2-devel-ubuntu24.04") from its
+  // registry; the pull's progress lines go to `log`. The answer is the
+  // image as the engine then has it (digests holds repo@sha256:... of the
+  // manifest it pulled). A registry that refuses or is unreachable is an
+  // api error with the engine's message (the status is 200 either way).
+  std::expected<ImageInfo, Error> pull_image(std::string_view ref, LogSink* log = nullptr,
+                                             const std::atomic<bool>* cancel = nullptr);
   // POST /build with `context_dir` packed as a tar; the builder's output goes
   // to `log` as it arrives. A failed step is build_failed with the
   // builder's message (the status is 200 either way).

@@ -38,6 +38,9 @@ class DockerEngine final : public Engine {
     return m_client.build_image(context_dir, tag, options, log);
   }
   std::expected<ImageInfo, Error> inspect_image(std::string_view ref) { return m_client.inspect_image(ref); }
+  std::expected<ImageInfo, Error> pull_image(std::string_view ref, LogSink* log = nullptr) {
+    return m_client.pull_image(ref, log, m_cancel ? m_cancel->get() : nullptr);
+  }
 
   DockerClient& client() { return m_client; }
 

@@ -107,6 +107,13 @@ struct WatchSettings {
   std::string policy = "patch";  // patch, minor, major or pinned
   std::vector<WatchImage> images;
   std::vector<std::string> redist;  // directory URLs: ".../compute/cuda/redist/"
+  // A URL that gets one JSON POST per cycle that changed something (a chat
+  // webhook's shape). Webhook URLs carry their secret in the path: only its
+  // scheme and host are ever printed.
+  std::string notify;
+  // Verified sets kept per recipe x tier after a cycle that rebuilt (the
+  // older ones, and blobs no kept set names, are collected); 0: keep all.
+  std::size_t keep = 0;
 };
 
 struct Recipe {

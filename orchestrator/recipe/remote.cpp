@@ -126,6 +126,25 @@ WatchSettings parse_watch(Reader& reader, const YAML::Node& watch) {
       else
         out.redist.push_back(*url);
     }
+  if (const Field* f = fields.find("notify")) {
+    // The message never quotes the URL: a webhook's path is its secret.
+    const auto url = reader.string(f->value, "for 'notify'");
+    if (url && !url->starts_with("http://") && !url->starts_with("https://"))
+      reader.error(f->value, "invalid 'notify': expected an http:// or https:// URL that takes a JSON POST");
+    else if (url && url->find_first_of(" \t\r\n") != std::string::npos)
+      reader.error(f->value, "invalid 'notify': the URL has a blank");
+    else if (url)
+      out.notify = *url;
+  }
+  if (const Field* f = fields.find("keep")) {
+    const auto text = reader.string(f->value, "for 'keep'");
+    const bool digits =
+        text && !text->empty() && text->size() <= 6 && text->find_first_not_of("0123456789") == std::string::npos;
+    if (text && (!digits || std::stoul(*text) == 0))
+      reader.error(f->value, "'keep' is how many verified sets to keep per recipe x tier: a whole number, 1 or more");
+    else if (text)
+      out.keep = std::stoul(*text);
+  }
   return out;
 }
 

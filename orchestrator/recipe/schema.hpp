@@ -30,7 +30,7 @@ inline constexpr std::array<std::string_view, 3> k_requirement_keys = {"cuda", "
 
 // `watch:` (the watcher, issue 14): what it reads, and how far a recipe
 // follows new toolkits (watch::Policy has the same names).
-inline constexpr std::array<std::string_view, 3> k_watch_keys = {"policy", "images", "redist"};
+inline constexpr std::array<std::string_view, 5> k_watch_keys = {"policy", "images", "redist", "notify", "keep"};
 inline constexpr std::array<std::string_view, 4> k_watch_image_keys = {"url", "flavour", "os", "cudnn"};
 inline constexpr std::array<std::string_view, 1> k_watch_image_required = {"url"};
 inline constexpr std::array<std::string_view, 4> k_watch_policies = {"patch", "minor", "major", "pinned"};

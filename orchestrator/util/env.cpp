@@ -12,7 +12,7 @@ namespace {
 // Sorted: ORCHESTRATE_* first, then the standard ones.
 constexpr EnvVariable k_variables[] = {
     {"ORCHESTRATE_CACHE_DIR", "The local store and the image state file.", "$XDG_CACHE_HOME/orchestrate",
-     "build, fetch, push, pull, cache, images, smoke"},
+     "build, fetch, push, pull, cache, images, smoke, watch"},
     {"ORCHESTRATE_CONFIG", "The configuration file.", "./orchestrate.yaml, else recipes/orchestrate.yaml",
      "plan, build, fetch, push, pull, smoke, cache"},
     {"ORCHESTRATE_DEBIAN_MIRROR", "The Debian mirror debootstrap builds offline images from.", "the host's apt sources",
@@ -33,11 +33,11 @@ constexpr EnvVariable k_variables[] = {
     {"ORCHESTRATE_REGISTRY_LOG", "When set, every registry exchange is logged to stderr (credentials redacted).",
      "unset", "push, pull, fetch, build"},
     {"ORCHESTRATE_REMOTE", "The remote cache: an OCI registry URL (overrides remote: in the configuration).",
-     "remote: of the configuration, else none", "push, pull, fetch, build"},
+     "remote: of the configuration, else none", "push, pull, fetch, build, watch, schedule"},
     {"ORCHESTRATE_TIMEOUT", "Seconds one registry operation may take (--timeout).", "60", "push, pull, fetch"},
     {"CONTAINER_HOST", "Podman's engine socket (unix:// only).", "$XDG_RUNTIME_DIR/podman/podman.sock",
-     "build, images"},
-    {"DOCKER_HOST", "Docker's engine socket (unix:// only).", "/var/run/docker.sock", "build, images"},
+     "build, images, watch"},
+    {"DOCKER_HOST", "Docker's engine socket (unix:// only).", "/var/run/docker.sock", "build, images, watch"},
     {"HOME", "Where the XDG defaults fall back to (~/.cache, ~/.config).", "the passwd entry's home", "every command"},
     {"PATH", "Where nvcc and the host build's tools are found.", "/usr/bin:/bin", "build, doctor, images"},
     {"TMPDIR", "Where inspect spills package members it unpacks.", "/var/tmp", "inspect"},

@@ -36,6 +36,16 @@ std::vector<std::string> dropped(const compat::Toolkit& t, const std::vector<arc
   return out;
 }
 
+// The GPUs of the tier a probed nvcc does not list.
+std::vector<std::string> dropped_by_probe(const Probe& probe, const std::vector<arch::ComputeCapability>& gpus) {
+  std::vector<std::string> out;
+  for (const auto& cc : gpus)
+    if (std::ranges::find(probe.sass, cc.base()) == probe.sass.end() &&
+        std::ranges::find(out, cc.base().sm()) == out.end())
+      out.push_back(cc.base().sm());
+  return out;
+}
+
 // The newest released toolkit of the tables that compiles for every GPU.
 const compat::Toolkit* last_serving(const std::vector<arch::ComputeCapability>& gpus) {
   const compat::Toolkit* last = nullptr;
@@ -85,7 +95,8 @@ std::string image_key(std::string_view reference) {
   return std::string(reference);
 }
 
-Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy) {
+Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy,
+                const std::vector<Probe>& probes) {
   Decision out;
   // A set that records only major.minor cannot tell a patch release from
   // what it was built with.
@@ -119,12 +130,18 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
       decline(what + ": outside the recipe's cuda range " + current.cuda->text());
       continue;
     }
-    const compat::Toolkit* row = compat::find_toolkit(o.toolkit);
-    if (!row) {
-      decline(what + ": not in the toolkit tables; an image of it must be probed before use");
+    const Probe* probe = find_probe(probes, o.digest);
+    if (probe && probe->nvcc.truncated(2) != o.toolkit.truncated(2)) {
+      decline(what + ": its image's nvcc is " + probe->nvcc.str() + " (probed), not CUDA " +
+              o.toolkit.truncated(2).str());
       continue;
     }
-    if (!row->released) {
+    const compat::Toolkit* row = compat::find_toolkit(o.toolkit);
+    if (!row && !probe && o.image.empty()) {
+      decline(what + ": not in the toolkit tables, and no watched image offers it to probe");
+      continue;
+    }
+    if (row && !row->released) {
       decline(what + ": the tables say CUDA " + row->version.str() + " was never released");
       continue;
     }
@@ -134,15 +151,18 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
       decline(what + ": not among the configuration's toolkits");
       continue;
     }
-    if (current.driver && !row->driver_meets_minimum(*current.driver)) {
+    if (current.driver && (!row || !row->driver_meets_minimum(*current.driver))) {
       decline(what + ": tier " + current.tier + "'s driver " + current.driver->str() + " is older than its minimum " +
-              (row->min_driver.empty() ? std::string("(not known)") : row->min_driver.str()));
+              (!row || row->min_driver.empty() ? std::string("(not known)") : row->min_driver.str()));
       continue;
     }
-    if (const auto gone = dropped(*row, current.gpus); !gone.empty()) {
+    const std::vector<std::string> gone = probe ? dropped_by_probe(*probe, current.gpus)
+                                          : row ? dropped(*row, current.gpus)
+                                                : std::vector<std::string>{};
+    if (!gone.empty()) {
       const compat::Toolkit* last = last_serving(current.gpus);
-      decline(what + ": drops " + util::join(gone, ", ") + ", which tier " + current.tier +
-              " needs; the last toolkit that serves the tier is " +
+      decline(what + ": drops " + util::join(gone, ", ") + ", which tier " + current.tier + " needs" +
+              (probe ? " (its nvcc --list-gpu-code, probed)" : "") + "; the last toolkit that serves the tier is " +
               (last ? "CUDA " + last->version.str() : std::string("none")));
       continue;
     }
@@ -156,6 +176,13 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
     out.stale = true;
     out.take = *best;
     out.reason = "CUDA " + current.toolkit.str() + " -> " + best->toolkit.str() + " (" + best->image + ")";
+    const compat::Toolkit* row = compat::find_toolkit(best->toolkit);
+    if (!find_probe(probes, best->digest) && (!row || row->is_unconfirmed("archs"))) {
+      out.unprobed = true;
+      out.reason +=
+          row ? "; the tables' archs of CUDA " + row->version.str() + " are unconfirmed: its nvcc is probed first"
+              : "; not in the tables yet: its nvcc is probed first";
+    }
     return out;
   }
   // The same image rebuilt under its tag.

@@ -11,6 +11,7 @@
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/util/version.hpp"
 #include "orchestrator/watch/feeds.hpp"
+#include "orchestrator/watch/probe.hpp"
 
 namespace orc::watch {
 
@@ -54,8 +55,17 @@ struct Decision {
   std::optional<Offer> take;          // what to rebuild with, when stale
   std::string reason;                 // "CUDA 12.4.0 -> 12.4.1 (registry ...)", "base image moved: ..."
   std::vector<std::string> declined;  // newer offers not taken, each with why
+  bool unprobed = false;              // `take` is judged by no table row or probe yet: probe before use
 };
 
-Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy);
+// `probes` are what images' own nvcc said (probe.hpp), by registry digest:
+// an offer whose image was probed is judged by its probe (its nvcc's
+// release must be the tag's, its --list-gpu-code must hold every GPU of
+// the tier), not by the table's row; an offer of a release the tables do
+// not know, or whose row's archs are unconfirmed, is taken only as
+// `unprobed` until its image is probed (the watcher probes before it
+// builds, then decides again).
+Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy,
+                const std::vector<Probe>& probes = {});
 
 }  // namespace orc::watch

@@ -14,7 +14,10 @@
 #include <chrono>
 #include <fstream>
 #include <map>
+#include <mutex>
+#include <nlohmann/json.hpp>
 #include <sstream>
+#include <streambuf>
 #include <thread>
 
 #include "orchestrator/app/watch/watch.hpp"
@@ -23,6 +26,7 @@
 #include "orchestrator/registry/layout.hpp"
 #include "orchestrator/watch/feeds.hpp"
 #include "tests/integration/host_build.hpp"
+#include "tests/integration/http_server.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
 
@@ -30,6 +34,7 @@ namespace orc::watch {
 namespace {
 
 namespace fs = std::filesystem;
+using integration::HttpServer;
 using integration::RegistryProcess;
 using integration::run_process;
 using integration::TempDir;
@@ -114,34 +119,6 @@ TEST_F(WatchFeeds, ARegistryFeedListsEveryPageAndSeesADigestMove) {
   EXPECT_NE(offers.error().find(feed->name() + ": listing tags:"), std::string::npos) << offers.error();
 }
 
-// Python's http.server on a free port of 127.0.0.1, stopped by PID.
-class HttpServer {
- public:
-  explicit HttpServer(const fs::path& root, const fs::path& port_file) {
-    const std::string script =
-        "import functools, http.server, sys\n"
-        "handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=sys.argv[1])\n"
-        "server = http.server.ThreadingHTTPServer(('127.0.0.1', 0), handler)\n"
-        "open(sys.argv[2], 'w').write(str(server.server_address[1]))\n"
-        "server.serve_forever()\n";
-    const auto started = run_process({"sh", "-c", "python3 -c \"$0\" \"$1\" \"$2\" >/dev/null 2>&1 & echo $!", script,
-                                      root.string(), port_file.string()});
-    m_pid = std::atoi(started.output.c_str());
-    for (int i = 0; i < 100 && m_port == 0; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(50));
-      std::ifstream(port_file) >> m_port;
-    }
-  }
-  ~HttpServer() {
-    if (m_pid > 0) ::kill(m_pid, SIGTERM);
-  }
-  int port() const { return m_port; }
-
- private:
-  int m_pid = 0;
-  int m_port = 0;
-};
-
 TEST_F(WatchFeeds, TheRedistIndexFeedReadsEveryManifestItLinks) {
   if (run_process({"python3", "--version"}).exit_code != 0) GTEST_SKIP() << "no python3 here";
   const fs::path root = m_dir.path() / "www";
@@ -157,7 +134,7 @@ TEST_F(WatchFeeds, TheRedistIndexFeedReadsEveryManifestItLinks) {
       << R"({"release_date": "2026-11-06", "release_label": "9.28.1", "release_product": "cudnn",
              "cudnn": {"name": "NVIDIA CUDA Deep Neural Network library", "version": "9.28.1.4",
                        "cuda_variant": ["12", "13"]}})";
-  HttpServer server(root, m_dir.path() / "port");
+  HttpServer server(HttpServer::Mode::serve_directory, root, m_dir.path() / "port");
   ASSERT_NE(server.port(), 0) << "http.server did not start";
   std::shared_ptr<net::Transport> transport = registry::make_curl_transport();
   const std::string base = "http://127.0.0.1:" + std::to_string(server.port());
@@ -230,7 +207,12 @@ TEST_F(WatchFeeds, ADryRunCycleNamesTheStalePairAndWhy) {
   EXPECT_EQ(h.policy, "minor");
   ASSERT_TRUE(h.decision.stale) << h.toolkit;
   const std::string base = "127.0.0.1:" + std::to_string(server.port()) + "/nvidia/cuda:";
-  EXPECT_EQ(h.decision.reason, "CUDA 13.0 -> 13.1.1 (" + base + "13.1.1-devel-ubuntu22.04)");
+  // 13.1's row marks its archs unconfirmed: a rebuild would probe its nvcc first.
+  const std::string reason = "CUDA 13.0 -> 13.1.1 (" + base +
+                             "13.1.1-devel-ubuntu22.04); the tables' archs of CUDA 13.1 are unconfirmed: its nvcc is "
+                             "probed first";
+  EXPECT_EQ(h.decision.reason, reason);
+  EXPECT_TRUE(h.decision.unprobed);
   ASSERT_EQ(h.decision.declined.size(), 1u);
   EXPECT_NE(h.decision.declined[0].find("CUDA 13.0.2 (registry " + base.substr(0, base.size() - 1) +
                                         "): the set records CUDA 13.0 without its patch level"),
@@ -245,7 +227,7 @@ TEST_F(WatchFeeds, ADryRunCycleNamesTheStalePairAndWhy) {
   const std::string text = out.str();
   for (const std::string& line :
        std::vector<std::string>{"feed ok      registry " + base.substr(0, base.size() - 1) + " (3 offers)\n",
-                                "nested/h [minor]: STALE: CUDA 13.0 -> 13.1.1 (" + base + "13.1.1-devel-ubuntu22.04)\n",
+                                "nested/h [minor]: STALE: " + reason + "\n",
                                 "nested/b [minor]: no verified artifact set yet (orchestrate build b -r nested)\n",
                                 "dry run: 1 stale of 2 recipe x tier; nothing was built\n"})
     EXPECT_NE(text.find(line), std::string::npos) << line << " not in\n" << text;
@@ -266,6 +248,132 @@ TEST_F(WatchFeeds, ADryRunCycleNamesTheStalePairAndWhy) {
   EXPECT_EQ(json_io.exit_code, util::ExitCode::outside_failure);
   ::unsetenv("ORCHESTRATE_HOST_TOOLKITS");
   ::unsetenv("ORCHESTRATE_KEYS_DIR");
+}
+
+// Without a container engine a stale pair cannot be rebuilt in the offered
+// image: the cycle says why (exit 3), the notify URL gets one POST with the
+// failure (a chat webhook's {"text"} and the report), and the service runs
+// its cycles, a dead feed bringing the next one sooner, until stopped.
+TEST_F(WatchFeeds, AFailedRebuildIsNotifiedAndTheServiceStopsOnSignal) {
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+  if (run_process({"cmake", "--version"}).exit_code != 0) GTEST_SKIP() << "cmake is not installed";
+  if (run_process({"python3", "--version"}).exit_code != 0) GTEST_SKIP() << "no python3 here";
+  RegistryProcess server(m_dir.path() / "registry");
+  if (!server.error().empty()) GTEST_SKIP() << server.error();
+  const fs::path posts = m_dir.path() / "posts.txt";
+  HttpServer hook(HttpServer::Mode::record_posts, posts, m_dir.path() / "hook-port");
+  ASSERT_NE(hook.port(), 0) << "http.server did not start";
+  const std::string url = server.url("nvidia/cuda");
+  registry::Client pusher(options(url), registry::make_curl_transport());
+  push(pusher, "13.1.1-devel-ubuntu22.04", "layer of 13.1.1");
+
+  ::setenv("ORCHESTRATE_HOST_TOOLKITS", "/usr/local/cuda", 1);
+  ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir.path() / "keys").c_str(), 1);
+  ::setenv("ORCHESTRATE_CACHE_DIR", (m_dir.path() / "cache").c_str(), 1);
+  ::setenv("DOCKER_HOST", ("unix://" + (m_dir.path() / "no-engine.sock").string()).c_str(), 1);
+  const auto configure = [&](int notify_port) {
+    std::ofstream(m_dir.path() / "orchestrate.yaml")
+        << "toolkits: [\"13.0\", \"13.1\"]\ntiers:\n  h:\n    gpus: [H100]\nwatch:\n  policy: minor\n  notify: "
+           "\"http://127.0.0.1:"
+        << notify_port << "/hooks/T000/B000/secret\"\n  images:\n    - {url: \"" << url
+        << "\", os: ubuntu22.04}\n    - {url: \"http://127.0.0.1:9/nvidia/cuda\"}\nrecipes:\n  - name: nested\n"
+           "    framework: cmake\n    source: {path: "
+        << ORC_SOURCE_DIR
+        << "/tests/integration/nested-project}\n    tiers: [h]\n    build:\n"
+           "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n      - cmake --build build\n"
+           "    artifacts: [\"**/libx.so\"]\n";
+  };
+  configure(hook.port());
+  std::ostringstream progress;
+  const auto built = integration::build_on_host(m_dir.path(), "h", "nested", progress);
+  ASSERT_EQ(built.builds.size(), 1u) << progress.str();
+  ASSERT_EQ(built.builds.front().status, app::BuildStatus::built) << progress.str();
+
+  app::WatchRequest request{.config = m_dir.path() / "orchestrate.yaml",
+                            .store_root = m_dir.path() / "store",
+                            .dry_run = false,
+                            .engine = engine::EngineKind::docker,
+                            .progress = nullptr,
+                            .terminal = false,
+                            .cancel = nullptr};
+  const app::WatchReport report = app::watch_once(request);
+  ASSERT_EQ(report.pairs.size(), 1u);
+  const app::WatchPair& pair = report.pairs[0];
+  ASSERT_TRUE(pair.decision.stale);
+  EXPECT_EQ(pair.outcome.action, app::WatchAction::failed);
+  EXPECT_NE(pair.outcome.detail.find("cannot reach the docker engine at "), std::string::npos) << pair.outcome.detail;
+  EXPECT_EQ(report.exit_code(), util::ExitCode::outside_failure);
+  EXPECT_TRUE(report.notified) << report.notify_error;
+  std::ifstream in(posts);
+  std::string line;
+  ASSERT_TRUE(std::getline(in, line)) << "no POST reached the hook";
+  ASSERT_TRUE(line.starts_with("application/json {")) << line;
+  const auto body = nlohmann::json::parse(line.substr(line.find(' ') + 1));
+  EXPECT_TRUE(
+      body["text"].get<std::string>().starts_with("orchestrate watch: 0 rebuilt, 1 failed\n- nested/h: FAILED "))
+      << body["text"];
+  EXPECT_EQ(body["report"]["pairs"][0]["outcome"]["action"], "failed");
+  EXPECT_FALSE(std::getline(in, line)) << "one POST per cycle";
+  // The text report names the dead feed; the JSON is what the hook got.
+  std::ostringstream out, err;
+  cli::Io io{.out = out, .err = err};
+  cli::emit(io, report, cli::Format::text);
+  EXPECT_NE(out.str().find("feed FAILED  registry 127.0.0.1:9/nvidia/cuda: listing tags:"), std::string::npos)
+      << out.str();
+  EXPECT_NE(out.str().find("    rebuild FAILED (exit 3): "), std::string::npos) << out.str();
+  // A notify URL that fails is said, never fatal, and names no path (its secret).
+  configure(9);
+  const app::WatchReport unheard = app::watch_once(request);
+  EXPECT_FALSE(unheard.notified);
+  EXPECT_TRUE(unheard.notify_error.starts_with("POST to the notify URL at http://127.0.0.1:9 failed: "))
+      << unheard.notify_error;
+  EXPECT_EQ(unheard.notify_error.find("secret"), std::string::npos);
+
+  // The service, dry: a cycle, a status line, a sooner retry for the dead
+  // feed, until the flag a signal handler would set.
+  engine::CancelFlag stop;
+  request.dry_run = true;
+  request.cancel = &stop;
+  // Stops the service once its second cycle is said, as SIGTERM would.
+  class StopAfterTwo final : public std::streambuf {
+   public:
+    explicit StopAfterTwo(engine::CancelFlag& flag) : m_flag(flag) {}
+    std::string text() {
+      const std::lock_guard lock(m_mutex);
+      return m_text;
+    }
+
+   protected:
+    int_type overflow(int_type c) override {
+      if (c == traits_type::eof()) return traits_type::not_eof(c);
+      const std::lock_guard lock(m_mutex);
+      m_text += traits_type::to_char_type(c);
+      if (m_text.find(" cycle 2: ") != std::string::npos && m_text.ends_with("\n")) m_flag.request();
+      return c;
+    }
+
+   private:
+    engine::CancelFlag& m_flag;
+    std::mutex m_mutex;
+    std::string m_text;
+  } buffer(stop);
+  std::ostream status(&buffer);
+  const auto start = std::chrono::steady_clock::now();
+  const util::ExitCode code =
+      app::watch_service(request, {.interval = std::chrono::seconds(1), .max_cycles = 0}, status);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_EQ(code, util::ExitCode::ok) << buffer.text();
+  EXPECT_LT(took, 60.0) << buffer.text();
+  const std::string lines = buffer.text();
+  EXPECT_NE(lines.find(" cycle 1: feeds 1/2 ok, 1 stale, 0 rebuilt, 0 failed, 0 locked; feed failed: registry "
+                       "127.0.0.1:9/nvidia/cuda: listing tags: "),
+            std::string::npos)
+      << lines;
+  EXPECT_NE(lines.find("; a feed failed, retrying in 1s\n"), std::string::npos) << lines;
+  EXPECT_NE(lines.find(" cycle 2: "), std::string::npos) << lines;
+  EXPECT_TRUE(lines.ends_with(" watcher stopped\n")) << lines;
+  for (const char* name : {"ORCHESTRATE_HOST_TOOLKITS", "ORCHESTRATE_KEYS_DIR", "ORCHESTRATE_CACHE_DIR", "DOCKER_HOST"})
+    ::unsetenv(name);
 }
 
 }  // namespace

@@ -50,14 +50,34 @@ std::string engine_unreachable_message(const engine::Discovery& discovery, const
 }
 
 PlanScope scope_of(const BuildRequest& request) {
-  return PlanScope{.tiers = request.tiers, .recipes = request.recipes, .toolkits = std::nullopt};
+  PlanScope scope{.tiers = request.tiers, .recipes = request.recipes, .toolkits = std::nullopt};
+  if (request.image) scope.toolkits = std::vector<util::Version>{request.image->toolkit.truncated(2)};
+  return scope;
 }
 
-// Every recipe x tier the request names, with every configured toolkit.
+// The watcher's image in place of the plan's, on every entry it can serve.
+void use_override(PlanReport& planned, const ImageOverride& image) {
+  for (auto& entry : planned.plans) {
+    if (!entry.ok) continue;
+    entry.image = compat::ImageChoice{.reference = image.reference,
+                                      .source = compat::ImageSource::official,
+                                      .toolkit = image.toolkit,
+                                      .cudnn = std::nullopt,
+                                      .mounts = {},
+                                      .nvcc = image.cuda_home + "/bin/nvcc",
+                                      .host_compiler = {},
+                                      .notes = {}};
+    entry.image_needs_registry = false;
+  }
+}
+
+// Every recipe x tier the request names, with every configured toolkit
+// (or the watcher's image's).
 PlanReport full_plan(const BuildRequest& request) {
   PlanReport full = plan(load_plan_config(request.config), scope_of(request));
   if (full.plans.empty())
     throw util::Failure(ExitCode::bad_input, "no recipe is built for tier " + util::join(request.tiers, ", "));
+  if (request.image) use_override(full, *request.image);
   return full;
 }
 
@@ -156,6 +176,10 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
     throw util::Failure(
         discovery.error().kind == engine::ErrorKind::config ? ExitCode::bad_input : ExitCode::outside_failure,
         discovery.error().message);
+  if (request.image && discovery->kind == engine::EngineKind::host)
+    throw util::Failure(ExitCode::bad_input,
+                        "building in the image " + request.image->reference +
+                            " needs a container engine, and this build would run on the host: " + discovery->reason);
   detail::Console console(progress, request.terminal);
   const PlanReport planned = plan_for_engine(std::move(full), request, *discovery, console);
   say_plan_warnings(planned, console);
@@ -164,7 +188,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   const detail::PrepareContext prepare{.kind = discovery->kind,
                                        .store = &store,
                                        .jobs_per_build = detail::jobs_per_build(request.jobs, planned.plans.size()),
-                                       .explain = request.explain};
+                                       .explain = request.explain,
+                                       .image_override = request.image ? &*request.image : nullptr};
   std::vector<BuildJob> jobs;
   for (const auto& entry : planned.plans) jobs.push_back(detail::prepare_job(entry, prepare));
   check_engine(jobs, *discovery);
@@ -173,8 +198,10 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   for (auto& job : jobs)
     if (job.result.exit_code == ExitCode::ok && job.result.status != BuildStatus::cached) misses.push_back(&job);
   if (!misses.empty()) {
-    engine::CancelFlag cancel;
-    engine::ScopedSignalCancel on_signal(cancel);
+    engine::CancelFlag own_cancel;
+    std::optional<engine::ScopedSignalCancel> on_signal;
+    if (!request.cancel) on_signal.emplace(own_cancel);
+    engine::CancelFlag& cancel = request.cancel ? *request.cancel : own_cancel;
     const std::optional<cache::SigningKey> key =
         site::machine_signing_key([&console](const std::string& line) { console.line(line); });
     detail::RunContext context{.discovery = *discovery,
@@ -183,7 +210,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
                                .console = &console,
                                .cancel = &cancel,
                                .jobs_per_build = 1,
-                               .keep_failed = request.keep_failed};
+                               .keep_failed = request.keep_failed,
+                               .trigger = request.trigger ? &*request.trigger : nullptr};
     run_misses(misses, context, request.jobs);
   }
   console.done();

@@ -8,23 +8,42 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/engine/engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
 
 namespace orc::app {
 
+// The watcher's rebuild (app/watch): the build runs in this image, which the
+// caller has pulled into the engine, instead of the one the plan would
+// choose, and the plan resolves with the toolkit row of its tag's
+// major.minor only. The registry digest is part of the cache key and of
+// the manifest, so a base rebuilt under its tag is a new build.
+struct ImageOverride {
+  std::string reference;  // "127.0.0.1:5000/nvidia/cuda:13.0.2-devel-ubuntu24.04"
+  std::string digest;     // "sha256:..." of the tag's manifest in its registry
+  util::Version toolkit;  // 13.0.2, as the tag (or the image's probed nvcc) says
+  std::string cuda_home = "/usr/local/cuda";
+};
+
 struct BuildRequest {
   std::filesystem::path config;
-  std::vector<std::string> tiers;            // at least one
-  std::vector<std::string> recipes;          // empty = every recipe of the tiers
-  std::optional<engine::EngineKind> engine;  // nullopt = discover
-  unsigned jobs = 0;                         // 0 = one per core
-  bool explain = false;                      // print every key input
-  std::filesystem::path store_root;          // empty = cache::default_store_root()
-  bool terminal = false;                     // stderr is a terminal: progress, not every log line
-  bool keep_failed = false;                  // keep a failed build's tree, and name it
+  std::vector<std::string> tiers;                // at least one
+  std::vector<std::string> recipes;              // empty = every recipe of the tiers
+  std::optional<engine::EngineKind> engine;      // nullopt = discover
+  unsigned jobs = 0;                             // 0 = one per core
+  bool explain = false;                          // print every key input
+  std::filesystem::path store_root;              // empty = cache::default_store_root()
+  bool terminal = false;                         // stderr is a terminal: progress, not every log line
+  bool keep_failed = false;                      // keep a failed build's tree, and name it
+  std::optional<ImageOverride> image;            // the watcher's: build in this image (container engines only)
+  std::optional<cache::RebuildTrigger> trigger;  // the watcher's: why, recorded in the manifest
+  // Set by a caller that handles SIGINT/SIGTERM itself (the watcher's
+  // service loop); null: build installs its own handlers for the run.
+  engine::CancelFlag* cancel = nullptr;
 };
 
 struct BuiltArtifact {

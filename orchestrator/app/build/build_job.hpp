@@ -47,6 +47,7 @@ struct PrepareContext {
   const cache::Store* store = nullptr;
   unsigned jobs_per_build = 1;
   bool explain = false;
+  const ImageOverride* image_override = nullptr;  // the watcher's image, when it chose one
 };
 
 // The image, source, driver plan and key of one plan entry, and the store
@@ -105,6 +106,7 @@ struct RunContext {
   const engine::CancelFlag* cancel = nullptr;
   unsigned jobs_per_build = 1;
   bool keep_failed = false;
+  const cache::RebuildTrigger* trigger = nullptr;  // recorded in the manifest of what is stored
 };
 
 // Runs a job that missed the cache: fills job.result (status, artifacts,

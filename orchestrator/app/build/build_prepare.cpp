@@ -40,7 +40,7 @@ BuildImage host_image(const HostChoice& host) {
 }
 
 // The plan's image for a container engine, or why it cannot be used.
-std::expected<BuildImage, std::string> container_image(const PlanEntry& plan) {
+std::expected<BuildImage, std::string> container_image(const PlanEntry& plan, const ImageOverride* chosen) {
   if (!plan.image) return std::unexpected("no build image serves CUDA " + plan.toolkit->version.str());
   const compat::ImageChoice& choice = *plan.image;
   BuildImage image{.reference = choice.reference,
@@ -51,6 +51,8 @@ std::expected<BuildImage, std::string> container_image(const PlanEntry& plan) {
                    .toolkit = choice.toolkit};
   // Debian's packaged toolkit lives in /usr (nvcc is /usr/bin/nvcc).
   if (choice.nvcc.starts_with("/usr/bin/")) image.cuda_home = "/usr";
+  // The watcher's image is keyed by its registry digest.
+  if (chosen && chosen->reference == choice.reference) image.digest = chosen->digest;
   for (const auto& m : choice.mounts)
     image.mounts.push_back({.host = m.host,
                             .container = m.container,
@@ -195,7 +197,7 @@ void prepare(BuildJob& job, const PrepareContext& context) {
     return fail(job, util::ExitCode::outside_failure, util::join(entry.reasons, "; "));
   if (!entry.ok) return fail(job, util::ExitCode::bad_input, "unsatisfiable: " + util::join(entry.reasons, "; "));
   job.result.toolkit = entry.toolkit->version;
-  auto image = entry.host ? host_image(*entry.host) : container_image(entry);
+  auto image = entry.host ? host_image(*entry.host) : container_image(entry, context.image_override);
   if (!image) {
     job.image_problem = true;
     return fail(job, util::ExitCode::bad_input, image.error());

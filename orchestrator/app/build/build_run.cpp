@@ -206,6 +206,7 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   m.cudnn = job.plan.cudnn ? job.plan.cudnn->version.str() : "";
   m.host_compiler = job.image.host_compiler;
   m.warnings = verification.warnings;
+  if (context.trigger) m.trigger = *context.trigger;
   for (std::size_t i = 0; i < files.size(); ++i) {
     cache::ManifestFile f{.path = files[i].name,
                           .sha256 = {},

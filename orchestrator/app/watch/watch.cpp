@@ -1,7 +1,10 @@
 #include "orchestrator/app/watch/watch.hpp"
 
 #include <algorithm>
+#include <ostream>
 
+#include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/app/watch/watch_detail.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
@@ -39,13 +42,9 @@ std::vector<std::unique_ptr<watch::Feed>> make_feeds(const recipe::WatchSettings
   return feeds;
 }
 
-// The set's toolkit and image, from its manifest in the store.
-struct Built {
-  util::Version toolkit;
-  std::string toolkit_text;
-  std::string image;
-  std::string image_digest;
-};
+}  // namespace
+
+namespace detail {
 
 std::optional<Built> newest_set(cache::Store& store, const std::string& recipe, const std::string& tier) {
   auto entry = store.index().newest_verified(recipe, tier);
@@ -61,16 +60,94 @@ std::optional<Built> newest_set(cache::Store& store, const std::string& recipe, 
   Built out{.toolkit = util::Version::parse(manifest->toolkit).value_or(util::Version{}),
             .toolkit_text = manifest->toolkit,
             .image = manifest->image,
-            .image_digest = manifest->image_digest};
+            .image_digest = manifest->image_digest,
+            .manifest = (*entry)->manifest};
   out.toolkit = watch::built_release(out.toolkit, out.image);
   return out;
 }
 
+std::filesystem::path probes_path() { return cache::default_store_root() / "toolkit-probes.v1.json"; }
+
+void judge(WatchPair& pair, const Built& built, const recipe::Config& config, const recipe::Recipe& r,
+           const std::vector<watch::Offer>& offers, const std::vector<watch::Probe>& probes) {
+  pair.built = true;
+  // The release as precisely as known (13.0.1 from its image's tag), else
+  // what the manifest says.
+  pair.toolkit = built.toolkit.size() >= 2 ? built.toolkit.str() : built.toolkit_text;
+  pair.image = built.image;
+  pair.current_set = built.manifest;
+  pair.decision = {};
+  if (built.toolkit.size() < 2) {
+    pair.problem = "its manifest's toolkit '" + built.toolkit_text + "' is no version: not judged";
+    return;
+  }
+  const recipe::Tier* tier = config.find_tier(pair.tier);
+  watch::Current current{.recipe = r.name,
+                         .tier = pair.tier,
+                         .toolkit = built.toolkit,
+                         .image = built.image,
+                         .image_digest = built.image_digest,
+                         .gpus = {},
+                         .cuda = std::nullopt,
+                         .allowed = config.toolkits,
+                         .driver = tier ? tier->driver : std::nullopt};
+  if (tier)
+    for (const auto& g : tier->gpus) current.gpus.push_back(g.cc);
+  if (r.requires_.cuda) current.cuda = r.requires_.cuda->range;
+  const std::string policy_name = r.watch.value_or(config.watch ? config.watch->policy : "patch");
+  pair.decision =
+      watch::decide(current, offers, watch::parse_policy(policy_name).value_or(watch::Policy::patch), probes);
+}
+
+}  // namespace detail
+
+namespace {
+
+// keep: N after a cycle that stored sets: the older sets of every recipe x
+// tier and the blobs no kept set names.
+std::size_t apply_retention(const WatchRequest& request, std::size_t keep) {
+  const CacheGcReport gc = cache_gc(CacheRequest{.store_root = request.store_root, .keep = keep});
+  if (request.progress && !gc.progress.empty()) *request.progress << gc.progress;
+  return gc.collected.removed_sets.size();
+}
+
 }  // namespace
 
+bool WatchReport::all_feeds_failed() const {
+  return !feeds.empty() && std::ranges::none_of(feeds, [](const WatchFeedStatus& f) { return f.ok; });
+}
+
 ExitCode WatchReport::exit_code() const {
-  const bool all_failed = !feeds.empty() && std::ranges::none_of(feeds, [](const WatchFeedStatus& f) { return f.ok; });
-  return all_failed ? ExitCode::outside_failure : ExitCode::ok;
+  if (all_feeds_failed()) return ExitCode::outside_failure;
+  ExitCode code = ExitCode::ok;
+  for (const auto& p : pairs) code = std::max(code, p.outcome.exit_code);
+  return code;
+}
+
+bool WatchReport::changed() const {
+  return std::ranges::any_of(pairs, [](const WatchPair& p) {
+    return p.outcome.action == WatchAction::rebuilt || p.outcome.action == WatchAction::failed;
+  });
+}
+
+std::string_view to_string(WatchAction action) {
+  switch (action) {
+    case WatchAction::none:
+      return "none";
+    case WatchAction::would_rebuild:
+      return "would-rebuild";
+    case WatchAction::rebuilt:
+      return "rebuilt";
+    case WatchAction::failed:
+      return "failed";
+    case WatchAction::locked:
+      return "locked";
+    case WatchAction::overtaken:
+      return "overtaken";
+    case WatchAction::cancelled:
+      return "cancelled";
+  }
+  return "?";
 }
 
 WatchReport watch_once(const WatchRequest& request) {
@@ -83,6 +160,7 @@ WatchReport watch_once(const WatchRequest& request) {
   const recipe::WatchSettings& settings = *config->watch;
 
   WatchReport report;
+  report.dry_run = request.dry_run;
   std::shared_ptr<net::Transport> transport = registry::make_curl_transport();
   std::vector<watch::Offer> offers;
   std::vector<WatchFeedStatus> unmade;
@@ -98,43 +176,28 @@ WatchReport watch_once(const WatchRequest& request) {
     report.feeds.push_back(std::move(status));
   }
   report.feeds.insert(report.feeds.end(), unmade.begin(), unmade.end());
-  if (report.exit_code() != ExitCode::ok) return report;  // nothing to judge against
+  if (report.all_feeds_failed()) return report;  // nothing to judge against
 
-  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  const std::filesystem::path store_root =
+      request.store_root.empty() ? cache::default_store_root() : request.store_root;
+  auto store = cache::Store::open(store_root);
   if (!store) site::fail_with(store.error());
+  std::vector<watch::Probe> probes = watch::read_probes(detail::probes_path());
   for (const auto& r : config->recipes) {
-    const std::string policy_name = r.watch.value_or(settings.policy);
-    const watch::Policy policy = watch::parse_policy(policy_name).value_or(watch::Policy::patch);
     for (const auto& tier_name : r.tiers) {
-      const recipe::Tier* tier = config->find_tier(tier_name);
-      WatchPair pair{.recipe = r.name, .tier = tier_name, .policy = policy_name};
-      const auto built = newest_set(*store, r.name, tier_name);
-      if (built) {
-        pair.built = true;
-        pair.toolkit = built->toolkit_text;
-        pair.image = built->image;
-        if (built->toolkit.size() < 2) {
-          pair.problem = "its manifest's toolkit '" + built->toolkit_text + "' is no version: not judged";
-          report.pairs.push_back(std::move(pair));
-          continue;
-        }
-        watch::Current current{.recipe = r.name,
-                               .tier = tier_name,
-                               .toolkit = built->toolkit,
-                               .image = built->image,
-                               .image_digest = built->image_digest,
-                               .gpus = {},
-                               .cuda = std::nullopt,
-                               .allowed = config->toolkits,
-                               .driver = tier ? tier->driver : std::nullopt};
-        if (tier)
-          for (const auto& g : tier->gpus) current.gpus.push_back(g.cc);
-        if (r.requires_.cuda) current.cuda = r.requires_.cuda->range;
-        pair.decision = watch::decide(current, offers, policy);
-      }
+      WatchPair pair{.recipe = r.name, .tier = tier_name, .policy = r.watch.value_or(settings.policy)};
+      if (const auto built = detail::newest_set(*store, r.name, tier_name))
+        detail::judge(pair, *built, *config, r, offers, probes);
+      if (pair.decision.stale) pair.outcome.action = WatchAction::would_rebuild;
       report.pairs.push_back(std::move(pair));
     }
   }
+  if (request.dry_run) return report;
+
+  detail::rebuild_stale(request, *config, *store, offers, probes, report);
+  const bool stored = std::ranges::any_of(report.pairs, [](const WatchPair& p) { return p.outcome.set.has_value(); });
+  if (stored && settings.keep > 0) report.collected_sets = apply_retention(request, settings.keep);
+  if (!settings.notify.empty() && report.changed()) detail::notify(settings.notify, report);
   return report;
 }
 

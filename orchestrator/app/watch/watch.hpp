@@ -1,21 +1,38 @@
 #pragma once
-// `orchestrate watch --once --dry-run` (issue 14, first step): poll every feed
-// of the configuration's `watch:`, and for each recipe x tier compare its
-// newest verified artifact set with what the feeds offer under the recipe's
-// policy. Nothing is built yet: the report says which pairs are stale and
-// why, and which newer offers were declined and why.
+// `orchestrate watch` (issue 14): poll every feed of the configuration's
+// `watch:`, and for each recipe x tier compare its newest verified artifact
+// set with what the feeds offer under the recipe's policy. With --dry-run
+// that is the report; otherwise each stale pair is rebuilt in the image the
+// decision took (pulled through the engine), verified, stored with a
+// manifest that says why (cache::RebuildTrigger), smoke-tested where a GPU
+// of the tier is on this machine, and pushed where a remote is configured.
+// A pair is rebuilt under a lock in the store, so two watchers never build
+// the same pair; the second skips it and says who holds it.
+#include <chrono>
 #include <filesystem>
+#include <iosfwd>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "orchestrator/digest/digest.hpp"
+#include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/engine/engine.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/watch/decide.hpp"
 
 namespace orc::app {
 
 struct WatchRequest {
-  std::filesystem::path config;      // orchestrate.yaml
-  std::filesystem::path store_root;  // empty: the default store
+  std::filesystem::path config;              // orchestrate.yaml
+  std::filesystem::path store_root;          // empty: the default store
+  bool dry_run = true;                       // report only
+  std::optional<engine::EngineKind> engine;  // nullopt: discover (a rebuild needs a container engine)
+  std::ostream* progress = nullptr;          // build logs and what the cycle does (stderr); null: none
+  bool terminal = false;
+  // Set by SIGINT/SIGTERM (the caller's handler): the build under way is
+  // cancelled and nothing of it is stored; the pairs after it are left.
+  engine::CancelFlag* cancel = nullptr;
 };
 
 struct WatchFeedStatus {
@@ -25,27 +42,76 @@ struct WatchFeedStatus {
   std::size_t offers = 0;  // when ok
 };
 
+// What a cycle did about one stale pair.
+enum class WatchAction {
+  none,           // not stale (or not judged)
+  would_rebuild,  // --dry-run
+  rebuilt,        // built, verified and stored
+  failed,         // pulling, building or verifying failed (see detail)
+  locked,         // another watcher holds the pair's lock: skipped
+  overtaken,      // stale when polled, up to date once the lock was held (another watcher rebuilt it)
+  cancelled,      // SIGTERM/SIGINT: the build was stopped, nothing stored
+};
+std::string_view to_string(WatchAction action);
+
+struct WatchOutcome {
+  WatchAction action = WatchAction::none;
+  std::string detail;                          // why it failed, who holds the lock, ...
+  std::optional<digest::Digest> set;           // the new set (rebuilt)
+  std::string image_digest;                    // what the engine pulled
+  std::string probe;                           // what the image's nvcc said: "nvcc 13.0.88: sm_75 ... sm_121"
+  std::vector<std::string> table_differences;  // where that differs from the tables' row
+  std::string smoke;                           // "pass", "fail", or "not run: ..."
+  std::string pushed;                          // the registry tag it was pushed as
+  std::string push_error;                      // the push failed (the set is stored all the same)
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
 struct WatchPair {
   std::string recipe;
   std::string tier;
   std::string policy;
   bool built = false;   // a verified artifact set exists
   std::string problem;  // why the set could not be judged (its manifest names no toolkit), or empty
-  std::string toolkit;  // what that set was built with, as its manifest says
+  std::string toolkit;  // what that set was built with: its image tag's release (13.0.1), else its manifest's
   std::string image;
+  std::optional<digest::Digest> current_set;  // its manifest
   watch::Decision decision;
+  WatchOutcome outcome;
 };
 
 struct WatchReport {
+  bool dry_run = true;
   std::vector<WatchFeedStatus> feeds;
   std::vector<WatchPair> pairs;
-  // 3 when every feed failed (nothing could be judged), else 0.
+  std::size_t collected_sets = 0;  // removed by `keep:` after the rebuilds
+  std::string notify_error;        // the notify POST failed (never fatal)
+  bool notified = false;
+  bool all_feeds_failed() const;
+  // 3 when every feed failed (nothing could be judged), else the worst
+  // outcome of a rebuild (1 a failed build or verification, 3 the engine
+  // or registry), else 0.
   util::ExitCode exit_code() const;
+  // Pairs rebuilt or failed: what a notification is about.
+  bool changed() const;
 };
 
-// Throws util::Failure: bad_input for a configuration without `watch:` (or
-// with neither images nor redist), outside_failure when the store cannot be
-// opened.
+// One cycle. Throws util::Failure: bad_input for a configuration without
+// `watch:` (or with neither images nor redist), outside_failure when the
+// store cannot be opened.
 WatchReport watch_once(const WatchRequest& request);
+
+// The report as JSON ({"dry_run", "feeds", "pairs", ...}): what --json
+// prints and what the notify URL receives.
+std::string watch_json(const WatchReport& report);
+
+// The service: a cycle, a status line on `status`, then a wait of
+// `interval` (shorter, 1 min doubling, while a feed fails), until the
+// cancel flag is set. Returns the exit code of the last cycle.
+struct WatchServiceOptions {
+  std::chrono::seconds interval{6 * 3600};
+  std::size_t max_cycles = 0;  // 0: until stopped (tests stop after a few)
+};
+util::ExitCode watch_service(const WatchRequest& request, const WatchServiceOptions& options, std::ostream& status);
 
 }  // namespace orc::app

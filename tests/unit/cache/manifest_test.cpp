@@ -241,5 +241,39 @@ TEST(Manifest, HostileSizesAreRefusedNotCrashed) {
   EXPECT_NE(r.error().message.find("warnings"), std::string::npos);
 }
 
+// Why the watcher rebuilt a set travels signed in its manifest; a set built
+// by hand has no "trigger" key, so its bytes are what they always were.
+TEST(Manifest, ARebuildTriggerRoundTripsAndIsAbsentOtherwise) {
+  Manifest m = sample_manifest();
+  m.trigger = RebuildTrigger{.reason = "CUDA 13.0.1 -> 13.0.2 (127.0.0.1:5000/nvidia/cuda:13.0.2-devel-ubuntu24.04)",
+                             .from_set = digest::Digest::parse("sha256:" + std::string(64, 'a')).value(),
+                             .from_toolkit = "13.0.1",
+                             .from_image = "127.0.0.1:5000/nvidia/cuda:13.0.1-devel-ubuntu24.04",
+                             .from_image_digest = "",
+                             .to_toolkit = "13.0.2",
+                             .to_image = "127.0.0.1:5000/nvidia/cuda:13.0.2-devel-ubuntu24.04",
+                             .to_image_digest = "sha256:" + std::string(64, 'b')};
+  expect_round_trip(m);
+  const auto j = nlohmann::json::parse(canonical_json(m));
+  EXPECT_EQ(j["trigger"]["from"]["toolkit"], "13.0.1");
+  EXPECT_TRUE(j["trigger"]["from"]["image_digest"].is_null());
+  EXPECT_EQ(j["trigger"]["to"]["image_digest"], "sha256:" + std::string(64, 'b'));
+  EXPECT_EQ(canonical_json(sample_manifest()).find("trigger"), std::string::npos);
+  EXPECT_FALSE(parse_manifest(canonical_json(sample_manifest()))->trigger);
+
+  // A trigger missing a part, or with a key of its own, is a damaged manifest.
+  auto broken = j;
+  broken["trigger"].erase("to");
+  auto r = parse_manifest(broken.dump());
+  ASSERT_FALSE(r);
+  EXPECT_EQ(r.error().kind, Kind::malformed);
+  EXPECT_NE(r.error().message.find("trigger: missing key 'to'"), std::string::npos) << r.error().message;
+  broken = j;
+  broken["trigger"]["from"]["extra"] = 1;
+  r = parse_manifest(broken.dump());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("trigger.from: unknown key 'extra'"), std::string::npos) << r.error().message;
+}
+
 }  // namespace
 }  // namespace orc::cache

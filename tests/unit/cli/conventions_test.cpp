@@ -95,15 +95,30 @@ TEST_F(CliTest, ADriverPastAGenerationsLastBranchIsAnErrorInEveryCommand) {
   }
 }
 
-// watch reports and does not rebuild yet: without --once --dry-run it says
-// what to run; a configuration without `watch:` is bad input, naming it.
-TEST_F(CliTest, WatchNeedsOnceAndDryRunAndAWatchSection) {
+// watch runs one cycle (--once) or a service (--interval D), never both or
+// neither; a bad interval and --json without --once are usage errors; a
+// configuration without `watch:` is bad input, naming it.
+TEST_F(CliTest, WatchNeedsOnceOrAnIntervalAndAWatchSection) {
   const auto config = write("orchestrate.yaml", k_config);
   auto r = run_cli({"watch", "-f", config});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err,
-            "orchestrate: error: orchestrate watch reports what is stale and does not rebuild yet: run 'orchestrate "
-            "watch --once --dry-run'\n");
+            "orchestrate: error: orchestrate watch needs exactly one of --once (one cycle) and --interval D (a "
+            "service)\n");
+  r = run_cli({"watch", "--once", "--interval", "6h", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  r = run_cli({"watch", "--interval", "6x", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err,
+            "orchestrate: error: --interval '6x': expected a positive duration like 30s, 15m, 6h or 1d (a year at "
+            "most)\n");
+  r = run_cli({"watch", "--interval", "6h", "--json", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_EQ(r.err, "orchestrate: error: --json goes with --once; the service prints status lines\n");
+  // The service refuses a configuration without watch: at once.
+  r = run_cli({"watch", "--interval", "6h", "-f", config});
+  EXPECT_EQ(r.code, 2);
+  EXPECT_NE(r.err.find("no 'watch:' with 'images' or 'redist'"), std::string::npos) << r.err;
   r = run_cli({"watch", "--once", "--dry-run", "-f", config});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "orchestrate: error: " + config +

@@ -219,6 +219,22 @@ recipes:
              "(did you mean 'minor'?)"}));
 }
 
+// notify: a URL that takes a POST (its path, a webhook's secret, is never
+// quoted); keep: a whole number of sets, 1 or more.
+TEST(RecipeDiagnostics, WatchNotifyAndKeepAreChecked) {
+  const std::string head = "tiers:\n  t:\n    gpus: [\"H100\"]\nwatch:\n  images: [{url: \"http://r/nvidia/cuda\"}]\n";
+  EXPECT_EQ(error_headlines(head + "  notify: hooks.example/T0/secret\n  keep: 0\n"),
+            (Lines{"orchestrate: error: t.yaml:6:11: invalid 'notify': expected an http:// or https:// URL that takes "
+                   "a JSON POST",
+                   "orchestrate: error: t.yaml:7:9: 'keep' is how many verified sets to keep per recipe x tier: a "
+                   "whole number, 1 or more"}));
+  EXPECT_EQ(error_headlines(head + "  keep: three\n").size(), 1u);
+  EXPECT_EQ(error_headlines(head + "  keep: -1\n").size(), 1u);
+  const Config ok = testing::parse_ok(head + "  notify: \"https://hooks.example/T0/secret\"\n  keep: 3\n");
+  EXPECT_EQ(ok.watch->notify, "https://hooks.example/T0/secret");
+  EXPECT_EQ(ok.watch->keep, 3u);
+}
+
 TEST(RecipeDiagnostics, UnknownTierInARecipeSuggestsADeclaredOne) {
   const std::string text = std::string(testing::k_tiers) + R"(recipes:
   - name: a

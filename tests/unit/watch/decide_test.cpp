@@ -86,9 +86,48 @@ TEST(WatchDecide, RangesUnknownToolkitsAndRedistOnlyReleasesAreDeclined) {
                                       "CUDA 13.6.0 (registry r/nvidia/cuda): outside the recipe's cuda range <12.6",
                                       "CUDA 12.5.1 (redist d/): released, but no watched image offers it yet"}));
   c.cuda.reset();
-  EXPECT_EQ(decide(c, {image("13.6.0", "13.6.0-devel-ubuntu22.04")}, Policy::major).declined,
-            std::vector<std::string>{"CUDA 13.6.0 (registry r/nvidia/cuda): not in the toolkit tables; an image of "
-                                     "it must be probed before use"});
+  const Offer redist_only{.feed = "redist d/", .toolkit = v("13.6.0"), .detail = "redistrib_13.6.0.json"};
+  EXPECT_EQ(decide(c, {redist_only}, Policy::major).declined,
+            std::vector<std::string>{
+                "CUDA 13.6.0 (redist d/): not in the toolkit tables, and no watched image offers it to probe"});
+}
+
+// A release the tables do not know is taken only as "probe first"; once
+// its image is probed, the probe decides: the release its nvcc says, and
+// the GPUs its --list-gpu-code holds.
+TEST(WatchDecide, AnUnknownReleaseIsProbedAndThenJudgedByItsProbe) {
+  const Current c = built_with("13.0.2", {{9, 0}, {12, 0}});
+  const Offer next = image("13.6.0", "13.6.0-devel-ubuntu22.04", "sha256:6666");
+  Decision d = decide(c, {next}, Policy::minor);
+  ASSERT_TRUE(d.stale);
+  EXPECT_TRUE(d.unprobed);
+  EXPECT_EQ(d.reason,
+            "CUDA 13.0.2 -> 13.6.0 (r/nvidia/cuda:13.6.0-devel-ubuntu22.04); not in the tables yet: its nvcc is "
+            "probed first");
+
+  Probe probe{.image = next.image, .digest = "sha256:6666", .nvcc = v("13.6.21"), .sass = {{9, 0}, {12, 0}}};
+  d = decide(c, {next}, Policy::minor, {probe});
+  ASSERT_TRUE(d.stale);
+  EXPECT_FALSE(d.unprobed);
+  EXPECT_EQ(d.reason, "CUDA 13.0.2 -> 13.6.0 (r/nvidia/cuda:13.6.0-devel-ubuntu22.04)");
+
+  // Its nvcc does not list sm_120: not taken, and why.
+  probe.sass = {{9, 0}, {10, 0}};
+  d = decide(c, {next}, Policy::minor, {probe});
+  EXPECT_FALSE(d.stale);
+  ASSERT_EQ(d.declined.size(), 1u);
+  EXPECT_TRUE(
+      d.declined[0].starts_with("CUDA 13.6.0 (registry r/nvidia/cuda): drops sm_120, which tier t needs (its "
+                                "nvcc --list-gpu-code, probed); the last toolkit that serves the tier is "))
+      << d.declined[0];
+
+  // A tag whose nvcc is another release: refused.
+  probe.nvcc = v("13.0.88");
+  d = decide(c, {next}, Policy::minor, {probe});
+  EXPECT_FALSE(d.stale);
+  EXPECT_EQ(d.declined,
+            std::vector<std::string>{
+                "CUDA 13.6.0 (registry r/nvidia/cuda): its image's nvcc is 13.0.88 (probed), not CUDA 13.6"});
 }
 
 TEST(WatchDecide, ABaseImageRebuiltUnderItsTagIsAChangeEvenWhenPinned) {

@@ -1,0 +1,130 @@
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "orchestrator/app/schedule/schedule.hpp"
+#include "orchestrator/cli/commands.hpp"
+#include "orchestrator/site/config_path.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
+
+namespace orc::cli {
+
+namespace {
+
+constexpr const char* k_footer = R"(--systemd prints two units, a oneshot service that runs `orchestrate watch
+--once -f CONFIG` and a timer that starts it every --interval (first 5
+minutes after boot). Install them with:
+
+  orchestrate schedule --systemd --write /etc/systemd/system
+  systemctl daemon-reload && systemctl enable --now orchestrate-watch.timer
+
+--cron prints one crontab line (append it with `crontab -e`); its output
+goes to orchestrate-watch.log beside the configuration.
+
+The units keep the store, keys, engine and toolkit variables of this shell
+(ORCHESTRATE_CACHE_DIR, ORCHESTRATE_KEYS_DIR, ORCHESTRATE_REMOTE,
+ORCHESTRATE_HOST_TOOLKITS, DOCKER_HOST, CONTAINER_HOST); a remote URL with
+credentials is left out (say so on stderr), to be given through an
+EnvironmentFile= or the crontab's own environment.)";
+
+constexpr std::array<std::string_view, 6> k_kept = {"ORCHESTRATE_CACHE_DIR", "ORCHESTRATE_KEYS_DIR",
+                                                    "ORCHESTRATE_REMOTE",    "ORCHESTRATE_HOST_TOOLKITS",
+                                                    "DOCKER_HOST",           "CONTAINER_HOST"};
+
+std::optional<std::chrono::seconds> parse_span(const std::string& text) {
+  if (text.empty()) return std::nullopt;
+  const char unit = text.back();
+  const std::string digits = std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1);
+  if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
+    return std::nullopt;
+  const long long n = std::stoll(digits);
+  const long long scale = std::isdigit(static_cast<unsigned char>(unit)) ? 1
+                          : unit == 's'                                  ? 1
+                          : unit == 'm'                                  ? 60
+                          : unit == 'h'                                  ? 3600
+                          : unit == 'd'                                  ? 86400
+                                                                         : 0;
+  if (n <= 0 || scale == 0) return std::nullopt;
+  return std::chrono::seconds(n * scale);
+}
+
+}  // namespace
+
+void attach_schedule(CLI::App& sub, Io& io) {
+  struct Options {
+    bool systemd = false;
+    bool cron = false;
+    std::string interval = "6h";
+    std::string file;
+    std::string write;
+    std::string name = "orchestrate-watch";
+  };
+  auto opt = std::make_shared<Options>();
+  sub.footer(k_footer);
+  sub.add_flag("--systemd", opt->systemd, "Print a service and a timer unit");
+  sub.add_flag("--cron", opt->cron, "Print a crontab line");
+  sub.add_option("--interval", opt->interval, "How often: 30m, 6h, 1d (default 6h)");
+  sub.add_option("--name", opt->name, "The units' name (default orchestrate-watch)");
+  sub.add_option("--write", opt->write, "With --systemd: write the two units into this directory instead");
+  sub.add_option("-f,--file", opt->file,
+                 "Configuration (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
+  sub.callback([opt, &io] {
+    if (opt->systemd == opt->cron)
+      throw util::Failure(util::ExitCode::bad_input, "orchestrate schedule needs exactly one of --systemd and --cron");
+    const auto interval = parse_span(opt->interval);
+    if (!interval)
+      throw util::Failure(util::ExitCode::bad_input,
+                          "--interval '" + opt->interval + "': expected a positive duration like 30m, 6h or 1d");
+    if (opt->name.empty() ||
+        opt->name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
+            std::string::npos)
+      throw util::Failure(util::ExitCode::bad_input,
+                          "--name '" + opt->name + "': letters, digits, '-', '_' and '.' only");
+    std::error_code ec;
+    app::ScheduleRequest request{.binary = std::filesystem::read_symlink("/proc/self/exe", ec),
+                                 .config = std::filesystem::absolute(site::locate_config(opt->file)),
+                                 .interval = *interval,
+                                 .name = opt->name,
+                                 .environment = {}};
+    if (ec)
+      throw util::Failure(util::ExitCode::outside_failure,
+                          "cannot tell where this orchestrate binary is: " + ec.message());
+    for (const auto name : k_kept) {
+      const std::string value = util::env_value(name);
+      if (value.empty()) continue;
+      const auto scheme = value.find("://");
+      const auto authority = scheme == std::string::npos
+                                 ? std::string()
+                                 : value.substr(scheme + 3, value.find('/', scheme + 3) - scheme - 3);
+      if (name == "ORCHESTRATE_REMOTE" && authority.find('@') != std::string::npos) {
+        io.err << "orchestrate: warning: ORCHESTRATE_REMOTE holds credentials and is left out of the "
+               << (opt->systemd ? "units" : "crontab line") << ": give it through "
+               << (opt->systemd ? "an EnvironmentFile= readable by root only" : "the crontab's own environment")
+               << "\n";
+        continue;
+      }
+      request.environment.push_back(std::string(name) + "=" + value);
+    }
+    if (opt->cron) {
+      auto line = app::cron_line(request);
+      if (!line) throw util::Failure(util::ExitCode::bad_input, line.error());
+      io.out << *line;
+      return;
+    }
+    const app::SystemdUnits units = app::systemd_units(request);
+    if (opt->write.empty()) {
+      io.out << units.service << "\n" << units.timer;
+      return;
+    }
+    const std::filesystem::path dir(opt->write);
+    for (const auto& [file, text] :
+         {std::pair{units.service_name, units.service}, std::pair{units.timer_name, units.timer}}) {
+      if (auto written = util::write_file_atomic(dir / file, text); !written)
+        throw util::Failure(util::ExitCode::outside_failure, "writing " + written.error().message);
+      io.out << "wrote " << (dir / file).string() << "\n";
+    }
+  });
+}
+
+}  // namespace orc::cli

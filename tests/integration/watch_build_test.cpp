@@ -1,0 +1,374 @@
+// `orchestrate watch` rebuilding for real (issue 14), against a dockerd this
+// binary starts (build_docker_test.cpp's environment) and a Debian
+// docker-registry on 127.0.0.1 standing in for nvidia/cuda:
+//   - the "nvidia/cuda" images are the host-bookworm build image with the
+//     host's CUDA 13.0 toolkit copied in at /usr/local/cuda, built through
+//     the engine API, tagged 13.0.1-devel-ubuntu24.04 and
+//     13.0.2-devel-ubuntu24.04 (two images: the second has one more label,
+//     so its manifest digest differs) and pushed with the docker CLI;
+//   - three recipes are built in the 13.0.1 image (the watcher's own build
+//     path); a cycle with 13.0.2 in the registry rebuilds only the one whose
+//     policy and range allow it, pulls the image through the engine, stores
+//     a manifest that says why, and pushes it to the registry remote; a
+//     second cycle does nothing and says so; a dead second feed is named and
+//     does not stop the first;
+//   - 13.0.2 rebuilt under its tag (a moved digest): a held lock makes the
+//     cycle skip the pair and name the holder; a cancel during the build
+//     stores nothing and the next cycle rebuilds it; two `orchestrate watch
+//     --once` processes at once store one set, not two.
+#include <gtest/gtest.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <iostream>
+#include <mutex>
+#include <sstream>
+#include <streambuf>
+#include <thread>
+
+#include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/images/images.hpp"
+#include "orchestrator/app/watch/watch.hpp"
+#include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/cache/store.hpp"
+#include "orchestrator/cli/render.hpp"
+#include "orchestrator/engine/docker_engine.hpp"
+#include "orchestrator/registry/client.hpp"
+#include "orchestrator/util/file_lock.hpp"
+#include "tests/integration/engine_service.hpp"
+#include "tests/integration/process.hpp"
+#include "tests/integration/registry_process.hpp"
+
+namespace orc::integration {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+// Passes output on to stdout and calls `hook` with all of it so far.
+class HookedOutput final : public std::streambuf {
+ public:
+  explicit HookedOutput(std::function<void(const std::string&)> hook) : m_hook(std::move(hook)) {}
+
+ protected:
+  std::streamsize xsputn(const char* s, std::streamsize n) override {
+    const std::lock_guard lock(m_mutex);
+    std::cout.write(s, n);
+    m_seen.append(s, static_cast<std::size_t>(n));
+    if (m_hook) m_hook(m_seen);
+    return n;
+  }
+  int_type overflow(int_type c) override {
+    if (c == traits_type::eof()) return traits_type::not_eof(c);
+    const char ch = traits_type::to_char_type(c);
+    xsputn(&ch, 1);
+    return c;
+  }
+
+ private:
+  std::function<void(const std::string&)> m_hook;
+  std::mutex m_mutex;
+  std::string m_seen;
+};
+
+class WatchRebuild : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    const EngineService& s = engine_service();
+    if (!s.skip_reason.empty()) GTEST_SKIP() << s.skip_reason;
+    ASSERT_TRUE(s.setup_error.empty()) << s.setup_error;
+    if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+    if (run_process({"docker", "--version"}).exit_code != 0)
+      GTEST_SKIP() << "the docker CLI is not installed (apt-get install docker.io); it pushes the test images";
+    ::setenv("ORCHESTRATE_CACHE_DIR", (s.dir / "cache").c_str(), 1);
+    ::setenv("ORCHESTRATE_KEYS_DIR", (s.dir / "keys").c_str(), 1);
+    ::setenv("DOCKER_HOST", ("unix://" + s.socket.string()).c_str(), 1);
+    ::unsetenv("ORCHESTRATE_REMOTE");
+    m_registry = std::make_unique<RegistryProcess>(m_dir.path() / "registry");
+    if (!m_registry->error().empty()) GTEST_SKIP() << m_registry->error();
+    m_base = "127.0.0.1:" + std::to_string(m_registry->port()) + "/nvidia/cuda:";
+    make_cuda_images();
+  }
+
+  ProcessResult docker(std::vector<std::string> args) {
+    args.insert(args.begin(), {"docker", "-H", "unix://" + engine_service().socket.string()});
+    return run_process(args);
+  }
+
+  // The host-bookworm build image with the host's CUDA 13.0 inside, as
+  // `tag` of the test registry, with `label` making its digest its own.
+  void push_cuda_image(const std::string& tag, const std::string& label) {
+    const fs::path context = m_dir.path() / ("context-" + tag);
+    fs::create_directories(context);
+    std::ofstream(context / "Dockerfile") << "FROM orchestrate/cuda:host-bookworm\n"
+                                             "COPY cuda /usr/local/cuda\n"
+                                             "LABEL org.orchestrate.test=\""
+                                          << label << "\"\n";
+    if (!fs::exists(m_cuda_copy)) {
+      // nvcc, its compilers and headers, and the runtime libraries a CMake
+      // CUDA project links; not the 1.5 GB of math libraries.
+      const std::string script =
+          "set -e; mkdir -p \"$1/lib\"; cp -a /usr/local/cuda/bin /usr/local/cuda/nvvm /usr/local/cuda/include "
+          "\"$1/\"; cp -a /usr/local/cuda/lib/libcudart* /usr/local/cuda/lib/libcudadevrt.a "
+          "/usr/local/cuda/lib/libculibos.a /usr/local/cuda/lib/stubs \"$1/lib/\"; ln -s lib \"$1/lib64\"; "
+          "mkdir -p \"$1/targets/x86_64-linux\"; ln -s ../../include \"$1/targets/x86_64-linux/include\"; "
+          "ln -s ../../lib \"$1/targets/x86_64-linux/lib\"";
+      const auto copied = run_process({"sh", "-c", script, "sh", m_cuda_copy.string()});
+      ASSERT_EQ(copied.exit_code, 0) << copied.output;
+    }
+    ASSERT_EQ(run_process({"cp", "-al", m_cuda_copy.string(), (context / "cuda").string()}).exit_code, 0);
+    auto engine = engine::DockerEngine::connect(engine_service().socket);
+    ASSERT_TRUE(engine) << engine.error().message;
+    struct Quiet final : engine::LogSink {
+      void on_output(engine::OutputStream, std::string_view) override {}
+    } quiet;
+    const auto start = Clock::now();
+    auto built = engine->build_image(context, m_base + tag, {}, quiet);
+    ASSERT_TRUE(built) << built.error().message;
+    const auto pushed = docker({"push", m_base + tag});
+    ASSERT_EQ(pushed.exit_code, 0) << pushed.output;
+    say("pushed " + m_base + tag + " (" + label + ") in " + seconds_since(start) + " s");
+    // The engine must pull it back: the watcher's pull is not a no-op.
+    ASSERT_EQ(docker({"rmi", m_base + tag}).exit_code, 0);
+    fs::remove_all(context);
+  }
+
+  void make_cuda_images() {
+    const auto start = Clock::now();
+    const app::ImageBuildResult image = app::build_image({.name = "host-bookworm",
+                                                          .engine_socket = engine_service().socket,
+                                                          .cache_dir = fs::path(ORC_FIXTURES_DIR) / "images",
+                                                          .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
+                                                         std::cout);
+    ASSERT_TRUE(image.record.id.starts_with("sha256:")) << image.record.id;
+    say("host-bookworm ready in " + seconds_since(start) + " s");
+    push_cuda_image("13.0.1-devel-ubuntu24.04", "13.0.1");
+    push_cuda_image("13.0.2-devel-ubuntu24.04", "13.0.2");
+  }
+
+  std::string recipe(const std::string& name, const std::string& extra) {
+    return "  - name: " + name + "\n    framework: cmake\n    source: {path: " + ORC_SOURCE_DIR +
+           "/tests/integration/nested-project}\n    tiers: [h]\n" + extra +
+           "    build:\n      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n      - cmake --build build\n"
+           "    artifacts: [\"**/libx.so\"]\n";
+  }
+
+  void write_config() {
+    std::ofstream(m_config) << "toolkits: [\"13.0\"]\nremote: " << m_registry->url("team/artifacts")
+                            << "\ntiers:\n  h:\n    gpus: [H100]\nwatch:\n  images:\n"
+                            << "    - {url: \"" << m_registry->url("nvidia/cuda") << "\", os: ubuntu24.04}\n"
+                            << "    - {url: \"http://127.0.0.1:9/nvidia/cuda\"}\n"
+                            << "recipes:\n"
+                            << recipe("follows", "") << recipe("pinned", "    watch: pinned\n")
+                            << recipe("capped", "    requires: {cuda: \">=13.0,<13.0.2\"}\n");
+  }
+
+  // The first sets, built the way the watcher builds: in the 13.0.1 image.
+  void build_in_13_0_1() {
+    auto engine = engine::DockerEngine::connect(engine_service().socket);
+    ASSERT_TRUE(engine) << engine.error().message;
+    auto pulled = engine->pull_image(m_base + "13.0.1-devel-ubuntu24.04");
+    ASSERT_TRUE(pulled) << pulled.error().message;
+    ASSERT_FALSE(pulled->digests.empty());
+    const std::string digest = pulled->digests.front().substr(pulled->digests.front().find('@') + 1);
+    const auto report =
+        app::build(app::BuildRequest{.config = m_config,
+                                     .tiers = {"h"},
+                                     .recipes = {},
+                                     .engine = engine::EngineKind::docker,
+                                     .jobs = 2,
+                                     .explain = false,
+                                     .store_root = m_store,
+                                     .terminal = false,
+                                     .keep_failed = false,
+                                     .image = app::ImageOverride{.reference = m_base + "13.0.1-devel-ubuntu24.04",
+                                                                 .digest = digest,
+                                                                 .toolkit = *util::Version::parse("13.0.1")}},
+                   std::cout);
+    ASSERT_EQ(report.builds.size(), 3u);
+    for (const auto& b : report.builds) ASSERT_EQ(b.status, app::BuildStatus::built) << util::join(b.errors, "\n");
+  }
+
+  app::WatchReport cycle(std::ostream& progress = std::cout, engine::CancelFlag* cancel = nullptr) {
+    const auto start = Clock::now();
+    app::WatchReport report = app::watch_once(app::WatchRequest{.config = m_config,
+                                                                .store_root = m_store,
+                                                                .dry_run = false,
+                                                                .engine = engine::EngineKind::docker,
+                                                                .progress = &progress,
+                                                                .terminal = false,
+                                                                .cancel = cancel});
+    say("watch cycle in " + seconds_since(start) + " s:\n" + text(report));
+    return report;
+  }
+
+  static std::string text(const app::WatchReport& report) {
+    std::ostringstream out, err;
+    cli::Io io{.out = out, .err = err};
+    cli::emit(io, report, cli::Format::text);
+    return out.str() + err.str();
+  }
+
+  const app::WatchPair& pair(const app::WatchReport& report, const std::string& recipe) {
+    const auto it = std::ranges::find(report.pairs, recipe, &app::WatchPair::recipe);
+    EXPECT_NE(it, report.pairs.end()) << recipe;
+    return *it;
+  }
+
+  std::size_t sets_of(const std::string& recipe) {
+    auto store = cache::Store::open(m_store);
+    EXPECT_TRUE(store) << store.error().message;
+    auto sets = store->index().list({.recipe = recipe, .tier = "h", .key = {}, .verified_only = false});
+    EXPECT_TRUE(sets) << sets.error().message;
+    return sets ? sets->size() : 0;
+  }
+
+  cache::Manifest manifest(const digest::Digest& d) {
+    auto store = cache::Store::open(m_store);
+    auto bytes = store->read_blob(d);
+    EXPECT_TRUE(bytes) << bytes.error().message;
+    auto parsed = cache::parse_manifest(*bytes);
+    EXPECT_TRUE(parsed) << parsed.error().message;
+    return *parsed;
+  }
+
+  std::string tag_digest(const std::string& tag) {
+    registry::Client client({.url = m_registry->url("nvidia/cuda")}, registry::make_curl_transport());
+    auto m = client.get_manifest(tag);
+    EXPECT_TRUE(m) << m.error().message;
+    return m ? m->digest.to_string() : std::string();
+  }
+
+  TempDir m_dir{"orc-watch-build"};
+  fs::path m_cuda_copy = m_dir.path() / "cuda";
+  fs::path m_config = m_dir.path() / "orchestrate.yaml";
+  fs::path m_store = m_dir.path() / "store";
+  std::unique_ptr<RegistryProcess> m_registry;
+  std::string m_base;
+};
+
+TEST_F(WatchRebuild, RebuildsWhatPolicyAndRangeAllowOnceVerifiedStoredAndPushed) {
+  write_config();
+  build_in_13_0_1();
+  const std::string digest_13_0_2 = tag_digest("13.0.2-devel-ubuntu24.04");
+
+  const app::WatchReport first = cycle();
+  ASSERT_EQ(first.feeds.size(), 2u);
+  EXPECT_TRUE(first.feeds[0].ok) << first.feeds[0].error;
+  EXPECT_FALSE(first.feeds[1].ok);
+  EXPECT_NE(first.feeds[1].error.find("registry 127.0.0.1:9/nvidia/cuda: listing tags:"), std::string::npos)
+      << first.feeds[1].error;
+  EXPECT_EQ(first.exit_code(), util::ExitCode::ok) << text(first);
+
+  const app::WatchPair& follows = pair(first, "follows");
+  ASSERT_EQ(follows.outcome.action, app::WatchAction::rebuilt) << text(first);
+  EXPECT_EQ(follows.decision.reason, "CUDA 13.0.1 -> 13.0.2 (" + m_base + "13.0.2-devel-ubuntu24.04)");
+  EXPECT_EQ(follows.outcome.image_digest, digest_13_0_2);
+  ASSERT_TRUE(follows.outcome.set);
+  EXPECT_TRUE(follows.outcome.pushed.starts_with("follows--h--")) << follows.outcome.pushed;
+  EXPECT_NE(follows.outcome.smoke, "");  // "not run: ..." without a GPU, a result with one
+  // The new set says why it exists, signed with the rest of its manifest.
+  const cache::Manifest rebuilt = manifest(*follows.outcome.set);
+  ASSERT_TRUE(rebuilt.trigger);
+  EXPECT_EQ(rebuilt.trigger->reason, follows.decision.reason);
+  EXPECT_EQ(rebuilt.trigger->from_toolkit, "13.0.1");
+  EXPECT_EQ(rebuilt.trigger->from_image, m_base + "13.0.1-devel-ubuntu24.04");
+  EXPECT_EQ(rebuilt.trigger->from_set, *follows.current_set);
+  EXPECT_EQ(rebuilt.trigger->to_toolkit, "13.0.2");
+  EXPECT_EQ(rebuilt.trigger->to_image_digest, digest_13_0_2);
+  EXPECT_EQ(rebuilt.image, m_base + "13.0.2-devel-ubuntu24.04");
+  EXPECT_EQ(rebuilt.image_digest, digest_13_0_2);
+  EXPECT_EQ(rebuilt.files.size(), 1u);
+  EXPECT_EQ(rebuilt.files.front().embedded_sass, (std::vector<std::string>{"sm_90"}));
+  // ... and it is in the registry remote.
+  registry::Client remote({.url = m_registry->url("team/artifacts")}, registry::make_curl_transport());
+  auto tags = remote.list_tags();
+  ASSERT_TRUE(tags) << tags.error().message;
+  EXPECT_NE(std::ranges::find(*tags, follows.outcome.pushed), tags->end());
+
+  // The others are left, each with why.
+  const app::WatchPair& pinned = pair(first, "pinned");
+  EXPECT_FALSE(pinned.decision.stale);
+  EXPECT_EQ(pinned.outcome.action, app::WatchAction::none);
+  EXPECT_NE(util::join(pinned.decision.declined, "\n").find("policy pinned takes no new toolkit"), std::string::npos);
+  const app::WatchPair& capped = pair(first, "capped");
+  EXPECT_FALSE(capped.decision.stale);
+  EXPECT_NE(util::join(capped.decision.declined, "\n").find("outside the recipe's cuda range >=13.0,<13.0.2"),
+            std::string::npos)
+      << util::join(capped.decision.declined, "\n");
+  EXPECT_EQ(sets_of("follows"), 2u);
+  EXPECT_EQ(sets_of("pinned"), 1u);
+  EXPECT_EQ(sets_of("capped"), 1u);
+
+  // Nothing new: nothing done, and said.
+  const app::WatchReport second = cycle();
+  EXPECT_TRUE(std::ranges::none_of(second.pairs, [](const app::WatchPair& p) { return p.decision.stale; }));
+  EXPECT_NE(text(second).find("nothing to do: every recipe x tier is up to date"), std::string::npos) << text(second);
+  EXPECT_EQ(sets_of("follows"), 2u);
+}
+
+TEST_F(WatchRebuild, AMovedBaseIsSkippedUnderAnotherLockAndACancelStoresNothing) {
+  write_config();
+  build_in_13_0_1();
+  ASSERT_EQ(cycle().exit_code(), util::ExitCode::ok);  // follows -> 13.0.2
+  ASSERT_EQ(sets_of("follows"), 2u);
+
+  // 13.0.2 rebuilt under its tag.
+  const std::string old_digest = tag_digest("13.0.2-devel-ubuntu24.04");
+  push_cuda_image("13.0.2-devel-ubuntu24.04", "13.0.2 rebuilt");
+  const std::string moved = tag_digest("13.0.2-devel-ubuntu24.04");
+  ASSERT_NE(moved, old_digest);
+
+  // Another watcher holds the pair: skipped, and who holds it is said.
+  {
+    const util::FileLock held(m_store / "watch.v1" / "locks" / "follows--h.lock", util::FileLock::NoWait{});
+    ASSERT_TRUE(held.held());
+    const app::WatchReport locked = cycle();
+    const app::WatchPair& follows = pair(locked, "follows");
+    ASSERT_TRUE(follows.decision.stale);
+    EXPECT_EQ(follows.decision.reason, "base image moved: " + m_base + "13.0.2-devel-ubuntu24.04 " +
+                                           old_digest.substr(7, 12) + " -> " + moved.substr(7, 12));
+    EXPECT_EQ(follows.outcome.action, app::WatchAction::locked);
+    EXPECT_EQ(follows.outcome.detail,
+              "another watcher (pid " + std::to_string(::getpid()) + ") is rebuilding follows/h; skipped");
+    EXPECT_EQ(sets_of("follows"), 2u);
+  }
+
+  // A signal while the build runs: cancelled, nothing stored.
+  engine::CancelFlag cancel;
+  HookedOutput hook([&](const std::string& seen) {
+    if (seen.find("The CUDA compiler identification") != std::string::npos) cancel.request();
+  });
+  std::ostream hooked(&hook);
+  const app::WatchReport stopped = cycle(hooked, &cancel);
+  EXPECT_EQ(pair(stopped, "follows").outcome.action, app::WatchAction::cancelled) << text(stopped);
+  EXPECT_EQ(sets_of("follows"), 2u);
+
+  // The next cycle builds it.
+  const app::WatchReport redone = cycle();
+  const app::WatchPair& follows = pair(redone, "follows");
+  ASSERT_EQ(follows.outcome.action, app::WatchAction::rebuilt) << text(redone);
+  EXPECT_EQ(manifest(*follows.outcome.set).image_digest, moved);
+  EXPECT_EQ(sets_of("follows"), 3u);
+
+  // Two watcher processes at once, on another moved base: one set more, not two.
+  push_cuda_image("13.0.2-devel-ubuntu24.04", "13.0.2 rebuilt again");
+  const std::string cli = std::string(ORC_BINARY) + " watch --once --engine docker -f " + m_config.string();
+  const auto both = run_process({"sh", "-c",
+                                 "ORCHESTRATE_CACHE_DIR=\"$1\"; export ORCHESTRATE_CACHE_DIR; $2 >\"$3/a.out\" 2>&1 & "
+                                 "$2 >\"$3/b.out\" 2>&1 & wait; cat \"$3/a.out\" \"$3/b.out\"",
+                                 "sh", m_store.string(), cli, m_dir.path().string()});
+  std::cout << both.output;
+  EXPECT_EQ(sets_of("follows"), 4u) << both.output;
+  std::size_t rebuilt_lines = 0;
+  for (std::size_t at = both.output.find("    rebuilt: "); at != std::string::npos;
+       at = both.output.find("    rebuilt: ", at + 1))
+    ++rebuilt_lines;
+  EXPECT_EQ(rebuilt_lines, 1u) << both.output;
+}
+
+}  // namespace
+}  // namespace orc::integration
