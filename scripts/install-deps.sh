@@ -8,7 +8,9 @@
 #            docker-registry and htpasswd (apache2-utils) for the registry
 #            suite, curl (the readiness pings of start-dockerd.sh and
 #            start-registry.sh; the build suite reads engine events with it),
-#            and bazel-bootstrap (Bazel 4.2.3, for the bazel suite)
+#            bazel-bootstrap (Bazel 4.2.3, for the bazel suite), docker-compose
+#            (the compose suite brings docker/compose.yaml up) and systemd
+#            (systemd-analyze verify checks the units `schedule` prints)
 #   --bench  also what bench/ compares with: curl, openssl (its dgst), and
 #            docker-registry for the fetch benchmarks
 set -euo pipefail
@@ -22,7 +24,7 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap) ;;
+    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap docker-compose systemd) ;;
     --bench) packages+=(curl openssl docker-registry apache2-utils) ;;
     *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test, --bench)" >&2; exit 2 ;;
   esac

@@ -4,6 +4,10 @@
 # (POST /images/create?fromSrc=-), so no registry and no docker CLI is needed.
 #
 #   scripts/make-base-image.sh CACHE_DIR     prints CACHE_DIR/bookworm-minbase.tar
+#   scripts/make-base-image.sh CACHE_DIR NAME PKG,PKG...
+#                                            the same with those packages
+#                                            installed, as CACHE_DIR/NAME.tar
+#                                            (the compose suite's runtime image)
 #
 # The tar is cached: a second call with the same CACHE_DIR returns at once.
 # The mirror is the host's own (the first URIs: line of its apt sources), read
@@ -11,12 +15,17 @@
 # Takes about 80 s on an idle machine (debootstrap) plus ~5 s to tar.
 set -euo pipefail
 
-if [ $# -ne 1 ]; then
-  echo "usage: $0 CACHE_DIR" >&2
+if [ $# -ne 1 ] && [ $# -ne 3 ]; then
+  echo "usage: $0 CACHE_DIR [NAME PKG,PKG...]" >&2
   exit 2
 fi
 cache=$(realpath -m "$1")
-tar_path="$cache/bookworm-minbase.tar"
+name=${2:-bookworm-minbase}
+include=${3:-}
+case "$name" in
+  *[!A-Za-z0-9._-]*) echo "make-base-image: bad name '$name'" >&2; exit 2 ;;
+esac
+tar_path="$cache/$name.tar"
 if [ -s "$tar_path" ]; then
   echo "$tar_path"
   exit 0
@@ -49,7 +58,9 @@ mkdir -p "$cache"
 work=$(mktemp -d "$cache/rootfs.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 rootfs="$work/rootfs"
-if ! debootstrap --variant=minbase bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1; then
+extra=()
+if [ -n "$include" ]; then extra=(--include="$include"); fi
+if ! debootstrap --variant=minbase "${extra[@]}" bookworm "$rootfs" "$mirror" >"$work/debootstrap.log" 2>&1; then
   echo "make-base-image: debootstrap failed; last lines of its log:" >&2
   tail -n 20 "$work/debootstrap.log" >&2
   exit 3

@@ -3,6 +3,7 @@
 
 #include "orchestrator/app/schedule/schedule.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/duration.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/env.hpp"
@@ -32,23 +33,6 @@ constexpr std::array<std::string_view, 6> k_kept = {"ORCHESTRATE_CACHE_DIR", "OR
                                                     "ORCHESTRATE_REMOTE",    "ORCHESTRATE_HOST_TOOLKITS",
                                                     "DOCKER_HOST",           "CONTAINER_HOST"};
 
-std::optional<std::chrono::seconds> parse_span(const std::string& text) {
-  if (text.empty()) return std::nullopt;
-  const char unit = text.back();
-  const std::string digits = std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1);
-  if (digits.empty() || digits.size() > 6 || digits.find_first_not_of("0123456789") != std::string::npos)
-    return std::nullopt;
-  const long long n = std::stoll(digits);
-  const long long scale = std::isdigit(static_cast<unsigned char>(unit)) ? 1
-                          : unit == 's'                                  ? 1
-                          : unit == 'm'                                  ? 60
-                          : unit == 'h'                                  ? 3600
-                          : unit == 'd'                                  ? 86400
-                                                                         : 0;
-  if (n <= 0 || scale == 0) return std::nullopt;
-  return std::chrono::seconds(n * scale);
-}
-
 }  // namespace
 
 void attach_schedule(CLI::App& sub, Io& io) {
@@ -72,10 +56,11 @@ void attach_schedule(CLI::App& sub, Io& io) {
   sub.callback([opt, &io] {
     if (opt->systemd == opt->cron)
       throw util::Failure(util::ExitCode::bad_input, "orchestrate schedule needs exactly one of --systemd and --cron");
-    const auto interval = parse_span(opt->interval);
+    const auto interval = parse_duration(opt->interval);
     if (!interval)
-      throw util::Failure(util::ExitCode::bad_input,
-                          "--interval '" + opt->interval + "': expected a positive duration like 30m, 6h or 1d");
+      throw util::Failure(
+          util::ExitCode::bad_input,
+          "--interval '" + opt->interval + "': expected a positive duration like 30m, 6h or 1d (a year at most)");
     if (opt->name.empty() ||
         opt->name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.") !=
             std::string::npos)

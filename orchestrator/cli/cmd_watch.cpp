@@ -1,11 +1,11 @@
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
-#include <charconv>
 #include <memory>
 
 #include "orchestrator/app/watch/watch.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/duration.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -39,25 +39,6 @@ or a crontab line that run `watch --once` instead.
 Exit codes (--once): 0 the cycle ran (stale pairs or not); 1 a rebuild
 failed its build, verification or smoke test; 2 bad usage or a configuration
 without watch:; 3 every feed failed, or the engine, store or registry failed.)";
-
-// "6h" -> 21600 s; 30s, 15m, 6h, 1d; a bare number is seconds.
-std::optional<std::chrono::seconds> parse_interval(const std::string& text) {
-  long long n = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), n);
-  if (ec != std::errc() || n <= 0 || end == text.data()) return std::nullopt;
-  const std::string_view unit(end, text.data() + text.size() - end);
-  long long scale = 0;
-  if (unit.empty() || unit == "s")
-    scale = 1;
-  else if (unit == "m")
-    scale = 60;
-  else if (unit == "h")
-    scale = 3600;
-  else if (unit == "d")
-    scale = 86400;
-  if (scale == 0 || n > 365LL * 86400 / scale) return std::nullopt;
-  return std::chrono::seconds(n * scale);
-}
 
 }  // namespace
 
@@ -101,7 +82,7 @@ void attach_watch(CLI::App& sub, Io& io) {
       emit(io, app::watch_once(request), opt->json ? Format::json : Format::text);
       return;
     }
-    const auto interval = parse_interval(opt->interval);
+    const auto interval = parse_duration(opt->interval);
     if (!interval)
       throw util::Failure(util::ExitCode::bad_input, "--interval '" + opt->interval +
                                                          "': expected a positive duration like 30s, 15m, 6h or 1d "
