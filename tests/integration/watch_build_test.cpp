@@ -38,6 +38,7 @@
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/util/file_lock.hpp"
+#include "orchestrator/watch/probe.hpp"
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
@@ -147,6 +148,9 @@ class WatchRebuild : public ::testing::Test {
     say("host-bookworm ready in " + seconds_since(start) + " s");
     push_cuda_image("13.0.1-devel-ubuntu24.04", "13.0.1");
     push_cuda_image("13.0.2-devel-ubuntu24.04", "13.0.2");
+    // A release the tables do not know, as a mislabelled mirror would
+    // offer it: its nvcc is 13.0's.
+    push_cuda_image("13.6.0-devel-ubuntu24.04", "13.6.0, but nvcc 13.0");
   }
 
   std::string recipe(const std::string& name, const std::string& extra) {
@@ -156,14 +160,18 @@ class WatchRebuild : public ::testing::Test {
            "    artifacts: [\"**/libx.so\"]\n";
   }
 
-  void write_config() {
-    std::ofstream(m_config) << "toolkits: [\"13.0\"]\nremote: " << m_registry->url("team/artifacts")
+  // `next` (policy major) only where a case is about it: it would be
+  // rebuilt beside `follows` whenever 13.0.2 moves.
+  void write_config(bool with_next) {
+    m_recipes = with_next ? 4 : 3;
+    std::ofstream(m_config) << "remote: " << m_registry->url("team/artifacts")
                             << "\ntiers:\n  h:\n    gpus: [H100]\nwatch:\n  images:\n"
                             << "    - {url: \"" << m_registry->url("nvidia/cuda") << "\", os: ubuntu24.04}\n"
                             << "    - {url: \"http://127.0.0.1:9/nvidia/cuda\"}\n"
                             << "recipes:\n"
                             << recipe("follows", "") << recipe("pinned", "    watch: pinned\n")
-                            << recipe("capped", "    requires: {cuda: \">=13.0,<13.0.2\"}\n");
+                            << recipe("capped", "    requires: {cuda: \">=13.0,<13.0.2\"}\n")
+                            << (with_next ? recipe("next", "    watch: major\n") : std::string());
   }
 
   // The first sets, built the way the watcher builds: in the 13.0.1 image.
@@ -188,7 +196,7 @@ class WatchRebuild : public ::testing::Test {
                                                                  .digest = digest,
                                                                  .toolkit = *util::Version::parse("13.0.1")}},
                    std::cout);
-    ASSERT_EQ(report.builds.size(), 3u);
+    ASSERT_EQ(report.builds.size(), m_recipes);
     for (const auto& b : report.builds) ASSERT_EQ(b.status, app::BuildStatus::built) << util::join(b.errors, "\n");
   }
 
@@ -248,10 +256,11 @@ class WatchRebuild : public ::testing::Test {
   fs::path m_store = m_dir.path() / "store";
   std::unique_ptr<RegistryProcess> m_registry;
   std::string m_base;
+  std::size_t m_recipes = 0;
 };
 
 TEST_F(WatchRebuild, RebuildsWhatPolicyAndRangeAllowOnceVerifiedStoredAndPushed) {
-  write_config();
+  write_config(true);
   build_in_13_0_1();
   const std::string digest_13_0_2 = tag_digest("13.0.2-devel-ubuntu24.04");
 
@@ -303,15 +312,35 @@ TEST_F(WatchRebuild, RebuildsWhatPolicyAndRangeAllowOnceVerifiedStoredAndPushed)
   EXPECT_EQ(sets_of("pinned"), 1u);
   EXPECT_EQ(sets_of("capped"), 1u);
 
+  // policy major took 13.6.0, which the tables do not know: its image was
+  // probed, its nvcc is 13.0's, so it was refused and 13.0.2 taken instead;
+  // both probes are kept by digest.
+  const app::WatchPair& next = pair(first, "next");
+  ASSERT_EQ(next.outcome.action, app::WatchAction::rebuilt) << text(first);
+  EXPECT_EQ(next.decision.take->image, m_base + "13.0.2-devel-ubuntu24.04");
+  EXPECT_NE(util::join(next.decision.declined, "\n")
+                .find("CUDA 13.6.0 (registry 127.0.0.1:" + std::to_string(m_registry->port()) +
+                      "/nvidia/cuda): its image's nvcc is 13.0.88 (probed), not CUDA 13.6"),
+            std::string::npos)
+      << text(first);
+  EXPECT_EQ(next.outcome.probe,
+            "nvcc 13.0.88: sm_75 sm_80 sm_86 sm_87 sm_88 sm_89 sm_90 sm_100 sm_103 sm_110 "
+            "sm_120 sm_121");
+  EXPECT_TRUE(next.outcome.table_differences.empty()) << util::join(next.outcome.table_differences, "\n");
+  const auto probes = watch::read_probes(engine_service().dir / "cache" / "toolkit-probes.v1.json");
+  EXPECT_NE(watch::find_probe(probes, tag_digest("13.6.0-devel-ubuntu24.04")), nullptr);
+  EXPECT_NE(watch::find_probe(probes, digest_13_0_2), nullptr);
+
   // Nothing new: nothing done, and said.
   const app::WatchReport second = cycle();
-  EXPECT_TRUE(std::ranges::none_of(second.pairs, [](const app::WatchPair& p) { return p.decision.stale; }));
+  EXPECT_TRUE(std::ranges::none_of(second.pairs, [](const app::WatchPair& p) { return p.decision.stale; }))
+      << text(second);
   EXPECT_NE(text(second).find("nothing to do: every recipe x tier is up to date"), std::string::npos) << text(second);
   EXPECT_EQ(sets_of("follows"), 2u);
 }
 
 TEST_F(WatchRebuild, AMovedBaseIsSkippedUnderAnotherLockAndACancelStoresNothing) {
-  write_config();
+  write_config(false);
   build_in_13_0_1();
   ASSERT_EQ(cycle().exit_code(), util::ExitCode::ok);  // follows -> 13.0.2
   ASSERT_EQ(sets_of("follows"), 2u);

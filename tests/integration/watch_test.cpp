@@ -376,5 +376,54 @@ TEST_F(WatchFeeds, AFailedRebuildIsNotifiedAndTheServiceStopsOnSignal) {
     ::unsetenv(name);
 }
 
+// A V100 tier built with Debian's CUDA 12.4 (its nvcc from toolchains/,
+// scripts/install-cuda-toolkits.sh): a registry offering 13.0.2 under
+// policy major does not take it, since CUDA 13 compiles no sm_70, and the
+// report names the last toolkit that serves the tier; nothing is stale.
+TEST_F(WatchFeeds, ATagThatDropsAGpuOfTheTierIsNotTaken) {
+  const fs::path toolkit = integration::env_or("ORC_TOOLCHAINS", ORC_SOURCE_DIR "/toolchains") + "/cuda-12.4";
+  if (::access((toolkit / "bin" / "nvcc").c_str(), X_OK) != 0)
+    GTEST_SKIP() << "no Debian CUDA 12.4 at " << toolkit.string() << " (scripts/install-cuda-toolkits.sh)";
+  if (run_process({"cmake", "--version"}).exit_code != 0) GTEST_SKIP() << "cmake is not installed";
+  RegistryProcess server(m_dir.path() / "registry");
+  if (!server.error().empty()) GTEST_SKIP() << server.error();
+  const std::string url = server.url("nvidia/cuda");
+  registry::Client pusher(options(url), registry::make_curl_transport());
+  for (const char* tag : {"12.4.1-devel-ubuntu22.04", "13.0.2-devel-ubuntu22.04"})
+    push(pusher, tag, std::string("layer of ") + tag);
+
+  ::setenv("ORCHESTRATE_HOST_TOOLKITS", toolkit.c_str(), 1);
+  ::setenv("ORCHESTRATE_KEYS_DIR", (m_dir.path() / "keys").c_str(), 1);
+  std::ofstream(m_dir.path() / "orchestrate.yaml")
+      << "toolkits: [\"12.4\", \"13.0\"]\ntiers:\n  v:\n    gpus: [V100, A100]\nwatch:\n  policy: major\n  images:\n"
+         "    - {url: \""
+      << url
+      << "\", os: ubuntu22.04}\nrecipes:\n  - name: nested\n    framework: cmake\n    source: {path: " << ORC_SOURCE_DIR
+      << "/tests/integration/nested-project}\n    tiers: [v]\n    build:\n"
+         "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n      - cmake --build build\n"
+         "    artifacts: [\"**/libx.so\"]\n";
+  std::ostringstream progress;
+  const auto built = integration::build_on_host(m_dir.path(), "v", "nested", progress);
+  ASSERT_EQ(built.builds.size(), 1u) << progress.str();
+  ASSERT_EQ(built.builds.front().status, app::BuildStatus::built)
+      << progress.str() << util::join(built.builds.front().errors, "\n");
+  ASSERT_EQ(built.builds.front().toolkit->truncated(2), *util::Version::parse("12.4"));
+
+  const app::WatchReport report =
+      app::watch_once({.config = m_dir.path() / "orchestrate.yaml", .store_root = m_dir.path() / "store"});
+  ASSERT_EQ(report.pairs.size(), 1u);
+  const app::WatchPair& v = report.pairs[0];
+  EXPECT_FALSE(v.decision.stale);
+  const std::string base = "registry 127.0.0.1:" + std::to_string(server.port()) + "/nvidia/cuda";
+  EXPECT_NE(
+      std::ranges::find(v.decision.declined,
+                        "CUDA 13.0.2 (" + base +
+                            "): drops sm_70, which tier v needs; the last toolkit that serves the tier is CUDA 12.9"),
+      v.decision.declined.end())
+      << util::join(v.decision.declined, "\n");
+  ::unsetenv("ORCHESTRATE_HOST_TOOLKITS");
+  ::unsetenv("ORCHESTRATE_KEYS_DIR");
+}
+
 }  // namespace
 }  // namespace orc::watch
