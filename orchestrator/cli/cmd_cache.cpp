@@ -3,6 +3,7 @@
 #include <ostream>
 
 #include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/config_path.hpp"
@@ -61,9 +62,26 @@ void attach_cache(CLI::App& sub, Io& io) {
                        },
                        "N"));
   gc->add_flag("--json", request->json, "Print the report as JSON on stdout, nothing else");
-  gc->callback([request, keep, keep_value, &io] {
+  auto remote = std::make_shared<bool>(false);
+  gc->add_flag("--remote", *remote,
+               "With --keep N: also delete the older sets of each recipe x tier from the remote (its manifests, "
+               "tags and signatures; the registry must allow deletes)");
+  auto gc_file = std::make_shared<std::string>();
+  gc->add_option("-f,--file", *gc_file, "Configuration naming the remote and its recipes x tiers (with --remote)");
+  gc->callback([request, keep, keep_value, remote, gc_file, &io] {
     if (keep->count() > 0) request->keep = *keep_value;
+    if (*remote && (!request->keep || *request->keep == 0))
+      throw util::Failure(util::ExitCode::bad_input, "--remote needs --keep N (1 or more)");
     emit(io, app::cache_gc(*request), request->json ? Format::json : Format::text);
+    if (!*remote || io.exit_code != util::ExitCode::ok) return;
+    const app::PruneReport pruned = app::prune_remote(site::locate_config(*gc_file), *request->keep);
+    for (const auto& r : pruned.removed)
+      io.err << "orchestrate: remote: removed " << r.recipe << " for " << r.tier << " " << r.artifact << " ("
+             << r.created << ")\n";
+    io.err << "orchestrate: remote " << pruned.remote << ": " << pruned.removed.size() << " sets removed, "
+           << pruned.kept << " kept\n";
+    if (!pruned.error.empty()) io.err << "orchestrate: error: " << pruned.error << "\n";
+    io.exit_code = std::max(io.exit_code, pruned.exit_code);
   });
 }
 

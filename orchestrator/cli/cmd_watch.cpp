@@ -50,6 +50,7 @@ void attach_watch(CLI::App& sub, Io& io) {
     bool json = false;
     std::string interval;
     std::string engine;
+    bool remote = false;
   };
   auto opt = std::make_shared<Options>();
   sub.footer(k_footer);
@@ -57,6 +58,8 @@ void attach_watch(CLI::App& sub, Io& io) {
   sub.add_option("--interval", opt->interval, "Run as a service: a cycle every D (30s, 15m, 6h, 1d) until SIGTERM");
   sub.add_flag("--dry-run", opt->dry_run, "Report what is stale and why; build nothing");
   sub.add_flag("--json", opt->json, "With --once: print the cycle as JSON on stdout, nothing else");
+  sub.add_flag("--remote", opt->remote,
+               "With keep: in watch:, also delete older sets of each recipe x tier from the remote (OCI DELETE)");
   sub.add_option("--engine", opt->engine, "docker or podman (default: the first engine socket found)")
       ->check(CLI::IsMember({"docker", "podman"}));
   sub.add_option("-f,--file", opt->file,
@@ -73,7 +76,8 @@ void attach_watch(CLI::App& sub, Io& io) {
                               .engine = std::nullopt,
                               .progress = &io.err,
                               .terminal = ::isatty(STDERR_FILENO) == 1,
-                              .cancel = nullptr};
+                              .cancel = nullptr,
+                              .prune_remote = opt->remote};
     if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);
     engine::CancelFlag cancel;
     const engine::ScopedSignalCancel on_signal(cancel);

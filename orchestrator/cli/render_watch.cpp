@@ -72,6 +72,8 @@ std::string watch_text(const app::WatchReport& report) {
          ", skipped (locked) " + count(app::WatchAction::locked) + ", cancelled " + count(app::WatchAction::cancelled) +
          " of " + std::to_string(stale) + " stale\n";
   if (report.collected_sets > 0) out += "keep: removed " + std::to_string(report.collected_sets) + " older sets\n";
+  if (report.pruned_remote > 0)
+    out += "keep: removed " + std::to_string(report.pruned_remote) + " older sets from the remote\n";
   if (report.notified) out += "notified\n";
   return out;
 }
@@ -85,6 +87,7 @@ void emit(Io& io, const app::WatchReport& report, Format format) {
     io.out << watch_text(report);
   if (report.all_feeds_failed()) io.err << "orchestrate: error: every feed failed; nothing could be judged\n";
   if (!report.notify_error.empty()) io.err << "orchestrate: warning: " << report.notify_error << "\n";
+  if (!report.prune_error.empty()) io.err << "orchestrate: error: " << report.prune_error << "\n";
   io.exit_code = report.exit_code();
 }
 

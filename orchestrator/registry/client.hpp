@@ -130,6 +130,11 @@ class Client {
   // GET a manifest or index by tag or digest; the body's digest is checked
   // against the reference (by digest) or Docker-Content-Digest (by tag).
   std::expected<FetchedManifest, Error> get_manifest(std::string_view reference);
+  // DELETE /v2/<name>/manifests/<digest>: the manifest and every tag naming
+  // it (202 Accepted). A registry that does not allow deletes answers 405
+  // (distribution without storage.delete.enabled): an error whose status
+  // says so.
+  std::expected<void, Error> delete_manifest(const digest::Digest& digest);
 
   // Every tag, following Link pagination; `page_size` 0 lets the registry
   // choose.

@@ -76,6 +76,16 @@ std::expected<FetchedManifest, Error> Client::get_manifest(std::string_view refe
   return out;
 }
 
+std::expected<void, Error> Client::delete_manifest(const digest::Digest& digest) {
+  const std::string reference = digest.to_string();
+  const Operation operation(*this, "DELETE manifest " + reference);
+  Request request{.method = "DELETE", .url = api_url("manifests/" + reference)};
+  auto response = exchange(request);
+  if (!response) return std::unexpected(response.error());
+  if (response->status == 202 || response->status == 200) return {};
+  return std::unexpected(http_error(request, *response, "manifest " + reference));
+}
+
 std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t page_size) {
   // One deadline for every page.
   const Operation operation(*this, "GET the tag list");

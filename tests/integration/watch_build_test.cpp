@@ -88,11 +88,22 @@ class WatchRebuild : public ::testing::Test {
     ::setenv("ORCHESTRATE_KEYS_DIR", (s.dir / "keys").c_str(), 1);
     ::setenv("DOCKER_HOST", ("unix://" + s.socket.string()).c_str(), 1);
     ::unsetenv("ORCHESTRATE_REMOTE");
-    m_registry = std::make_unique<RegistryProcess>(m_dir.path() / "registry");
-    if (!m_registry->error().empty()) GTEST_SKIP() << m_registry->error();
-    m_base = "127.0.0.1:" + std::to_string(m_registry->port()) + "/nvidia/cuda:";
-    make_cuda_images();
+    // One registry and one set of images for the binary's cases: making
+    // them is most of a case's time. The cases only add tags to it.
+    if (!s_registry) {
+      s_registry = std::make_unique<RegistryProcess>(s_shared.path() / "registry");
+      if (!s_registry->error().empty()) GTEST_SKIP() << s_registry->error();
+      s_base = "127.0.0.1:" + std::to_string(s_registry->port()) + "/nvidia/cuda:";
+      m_registry = s_registry.get();
+      m_base = s_base;
+      make_cuda_images();
+    }
+    if (!s_registry->error().empty()) GTEST_SKIP() << s_registry->error();
+    m_registry = s_registry.get();
+    m_base = s_base;
   }
+
+  static void TearDownTestSuite() { s_registry.reset(); }
 
   ProcessResult docker(std::vector<std::string> args) {
     args.insert(args.begin(), {"docker", "-H", "unix://" + engine_service().socket.string()});
@@ -102,7 +113,7 @@ class WatchRebuild : public ::testing::Test {
   // The host-bookworm build image with the host's CUDA 13.0 inside, as
   // `tag` of the test registry, with `label` making its digest its own.
   void push_cuda_image(const std::string& tag, const std::string& label) {
-    const fs::path context = m_dir.path() / ("context-" + tag);
+    const fs::path context = s_shared.path() / ("context-" + tag);
     fs::create_directories(context);
     std::ofstream(context / "Dockerfile") << "FROM orchestrate/cuda:host-bookworm\n"
                                              "COPY cuda /usr/local/cuda\n"
@@ -251,10 +262,13 @@ class WatchRebuild : public ::testing::Test {
   }
 
   TempDir m_dir{"orc-watch-build"};
-  fs::path m_cuda_copy = m_dir.path() / "cuda";
+  fs::path m_cuda_copy = s_shared.path() / "cuda";
   fs::path m_config = m_dir.path() / "orchestrate.yaml";
   fs::path m_store = m_dir.path() / "store";
-  std::unique_ptr<RegistryProcess> m_registry;
+  static inline TempDir s_shared{"orc-watch-build-shared"};
+  static inline std::unique_ptr<RegistryProcess> s_registry;
+  static inline std::string s_base;
+  RegistryProcess* m_registry = nullptr;
   std::string m_base;
   std::size_t m_recipes = 0;
 };

@@ -20,7 +20,10 @@
 #include <streambuf>
 #include <thread>
 
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/watch/watch.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/store.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/layout.hpp"
@@ -423,6 +426,72 @@ TEST_F(WatchFeeds, ATagThatDropsAGpuOfTheTierIsNotTaken) {
       << util::join(v.decision.declined, "\n");
   ::unsetenv("ORCHESTRATE_HOST_TOOLKITS");
   ::unsetenv("ORCHESTRATE_KEYS_DIR");
+}
+
+// Retention in the remote (keep: with --remote, cache gc --keep N --remote):
+// three sets of one recipe x tier pushed to the real registry, keep 1: the
+// two older artifact manifests are deleted (their tags with them), the
+// newest and the moving RECIPE--TIER tag stay, and a second run removes
+// nothing.
+TEST_F(WatchFeeds, RemoteRetentionKeepsTheNewestSetsAndDeletesTheOthers) {
+  RegistryProcess server(m_dir.path() / "registry");
+  if (!server.error().empty()) GTEST_SKIP() << server.error();
+  const fs::path store_root = m_dir.path() / "store";
+  auto store = cache::Store::open(store_root);
+  ASSERT_TRUE(store) << store.error().message;
+  std::vector<std::string> hexes;
+  for (int i = 1; i <= 3; ++i) {
+    const fs::path file = m_dir.path() / ("lib" + std::to_string(i) + ".so");
+    std::ofstream(file) << "set " << i;
+    cache::NewArtifactSet set{.verified = true};
+    set.manifest = {.recipe = "k",
+                    .framework = "cmake",
+                    .tier = "h",
+                    .key = "key " + std::to_string(i),
+                    .source_kind = "path",
+                    .source_revision = "tree:" + std::to_string(i),
+                    .engine = "host",
+                    .image = "host",
+                    .toolkit = "13.0",
+                    .created = "2026-12-0" + std::to_string(i) + "T00:00:00Z"};
+    set.manifest.files.push_back({.path = "lib/libk.so"});
+    set.sources.push_back(file);
+    auto entry = cache::store_artifact_set(*store, std::move(set));
+    ASSERT_TRUE(entry) << entry.error().message;
+    hexes.push_back(entry->manifest.hex());
+  }
+  const fs::path config = m_dir.path() / "orchestrate.yaml";
+  std::ofstream(config) << "remote: " << server.url("team/artifacts")
+                        << "\ntiers:\n  h:\n    gpus: [H100]\nrecipes:\n  - name: k\n    framework: cmake\n"
+                           "    source: {path: src}\n    tiers: [h]\n";
+  const app::PushReport pushed =
+      app::push({.config = config, .store_root = store_root, .recipe = {}, .tier = {}, .digest = {}, .all = true});
+  ASSERT_EQ(pushed.exit_code, util::ExitCode::ok);
+  ASSERT_EQ(pushed.pushed.size(), 3u);
+  registry::Client remote(options(server.url("team/artifacts")), registry::make_curl_transport());
+  std::map<std::string, std::string> artifact_of;  // manifest hex -> artifact digest
+  for (const auto& p : pushed.pushed) artifact_of[p.manifest] = p.artifact;
+
+  const app::PruneReport pruned = app::prune_remote(config, 1);
+  EXPECT_EQ(pruned.exit_code, util::ExitCode::ok) << pruned.error;
+  EXPECT_EQ(pruned.kept, 1u);
+  ASSERT_EQ(pruned.removed.size(), 2u);
+  EXPECT_EQ(pruned.removed[0].created, "2026-12-02T00:00:00Z");
+  EXPECT_EQ(pruned.removed[1].created, "2026-12-01T00:00:00Z");
+  auto tags = remote.list_tags();
+  ASSERT_TRUE(tags) << tags.error().message;
+  std::vector<std::string> set_tags;
+  for (const auto& t : *tags)
+    if (t.starts_with("k--h")) set_tags.push_back(t);
+  std::ranges::sort(set_tags);
+  EXPECT_EQ(set_tags, (std::vector<std::string>{"k--h", "k--h--" + hexes[2].substr(0, 16)}));
+  for (int i : {0, 1}) {
+    auto gone = remote.get_manifest(artifact_of[hexes[i]]);
+    ASSERT_FALSE(gone);
+    EXPECT_EQ(gone.error().kind, registry::ErrorKind::not_found);
+  }
+  EXPECT_TRUE(remote.get_manifest(artifact_of[hexes[2]]));
+  EXPECT_TRUE(app::prune_remote(config, 1).removed.empty());
 }
 
 }  // namespace

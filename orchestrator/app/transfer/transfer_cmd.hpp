@@ -72,6 +72,26 @@ struct PullReport {
   util::ExitCode exit_code = util::ExitCode::ok;
 };
 
+// What `--remote` retention removed from the registry.
+struct PruneReport {
+  struct Removed {
+    std::string recipe;
+    std::string tier;
+    std::string artifact;  // the artifact manifest's digest, "sha256:<hex>"
+    std::string created;
+  };
+  std::string remote;  // its URL, without credentials
+  std::vector<Removed> removed;
+  std::size_t kept = 0;
+  std::string error;  // the registry failed, or refuses deletes
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
+// Keeps the newest `keep` sets of each recipe x tier of the configuration in
+// its remote and deletes the older ones (transfer_prune.cpp). Throws
+// util::Failure (bad input) without a remote or with keep 0.
+PruneReport prune_remote(const std::filesystem::path& config, std::size_t keep);
+
 // Exit 0, 2 (nothing to push, no remote), 3 (the registry failed).
 PushReport push(const TransferRequest& request);
 // Exit 0, 1 (digest, signature or archs refused), 2, 3.

@@ -4,6 +4,7 @@
 #include <ostream>
 
 #include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/watch/watch_detail.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/manifest.hpp"
@@ -119,7 +120,7 @@ bool WatchReport::all_feeds_failed() const {
 
 ExitCode WatchReport::exit_code() const {
   if (all_feeds_failed()) return ExitCode::outside_failure;
-  ExitCode code = ExitCode::ok;
+  ExitCode code = prune_error.empty() ? ExitCode::ok : ExitCode::outside_failure;
   for (const auto& p : pairs) code = std::max(code, p.outcome.exit_code);
   return code;
 }
@@ -197,6 +198,11 @@ WatchReport watch_once(const WatchRequest& request) {
   detail::rebuild_stale(request, *config, *store, offers, probes, report);
   const bool stored = std::ranges::any_of(report.pairs, [](const WatchPair& p) { return p.outcome.set.has_value(); });
   if (stored && settings.keep > 0) report.collected_sets = apply_retention(request, settings.keep);
+  if (stored && settings.keep > 0 && request.prune_remote) {
+    const PruneReport pruned = prune_remote(request.config, settings.keep);
+    report.pruned_remote = pruned.removed.size();
+    report.prune_error = pruned.error;
+  }
   if (!settings.notify.empty() && report.changed()) detail::notify(settings.notify, report);
   return report;
 }

@@ -33,6 +33,9 @@ struct WatchRequest {
   // Set by SIGINT/SIGTERM (the caller's handler): the build under way is
   // cancelled and nothing of it is stored; the pairs after it are left.
   engine::CancelFlag* cancel = nullptr;
+  // With `keep:`, retention reaches the remote too (prune_remote): older
+  // sets of each recipe x tier are deleted from the registry.
+  bool prune_remote = false;
 };
 
 struct WatchFeedStatus {
@@ -85,6 +88,8 @@ struct WatchReport {
   std::vector<WatchFeedStatus> feeds;
   std::vector<WatchPair> pairs;
   std::size_t collected_sets = 0;  // removed by `keep:` after the rebuilds
+  std::size_t pruned_remote = 0;   // removed from the remote by `keep:` with --remote
+  std::string prune_error;         // the remote's retention failed (the cycle's exit code is 3)
   std::string notify_error;        // the notify POST failed (never fatal)
   bool notified = false;
   bool all_feeds_failed() const;

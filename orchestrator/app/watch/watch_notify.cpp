@@ -56,7 +56,9 @@ Json report_json(const WatchReport& report) {
   return Json{{"dry_run", report.dry_run},
               {"feeds", std::move(feeds)},
               {"pairs", std::move(pairs)},
-              {"collected_sets", report.collected_sets}};
+              {"collected_sets", report.collected_sets},
+              {"pruned_remote", report.pruned_remote},
+              {"prune_error", null_or(report.prune_error)}};
 }
 
 // "http://hooks.example:8080": a webhook's path is its secret.
