@@ -67,11 +67,12 @@ void attach_schedule(CLI::App& sub, Io& io) {
       throw util::Failure(util::ExitCode::bad_input,
                           "--name '" + opt->name + "': letters, digits, '-', '_' and '.' only");
     std::error_code ec;
-    app::ScheduleRequest request{.binary = std::filesystem::read_symlink("/proc/self/exe", ec),
-                                 .config = std::filesystem::absolute(site::locate_config(opt->file)),
-                                 .interval = *interval,
-                                 .name = opt->name,
-                                 .environment = {}};
+    app::ScheduleRequest request{
+        .binary = std::filesystem::read_symlink("/proc/self/exe", ec),
+        .config = std::filesystem::weakly_canonical(std::filesystem::absolute(site::locate_config(opt->file))),
+        .interval = *interval,
+        .name = opt->name,
+        .environment = {}};
     if (ec)
       throw util::Failure(util::ExitCode::outside_failure,
                           "cannot tell where this orchestrate binary is: " + ec.message());
