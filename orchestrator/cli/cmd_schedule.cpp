@@ -6,8 +6,6 @@
 #include "orchestrator/cli/duration.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
-#include "orchestrator/util/env.hpp"
-#include "orchestrator/util/fs.hpp"
 
 namespace orc::cli {
 
@@ -28,10 +26,6 @@ The units keep the store, keys, engine and toolkit variables of this shell
 ORCHESTRATE_HOST_TOOLKITS, DOCKER_HOST, CONTAINER_HOST); a remote URL with
 credentials is left out (say so on stderr), to be given through an
 EnvironmentFile= or the crontab's own environment.)";
-
-constexpr std::array<std::string_view, 6> k_kept = {"ORCHESTRATE_CACHE_DIR", "ORCHESTRATE_KEYS_DIR",
-                                                    "ORCHESTRATE_REMOTE",    "ORCHESTRATE_HOST_TOOLKITS",
-                                                    "DOCKER_HOST",           "CONTAINER_HOST"};
 
 }  // namespace
 
@@ -76,22 +70,12 @@ void attach_schedule(CLI::App& sub, Io& io) {
     if (ec)
       throw util::Failure(util::ExitCode::outside_failure,
                           "cannot tell where this orchestrate binary is: " + ec.message());
-    for (const auto name : k_kept) {
-      const std::string value = util::env_value(name);
-      if (value.empty()) continue;
-      const auto scheme = value.find("://");
-      const auto authority = scheme == std::string::npos
-                                 ? std::string()
-                                 : value.substr(scheme + 3, value.find('/', scheme + 3) - scheme - 3);
-      if (name == "ORCHESTRATE_REMOTE" && authority.find('@') != std::string::npos) {
-        io.err << "orchestrate: warning: ORCHESTRATE_REMOTE holds credentials and is left out of the "
-               << (opt->systemd ? "units" : "crontab line") << ": give it through "
-               << (opt->systemd ? "an EnvironmentFile= readable by root only" : "the crontab's own environment")
-               << "\n";
-        continue;
-      }
-      request.environment.push_back(std::string(name) + "=" + value);
-    }
+    const app::ScheduleEnvironment environment = app::schedule_environment();
+    request.environment = environment.kept;
+    if (environment.remote_left_out)
+      io.err << "orchestrate: warning: ORCHESTRATE_REMOTE holds credentials and is left out of the "
+             << (opt->systemd ? "units" : "crontab line") << ": give it through "
+             << (opt->systemd ? "an EnvironmentFile= readable by root only" : "the crontab's own environment") << "\n";
     if (opt->cron) {
       auto line = app::cron_line(request);
       if (!line) throw util::Failure(util::ExitCode::bad_input, line.error());
@@ -103,13 +87,7 @@ void attach_schedule(CLI::App& sub, Io& io) {
       io.out << units.service << "\n" << units.timer;
       return;
     }
-    const std::filesystem::path dir(opt->write);
-    for (const auto& [file, text] :
-         {std::pair{units.service_name, units.service}, std::pair{units.timer_name, units.timer}}) {
-      if (auto written = util::write_file_atomic(dir / file, text); !written)
-        throw util::Failure(util::ExitCode::outside_failure, "writing " + written.error().message);
-      io.out << "wrote " << (dir / file).string() << "\n";
-    }
+    for (const auto& path : app::write_systemd_units(units, opt->write)) io.out << "wrote " << path.string() << "\n";
   });
 }
 

@@ -31,6 +31,7 @@
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
+#include "tests/integration/watched_output.hpp"
 
 namespace orc::integration {
 namespace {
@@ -99,33 +100,6 @@ std::string errors(const app::BuildResult& r) {
   for (const auto& e : r.errors) out += e + "\n";
   return out;
 }
-
-// Passes build output on to stdout and calls `hook` with everything written
-// so far (the engine-dying case waits for its step to start).
-class WatchedOutput final : public std::streambuf {
- public:
-  explicit WatchedOutput(std::function<void(const std::string&)> hook) : m_hook(std::move(hook)) {}
-
- protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const std::lock_guard lock(m_mutex);
-    std::cout.write(s, n);
-    m_seen.append(s, static_cast<std::size_t>(n));
-    m_hook(m_seen);
-    return n;
-  }
-  int_type overflow(int_type c) override {
-    if (c == traits_type::eof()) return traits_type::not_eof(c);
-    const char ch = traits_type::to_char_type(c);
-    xsputn(&ch, 1);
-    return c;
-  }
-
- private:
-  std::function<void(const std::string&)> m_hook;
-  std::mutex m_mutex;
-  std::string m_seen;
-};
 
 class BuildInEngine : public ::testing::Test {
  protected:

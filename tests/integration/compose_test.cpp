@@ -18,12 +18,11 @@
 #include <iostream>
 #include <thread>
 
-#include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/registry/client.hpp"
-#include "orchestrator/registry/layout.hpp"
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
+#include "tests/integration/test_image.hpp"
 
 namespace orc::integration {
 namespace {
@@ -85,20 +84,8 @@ class ComposeStack : public ::testing::Test {
   void push_tag(const std::string& tag) {
     registry::Client c({.url = "http://127.0.0.1:" + std::to_string(m_port) + "/nvidia/cuda"},
                        registry::make_curl_transport());
-    const std::string config = R"({"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}})";
-    const std::string layer = "layer of " + tag;
-    ASSERT_TRUE(c.push_blob(digest::sha256(config), config));
-    ASSERT_TRUE(c.push_blob(digest::sha256(layer), layer));
-    const auto descriptor = [](std::string_view media, const std::string& bytes) {
-      return std::string(R"({"mediaType":")") + std::string(media) + R"(","digest":")" +
-             digest::sha256(bytes).to_string() + R"(","size":)" + std::to_string(bytes.size()) + "}";
-    };
-    const std::string manifest =
-        R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":)" +
-        descriptor("application/vnd.oci.image.config.v1+json", config) + R"(,"layers":[)" +
-        descriptor("application/vnd.oci.image.layer.v1.tar", layer) + "]}";
-    auto put = c.put_manifest(tag, registry::k_oci_manifest, manifest);
-    ASSERT_TRUE(put) << put.error().message;
+    const auto pushed = push_test_image(c, tag, "layer of " + tag);
+    ASSERT_TRUE(pushed) << pushed.error();
   }
 
   // `docker-compose logs watcher` once it holds `text`, or after 90 s.

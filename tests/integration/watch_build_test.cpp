@@ -42,38 +42,13 @@
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
+#include "tests/integration/watched_output.hpp"
 
 namespace orc::integration {
 namespace {
 
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
-
-// Passes output on to stdout and calls `hook` with all of it so far.
-class HookedOutput final : public std::streambuf {
- public:
-  explicit HookedOutput(std::function<void(const std::string&)> hook) : m_hook(std::move(hook)) {}
-
- protected:
-  std::streamsize xsputn(const char* s, std::streamsize n) override {
-    const std::lock_guard lock(m_mutex);
-    std::cout.write(s, n);
-    m_seen.append(s, static_cast<std::size_t>(n));
-    if (m_hook) m_hook(m_seen);
-    return n;
-  }
-  int_type overflow(int_type c) override {
-    if (c == traits_type::eof()) return traits_type::not_eof(c);
-    const char ch = traits_type::to_char_type(c);
-    xsputn(&ch, 1);
-    return c;
-  }
-
- private:
-  std::function<void(const std::string&)> m_hook;
-  std::mutex m_mutex;
-  std::string m_seen;
-};
 
 class WatchRebuild : public ::testing::Test {
  protected:
@@ -382,7 +357,7 @@ TEST_F(WatchRebuild, AMovedBaseIsSkippedUnderAnotherLockAndACancelStoresNothing)
 
   // A signal while the build runs: cancelled, nothing stored.
   engine::CancelFlag cancel;
-  HookedOutput hook([&](const std::string& seen) {
+  WatchedOutput hook([&](const std::string& seen) {
     if (seen.find("The CUDA compiler identification") != std::string::npos) cancel.request();
   });
   std::ostream hooked(&hook);

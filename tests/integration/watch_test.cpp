@@ -32,6 +32,7 @@
 #include "tests/integration/http_server.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
+#include "tests/integration/test_image.hpp"
 
 namespace orc::watch {
 namespace {
@@ -46,28 +47,13 @@ registry::ClientOptions options(const std::string& url) {
   return registry::ClientOptions{.url = url, .retry = {.max_attempts = 1}};
 }
 
-// A minimal OCI image manifest whose one layer is `layer`.
-std::string image_manifest(const std::string& config, const std::string& layer) {
-  const auto descriptor = [](std::string_view media, const std::string& bytes) {
-    return std::string(R"({"mediaType":")") + std::string(media) + R"(","digest":")" +
-           digest::sha256(bytes).to_string() + R"(","size":)" + std::to_string(bytes.size()) + "}";
-  };
-  return R"({"schemaVersion":2,"mediaType":"application/vnd.oci.image.manifest.v1+json","config":)" +
-         descriptor("application/vnd.oci.image.config.v1+json", config) + R"(,"layers":[)" +
-         descriptor("application/vnd.oci.image.layer.v1.tar", layer) + "]}";
-}
-
 class WatchFeeds : public ::testing::Test {
  protected:
   // Pushes an image under `tag`; returns its manifest digest.
   std::string push(registry::Client& c, const std::string& tag, const std::string& layer) {
-    const std::string config = R"({"architecture":"amd64","os":"linux","rootfs":{"type":"layers","diff_ids":[]}})";
-    EXPECT_TRUE(c.push_blob(digest::sha256(config), config));
-    EXPECT_TRUE(c.push_blob(digest::sha256(layer), layer));
-    const std::string manifest = image_manifest(config, layer);
-    auto put = c.put_manifest(tag, registry::k_oci_manifest, manifest);
-    EXPECT_TRUE(put) << (put ? "" : put.error().message);
-    return digest::sha256(manifest).to_string();
+    auto pushed = integration::push_test_image(c, tag, layer);
+    EXPECT_TRUE(pushed) << (pushed ? "" : pushed.error());
+    return pushed.value_or("");
   }
   TempDir m_dir{"orc-watch-it"};
 };

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/engine.hpp"
@@ -23,10 +24,10 @@ namespace orc::app {
 // major.minor only. The registry digest is part of the cache key and of
 // the manifest, so a base rebuilt under its tag is a new build.
 struct ImageOverride {
-  std::string reference;  // "127.0.0.1:5000/nvidia/cuda:13.0.2-devel-ubuntu24.04"
-  std::string digest;     // "sha256:..." of the tag's manifest in its registry
-  util::Version toolkit;  // 13.0.2, as the tag (or the image's probed nvcc) says
-  std::string cuda_home = "/usr/local/cuda";
+  std::string reference;                               // "127.0.0.1:5000/nvidia/cuda:13.0.2-devel-ubuntu24.04"
+  std::string digest;                                  // "sha256:..." of the tag's manifest in its registry
+  util::Version toolkit;                               // 13.0.2, as the tag (or the image's probed nvcc) says
+  std::string cuda_home{compat::k_default_host_cuda};  // nvidia/cuda's
 };
 
 struct BuildRequest {

@@ -1,8 +1,14 @@
 #include "orchestrator/app/schedule/schedule.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <string_view>
+
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
+#include "orchestrator/util/redact.hpp"
 
 namespace orc::app {
 
@@ -43,7 +49,36 @@ std::string command(const ScheduleRequest& r, bool cron) {
   return quoted(r.binary.string(), cron) + " watch --once -f " + quoted(r.config.string(), cron);
 }
 
+constexpr std::array<std::string_view, 6> k_kept = {"ORCHESTRATE_CACHE_DIR", "ORCHESTRATE_KEYS_DIR",
+                                                    "ORCHESTRATE_REMOTE",    "ORCHESTRATE_HOST_TOOLKITS",
+                                                    "DOCKER_HOST",           "CONTAINER_HOST"};
+
 }  // namespace
+
+ScheduleEnvironment schedule_environment() {
+  ScheduleEnvironment out;
+  for (const auto name : k_kept) {
+    const std::string value = util::env_value(name);
+    if (value.empty()) continue;
+    if (name == "ORCHESTRATE_REMOTE" && util::redact_credentials(value) != value) {
+      out.remote_left_out = true;
+      continue;
+    }
+    out.kept.push_back(std::string(name) + "=" + value);
+  }
+  return out;
+}
+
+std::vector<std::filesystem::path> write_systemd_units(const SystemdUnits& units, const std::filesystem::path& dir) {
+  std::vector<std::filesystem::path> written;
+  for (const auto& [file, text] :
+       {std::pair{units.service_name, units.service}, std::pair{units.timer_name, units.timer}}) {
+    if (auto done = util::write_file_atomic(dir / file, text); !done)
+      throw util::Failure(util::ExitCode::outside_failure, "writing " + done.error().message);
+    written.push_back(dir / file);
+  }
+  return written;
+}
 
 SystemdUnits systemd_units(const ScheduleRequest& r) {
   SystemdUnits out{.service_name = r.name + ".service", .service = {}, .timer_name = r.name + ".timer", .timer = {}};

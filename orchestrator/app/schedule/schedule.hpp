@@ -31,6 +31,19 @@ struct SystemdUnits {
 };
 
 SystemdUnits systemd_units(const ScheduleRequest& request);
+// Writes the two units into `dir` (atomically); the paths written. Throws
+// util::Failure (outside_failure) when a file cannot be written.
+std::vector<std::filesystem::path> write_systemd_units(const SystemdUnits& units, const std::filesystem::path& dir);
+
+// The variables of this process a scheduled watcher needs (the store, keys,
+// remote, host toolkits, engine sockets), as NAME=VALUE. A remote whose URL
+// holds credentials is left out (`remote_left_out`): units and crontabs are
+// often world-readable.
+struct ScheduleEnvironment {
+  std::vector<std::string> kept;
+  bool remote_left_out = false;
+};
+ScheduleEnvironment schedule_environment();
 // A crontab line; an error (bad usage) when cron cannot say the interval:
 // it must divide an hour (minutes), a day (hours) or be whole days.
 std::expected<std::string, std::string> cron_line(const ScheduleRequest& request);

@@ -36,7 +36,7 @@ std::expected<watch::Probe, std::string> run_probe(engine::DockerEngine& engine,
   const auto nvcc = [&](const char* option) -> std::expected<std::string, std::string> {
     Collect out;
     const engine::BuildSpec spec{.image = image,
-                                 .argv = {ImageOverride{}.cuda_home + "/bin/nvcc", option},
+                                 .argv = {std::string(compat::k_default_host_cuda) + "/bin/nvcc", option},
                                  .labels = {{std::string(engine::k_managed_label), "probe"}},
                                  .network = "none"};
     auto ran = engine.run(spec, out);

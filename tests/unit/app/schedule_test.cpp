@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 
@@ -87,6 +88,23 @@ TEST(Schedule, CronTakesIntervalsThatDivideAnHourADayOrAreWholeDays) {
   ASSERT_FALSE(seven_hours);
   EXPECT_NE(seven_hours.error().find("cron cannot run every 420 minutes evenly"), std::string::npos);
   EXPECT_FALSE(cron_line(request(seconds(90))));
+}
+
+// The store and engine variables travel into the units; a remote URL with a
+// password does not (units and crontabs are often world-readable).
+TEST(Schedule, TheEnvironmentKeepsWhatTheWatcherNeedsButNoCredentials) {
+  ::setenv("ORCHESTRATE_CACHE_DIR", "/var/cache/orc", 1);
+  ::setenv("ORCHESTRATE_REMOTE", "http://ci:s3cret@127.0.0.1:5000/team/artifacts", 1);
+  ScheduleEnvironment env = schedule_environment();
+  EXPECT_NE(std::ranges::find(env.kept, "ORCHESTRATE_CACHE_DIR=/var/cache/orc"), env.kept.end());
+  EXPECT_TRUE(env.remote_left_out);
+  for (const auto& e : env.kept) EXPECT_EQ(e.find("s3cret"), std::string::npos) << e;
+  ::setenv("ORCHESTRATE_REMOTE", "http://127.0.0.1:5000/team/artifacts", 1);
+  env = schedule_environment();
+  EXPECT_FALSE(env.remote_left_out);
+  EXPECT_NE(std::ranges::find(env.kept, "ORCHESTRATE_REMOTE=http://127.0.0.1:5000/team/artifacts"), env.kept.end());
+  ::unsetenv("ORCHESTRATE_CACHE_DIR");
+  ::unsetenv("ORCHESTRATE_REMOTE");
 }
 
 // The real checker: a unit it rejects (a relative ExecStart, a binary that
