@@ -10,7 +10,10 @@
 #            start-registry.sh; the build suite reads engine events with it),
 #            bazel-bootstrap (Bazel 4.2.3, for the bazel suite), docker-compose
 #            (the compose suite brings docker/compose.yaml up) and systemd
-#            (systemd-analyze verify checks the units `schedule` prints)
+#            (systemd-analyze verify checks the units `schedule` prints),
+#            slurmctld, slurmd, slurm-client and munge (the Slurm suite starts
+#            its own controller and nodes) and python3-kubernetes (the Job
+#            models `k8s render`'s manifests are checked against)
 #   --bench  also what bench/ compares with: curl, openssl (its dgst), and
 #            docker-registry for the fetch benchmarks
 set -euo pipefail
@@ -24,7 +27,7 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap docker-compose systemd) ;;
+    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap docker-compose systemd slurmctld slurmd slurm-client munge python3-kubernetes) ;;
     --bench) packages+=(curl openssl docker-registry apache2-utils) ;;
     *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test, --bench)" >&2; exit 2 ;;
   esac

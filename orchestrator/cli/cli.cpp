@@ -22,7 +22,7 @@ namespace {
 
 using util::ExitCode;
 
-constexpr std::array<Command, 17> k_commands{{
+constexpr std::array<Command, 19> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
     {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
@@ -49,6 +49,10 @@ constexpr std::array<Command, 17> k_commands{{
      attach_watch},
     {"schedule", "Print systemd service and timer units (--systemd) or a crontab line (--cron) that run the watcher",
      attach_schedule},
+    {"tiers", "Propose tiers from the cluster's inventory: nvidia-smi CSV, Slurm node records, GFD node labels",
+     attach_tiers},
+    {"k8s", "Render Kubernetes Jobs that build a tier's recipes and smoke-test them on its GPUs (GFD labels)",
+     attach_k8s},
     {"smoke",
      "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results",
      attach_smoke},
@@ -127,6 +131,15 @@ ExitCode parse_and_run(int argc, const char* const* argv, std::ostream& out, std
     }
     names.emplace_back(c.name);
   }
+  // What a Slurm job of `build/smoke --engine slurm` runs on its node
+  // (cmd_job.cpp): hidden from the help, the completion and the man page.
+  CLI::App* job = app.add_subcommand("job", "Run one Slurm job's work on this node (written by --engine slurm)");
+  job->group("");
+  if (argc > 1 && std::string_view(argv[1]) == "job") {
+    attach_job(*job, io);
+    help_when_bare(*job, io);
+  }
+  names.emplace_back("job");
   app.footer(util::render_environment_help());
   one_value_per_occurrence(app);
   // An unknown subcommand gets a did-you-mean, which CLI11 does not offer.

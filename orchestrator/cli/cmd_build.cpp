@@ -5,6 +5,7 @@
 #include <ostream>
 
 #include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/cluster/slurm.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -33,11 +34,16 @@ void attach_build(CLI::App& sub, Io& io) {
     bool json = false;
     bool keep_failed = false;
     std::string file;
+    std::string node_engine;
   };
   auto opt = std::make_shared<Options>();
   sub.add_option("tiers", opt->tiers, "Tiers to build for")->required();
   sub.add_option("-r,--recipe", opt->recipes, "Build only this recipe (repeatable)");
-  sub.add_option("--engine", opt->engine, "docker, podman or host (default: the first engine socket found, else host)")
+  sub.add_option("--engine", opt->engine,
+                 "docker, podman, host, or slurm: one job per recipe x tier on the tier's nodes (default: the first "
+                 "engine socket found, else host)")
+      ->check(CLI::IsMember({"docker", "podman", "host", "slurm"}));
+  sub.add_option("--node-engine", opt->node_engine, "With --engine slurm: the engine each job builds with on its node")
       ->check(CLI::IsMember({"docker", "podman", "host"}));
   sub.add_option("--jobs", opt->jobs, "Builds at once, and the parallelism they share (default: one per core)");
   sub.add_flag("--explain", opt->explain, "Print every input of each build's cache key");
@@ -48,6 +54,17 @@ void attach_build(CLI::App& sub, Io& io) {
   sub.footer(k_footer);
 
   sub.callback([opt, &io] {
+    if (opt->engine == "slurm") {
+      const app::SlurmReport report = app::slurm_dispatch(app::SlurmRequest{.work = app::SlurmWork::build,
+                                                                           .config = site::locate_config(opt->file),
+                                                                           .tiers = opt->tiers,
+                                                                           .recipes = opt->recipes,
+                                                                           .node_engine = opt->node_engine,
+                                                                           .progress = &io.err});
+      io.out << (opt->json ? app::render_slurm_json(report) : app::render_slurm_text(report));
+      io.exit_code = report.exit_code();
+      return;
+    }
     app::BuildRequest request;
     request.config = site::locate_config(opt->file);
     request.tiers = opt->tiers;

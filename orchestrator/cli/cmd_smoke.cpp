@@ -2,6 +2,7 @@
 #include <memory>
 #include <ostream>
 
+#include "orchestrator/app/cluster/slurm.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/smoke/smoke_attest.hpp"
 #include "orchestrator/cli/commands.hpp"
@@ -35,6 +36,7 @@ void attach_smoke(CLI::App& sub, Io& io) {
     std::string fatbin;
     std::string engine;
     std::string file;
+    std::vector<std::string> recipes;
     bool json = false;
   };
   auto opt = std::make_shared<Options>();
@@ -43,8 +45,11 @@ void attach_smoke(CLI::App& sub, Io& io) {
                  "Also load every fatbin this file, or this stored artifact set (sha256:PREFIX), embeds; a set gets "
                  "the outcome attested in its signed manifest (repeatable)");
   auto* fatbin = sub.add_option("--fatbin", opt->fatbin, "Run this already built kernels fatbin instead of building");
-  sub.add_option("--engine", opt->engine, "docker, podman or host (default: the first engine socket found, else host)")
-      ->check(CLI::IsMember({"docker", "podman", "host"}));
+  sub.add_option("--engine", opt->engine,
+                 "docker, podman or host, or slurm: smoke-test each recipe's newest verified set on a node of the "
+                 "tier (default: the first engine socket found, else host)")
+      ->check(CLI::IsMember({"docker", "podman", "host", "slurm"}));
+  sub.add_option("-r,--recipe", opt->recipes, "With --engine slurm: only this recipe's set (repeatable)");
   sub.add_option("-f,--file", opt->file,
                  "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   sub.add_flag("--json", opt->json, "Print the result as JSON on stdout, nothing else");
@@ -52,6 +57,18 @@ void attach_smoke(CLI::App& sub, Io& io) {
 
   sub.callback([opt, fatbin, &io] {
     if (opt->tier.empty() && fatbin->count() == 0) util::fail_input("smoke needs a TIER, or --fatbin FILE");
+    if (opt->engine == "slurm") {
+      if (opt->tier.empty()) util::fail_input("smoke --engine slurm needs a TIER");
+      const app::SlurmReport report = app::slurm_dispatch(app::SlurmRequest{.work = app::SlurmWork::smoke,
+                                                                           .config = site::locate_config(opt->file),
+                                                                           .tiers = {opt->tier},
+                                                                           .recipes = opt->recipes,
+                                                                           .progress = &io.err});
+      io.out << (opt->json ? app::render_slurm_json(report) : app::render_slurm_text(report));
+      io.exit_code = report.exit_code();
+      return;
+    }
+    if (!opt->recipes.empty()) util::fail_input("--recipe goes with --engine slurm");
     app::SmokeRequest request;
     request.tier = opt->tier;
     if (!opt->tier.empty()) request.config = site::locate_config(opt->file);

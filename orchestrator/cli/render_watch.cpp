@@ -18,6 +18,7 @@ std::string outcome_text(const app::WatchPair& p) {
       std::string out = "    rebuilt: " + (o.set ? o.set->to_string() : std::string("?"));
       if (!o.detail.empty()) out += " (" + o.detail + ")";
       out += "\n";
+      if (!o.image_made.empty()) out += "    image made again: " + o.image_made + "\n";
       if (!o.image_digest.empty()) out += "    image digest: " + o.image_digest + "\n";
       if (!o.probe.empty()) out += "    probed: " + o.probe + "\n";
       for (const auto& d : o.table_differences) out += "    tables differ: " + d + "\n";
@@ -29,6 +30,7 @@ std::string outcome_text(const app::WatchPair& p) {
     case app::WatchAction::failed: {
       std::string out =
           "    rebuild FAILED (exit " + std::to_string(static_cast<int>(o.exit_code)) + "): " + o.detail + "\n";
+      if (!o.image_made.empty()) out += "    image made again: " + o.image_made + "\n";
       if (!o.probe.empty()) out += "    probed: " + o.probe + "\n";
       return out;
     }

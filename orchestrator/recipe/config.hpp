@@ -24,6 +24,7 @@
 // whole configuration is valid.
 #include <expected>
 #include <filesystem>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -56,11 +57,32 @@ struct TierGpu {
   std::string label() const { return given_as_cc ? "CC " + cc.dotted() : name + " (" + cc.dotted() + ")"; }
 };
 
+// Where a tier's nodes are in Slurm: what `sbatch` is given for its jobs.
+// Unset fields take defaults derived from the tier's GPUs (slurm_defaults in
+// app/cluster); `time`, `account` and `qos` are passed as written.
+struct TierSlurm {
+  std::string partition;
+  std::string constraint;  // sbatch --constraint: "sm_90", "sm_80|sm_90"
+  std::string gres;        // sbatch --gres: "gpu:h100:1"
+  std::string account;
+  std::string qos;
+  std::string time;  // sbatch --time: "30", "1:00:00"
+  util::SourceLocation where;
+};
+// Where a tier's nodes are in Kubernetes: node labels a Job's nodeSelector
+// requires (default: GFD's compute-capability labels of the tier's GPUs).
+struct TierKubernetes {
+  std::map<std::string, std::string> selector;
+  util::SourceLocation where;
+};
+
 struct Tier {
   std::string name;
   std::vector<TierGpu> gpus;
   PtxPolicy ptx = PtxPolicy::highest;
   std::optional<util::Version> driver;
+  std::optional<TierSlurm> slurm;
+  std::optional<TierKubernetes> kubernetes;
   util::SourceLocation where;
 };
 
@@ -103,10 +125,22 @@ struct WatchImage {
   bool cudnn = false;             // the -cudnn tags instead of the plain ones
   util::SourceLocation where;
 };
+// The image-catalog feed: the Debian archive whose package indexes say what
+// our offline images would be made from now.
+struct WatchDebian {
+  std::string mirror;  // empty: the mirror `images build` uses (the host's apt sources)
+  struct Name {
+    std::string name;  // "12.4-trixie"
+    util::SourceLocation where;
+  };
+  std::vector<Name> images;  // empty: every offline image recorded here by `images build`
+  util::SourceLocation where;
+};
 struct WatchSettings {
   std::string policy = "patch";  // patch, minor, major or pinned
   std::vector<WatchImage> images;
   std::vector<std::string> redist;  // directory URLs: ".../compute/cuda/redist/"
+  std::optional<WatchDebian> debian;
   // A URL that gets one JSON POST per cycle that changed something (a chat
   // webhook's shape). Webhook URLs carry their secret in the path: only its
   // scheme and host are ever printed.

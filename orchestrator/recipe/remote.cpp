@@ -100,6 +100,37 @@ std::optional<WatchImage> parse_watch_image(Reader& reader, const YAML::Node& no
   return image;
 }
 
+// 'redist' and 'debian: mirror' are printed as given: http(s), no
+// credentials, query, fragment or blank. Empty when fine.
+std::string printed_url_problem(const std::string& url) {
+  const std::string_view rest =
+      std::string_view(url).substr(url.find("://") == std::string::npos ? 0 : url.find("://") + 3);
+  if (!url.starts_with("http://") && !url.starts_with("https://")) return "expected an http:// or https:// URL";
+  if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos ||
+      url.find_first_of("?# \t") != std::string::npos)
+    return "no credentials, query, fragment or blank (it is printed as given)";
+  return {};
+}
+
+WatchDebian parse_watch_debian(Reader& reader, const YAML::Node& node) {
+  WatchDebian out{.where = reader.where(node)};
+  if (!reader.expect_mapping(node, "for 'debian' (with 'mirror' and/or 'images'; {} for the defaults)")) return out;
+  const Fields fields = reader.fields(node, k_watch_debian_keys);
+  if (const Field* f = fields.find("mirror")) {
+    const auto url = reader.string(f->value, "for 'mirror'");
+    if (url && !printed_url_problem(*url).empty())
+      reader.error(f->value, "invalid 'debian' mirror: " + printed_url_problem(*url) +
+                                 " (the directory holding dists/, as in apt's sources)");
+    else if (url)
+      out.mirror = *url;
+  }
+  if (const Field* f = fields.find("images"); f && reader.expect_list(f->value, "of offline image names for 'images'"))
+    for (const auto& item : f->value)
+      if (const auto name = reader.string(item, "in 'debian: images' (an offline image, as `images list` names it)"))
+        out.images.push_back({.name = *name, .where = reader.where(item)});
+  return out;
+}
+
 }  // namespace
 
 WatchSettings parse_watch(Reader& reader, const YAML::Node& watch) {
@@ -115,17 +146,12 @@ WatchSettings parse_watch(Reader& reader, const YAML::Node& watch) {
     for (const auto& item : f->value) {
       const auto url = reader.string(item, "in 'redist'");
       if (!url) continue;
-      const std::string_view rest =
-          std::string_view(*url).substr(url->find("://") == std::string::npos ? 0 : url->find("://") + 3);
-      if (!url->starts_with("http://") && !url->starts_with("https://"))
-        reader.error(item, "invalid 'redist' URL: expected an http:// or https:// URL of a directory");
-      // Printed in reports as given: it may carry neither credentials nor a query.
-      else if (rest.substr(0, rest.find('/')).find('@') != std::string_view::npos ||
-               url->find_first_of("?# \t") != std::string::npos)
-        reader.error(item, "invalid 'redist' URL: no credentials, query, fragment or blank (it is printed as given)");
+      if (const std::string problem = printed_url_problem(*url); !problem.empty())
+        reader.error(item, "invalid 'redist' URL: " + problem + (problem.starts_with("expected") ? " of a directory" : ""));
       else
         out.redist.push_back(*url);
     }
+  if (const Field* f = fields.find("debian")) out.debian = parse_watch_debian(reader, f->value);
   if (const Field* f = fields.find("notify")) {
     // The message never quotes the URL: a webhook's path is its secret.
     const auto url = reader.string(f->value, "for 'notify'");

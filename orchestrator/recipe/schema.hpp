@@ -12,7 +12,11 @@ inline constexpr std::array<std::string_view, 7> k_top_keys = {"tiers",  "recipe
                                                                "remote", "trusted_keys", "watch"};
 inline constexpr std::array<std::string_view, 1> k_top_required = {"tiers"};
 
-inline constexpr std::array<std::string_view, 3> k_tier_keys = {"gpus", "ptx", "driver"};
+inline constexpr std::array<std::string_view, 5> k_tier_keys = {"gpus", "ptx", "driver", "slurm", "kubernetes"};
+// Where a tier's nodes are (issue 15).
+inline constexpr std::array<std::string_view, 6> k_tier_slurm_keys = {"partition", "constraint", "gres",
+                                                                      "account",   "qos",        "time"};
+inline constexpr std::array<std::string_view, 1> k_tier_kubernetes_keys = {"selector"};
 inline constexpr std::array<std::string_view, 1> k_tier_required = {"gpus"};
 // A declared device: `{name: "Lab Card X", cc: 8.6}` (both required).
 inline constexpr std::array<std::string_view, 2> k_gpu_keys = {"name", "cc"};
@@ -30,7 +34,9 @@ inline constexpr std::array<std::string_view, 3> k_requirement_keys = {"cuda", "
 
 // `watch:` (the watcher, issue 14): what it reads, and how far a recipe
 // follows new toolkits (watch::Policy has the same names).
-inline constexpr std::array<std::string_view, 5> k_watch_keys = {"policy", "images", "redist", "notify", "keep"};
+inline constexpr std::array<std::string_view, 6> k_watch_keys = {"policy", "images", "redist",
+                                                                 "debian", "notify", "keep"};
+inline constexpr std::array<std::string_view, 2> k_watch_debian_keys = {"mirror", "images"};
 inline constexpr std::array<std::string_view, 4> k_watch_image_keys = {"url", "flavour", "os", "cudnn"};
 inline constexpr std::array<std::string_view, 1> k_watch_image_required = {"url"};
 inline constexpr std::array<std::string_view, 4> k_watch_policies = {"patch", "minor", "major", "pinned"};

@@ -115,4 +115,23 @@ std::string did_you_mean(std::string_view word, std::span<const std::string> can
   return closest(word, candidates);
 }
 
+std::map<std::string, std::string> key_value_words(std::string_view line) {
+  std::map<std::string, std::string> out;
+  std::string last;
+  for (const auto word : split_words(line)) {
+    const auto eq = word.find('=');
+    const bool key = eq != std::string_view::npos && eq > 0 && std::isupper(static_cast<unsigned char>(word.front())) &&
+                     std::ranges::all_of(word.substr(0, eq), [](char c) {
+                       return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == ':';
+                     });
+    if (key) {
+      last = std::string(word.substr(0, eq));
+      out[last] = std::string(word.substr(eq + 1));
+    } else if (!last.empty()) {
+      out[last] += " " + std::string(word);
+    }
+  }
+  return out;
+}
+
 }  // namespace orc::util

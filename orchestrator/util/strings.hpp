@@ -1,6 +1,7 @@
 #pragma once
 // Small string helpers shared by every parser.
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <string_view>
@@ -19,6 +20,12 @@ std::string join(std::span<const std::string> parts, std::string_view separator)
 bool starts_with_ci(std::string_view s, std::string_view prefix);
 // "541.6 MiB": binary units, one decimal; bytes as they are below 1 KiB.
 std::string human_size(std::uint64_t bytes);
+
+// The Key=Value words of one line as Slurm's `scontrol show ... -o` prints
+// them: a key starts with an upper-case letter and holds letters, digits,
+// '_' and ':'; a word without '=' continues the value before it (OS=Linux
+// 6.1.0-18-amd64 #1 SMP ..., Comment=two words).
+std::map<std::string, std::string> key_value_words(std::string_view line);
 
 // Optimal string alignment distance (Levenshtein plus adjacent transposition).
 std::size_t edit_distance(std::string_view a, std::string_view b);

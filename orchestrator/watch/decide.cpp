@@ -1,9 +1,11 @@
 #include "orchestrator/watch/decide.hpp"
 
 #include <algorithm>
+#include <functional>
 
 #include "orchestrator/compat/toolkits.hpp"
 #include "orchestrator/util/strings.hpp"
+#include "orchestrator/watch/debian.hpp"
 
 namespace orc::watch {
 
@@ -52,6 +54,74 @@ const compat::Toolkit* last_serving(const std::vector<arch::ComputeCapability>& 
   for (const auto& t : compat::toolkit_table())
     if (t.released && dropped(t, gpus).empty()) last = &t;
   return last;
+}
+
+// "name" -> "version" of a "name=version" list.
+std::optional<std::string_view> version_in(const std::vector<std::string>& packages, std::string_view name) {
+  for (const std::string& p : packages)
+    if (p.size() > name.size() && p.starts_with(name) && p[name.size()] == '=')
+      return std::string_view(p).substr(name.size() + 1);
+  return std::nullopt;
+}
+
+// The Debian offer for the set's offline image, when there is one: stale
+// (out.stale) or a declined line; false when no offer concerns the image.
+bool judge_debian(const Current& current, const std::vector<Offer>& offers, Policy policy, Decision& out,
+                  const std::function<void(std::string)>& decline) {
+  for (const Offer& o : offers) {
+    if (!o.debian || image_key(o.image) != image_key(current.image)) continue;
+    const std::string what = "image " + o.image + " (" + o.feed + ", " + o.detail + ")";
+    if (!current.image_record) {
+      decline(what + ": nothing records what the image was made from here (`orchestrate images build` records it)");
+      return true;
+    }
+    if (!o.missing.empty()) {
+      decline(what + ": the suite no longer has " + util::join(o.missing, ", ") + ": the image cannot be made again");
+      return true;
+    }
+    std::vector<std::string> changes;
+    for (const std::string& p : o.packages) {
+      const std::string_view name = std::string_view(p).substr(0, p.find('='));
+      const std::string_view now = std::string_view(p).substr(name.size() + 1);
+      const auto then = version_in(current.image_record->packages, name);
+      if (!then || *then != now)
+        changes.push_back(std::string(name) + " " + (then ? std::string(*then) : std::string("(none)")) + " -> " +
+                          std::string(now));
+    }
+    const auto recorded = version_in(current.image_record->packages, "nvidia-cuda-toolkit");
+    const auto then_release = recorded ? cuda_release_of(*recorded) : std::nullopt;
+    if (!changes.empty() && o.toolkit.size() >= 2 && then_release && o.toolkit != *then_release) {
+      if (o.toolkit.truncated(2) != then_release->truncated(2)) {
+        decline(what + ": the suite now packages CUDA " + o.toolkit.str() + ", and the image is made for CUDA " +
+                then_release->truncated(2).str() + ": the image catalog needs an image for " +
+                o.toolkit.truncated(2).str());
+        return true;
+      }
+      if (!policy_allows(policy, *then_release, o.toolkit)) {
+        decline(what + ": CUDA " + then_release->str() + " -> " + o.toolkit.str() + ": policy " +
+                std::string(to_string(policy)) + " takes no new toolkit");
+        return true;
+      }
+    }
+    if (!changes.empty()) {
+      out.stale = true;
+      out.take = o;
+      out.make_image = true;
+      out.reason = o.detail + ": " + util::join(changes, ", ") + "; " + o.image + " is made again";
+      return true;
+    }
+    // A host-mount image's digest carries the host toolkit after it
+    // ("sha256:... + host cuda 13.0.88"): the image is the part before.
+    const std::string built_in = current.image_digest.substr(0, current.image_digest.find(' '));
+    if (!built_in.empty() && !current.image_record->id.empty() && current.image_record->id != built_in) {
+      out.stale = true;
+      out.take = o;
+      out.reason = o.image + " was made again since this set was built (" + short_digest(built_in) +
+                   " -> " + short_digest(current.image_record->id) + ")";
+    }
+    return true;
+  }
+  return false;
 }
 
 }  // namespace
@@ -106,9 +176,11 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
     if (std::ranges::find(out.declined, line) == out.declined.end()) out.declined.push_back(std::move(line));
   };
   const auto some_image_offers = [&](const util::Version& toolkit) {
-    return std::ranges::any_of(offers, [&](const Offer& o) { return !o.image.empty() && o.toolkit == toolkit; });
+    return std::ranges::any_of(offers,
+                               [&](const Offer& o) { return !o.debian && !o.image.empty() && o.toolkit == toolkit; });
   };
   for (const Offer& o : offers) {
+    if (o.debian) continue;  // judged against the image's record below
     if (o.toolkit.size() < 2) continue;  // a cuDNN offer for a CUDA major: no toolkit of its own
     if (!(current.toolkit < o.toolkit)) continue;
     if (o.image.empty() && some_image_offers(o.toolkit)) continue;  // the image offer speaks for it
@@ -185,9 +257,10 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
     }
     return out;
   }
+  if (judge_debian(current, offers, policy, out, decline)) return out;
   // The same image rebuilt under its tag.
   for (const Offer& o : offers) {
-    if (o.image.empty() || image_key(o.image) != image_key(current.image) || current.image_digest.empty()) continue;
+    if (o.debian || o.image.empty() || image_key(o.image) != image_key(current.image) || current.image_digest.empty()) continue;
     if (o.digest == current.image_digest) continue;
     out.stale = true;
     out.take = o;

@@ -36,6 +36,14 @@ struct Current {
   std::optional<util::VersionRange> cuda;     // the recipe's `cuda:` range
   std::vector<util::Version> allowed;         // the configuration's `toolkits:` (major.minor); empty: any
   std::optional<util::Version> driver;        // the tier's `driver:`
+  // For a set built in one of our offline images: what `images build`
+  // recorded of that image here (its engine ID now and the "name=version"
+  // of its catalog packages); nullopt when nothing was recorded.
+  struct ImageRecord {
+    std::string id;
+    std::vector<std::string> packages;
+  };
+  std::optional<ImageRecord> image_record;
 };
 
 // The toolkit a set was built with, as precisely as it can be known: the
@@ -56,12 +64,19 @@ struct Decision {
   std::string reason;                 // "CUDA 12.4.0 -> 12.4.1 (registry ...)", "base image moved: ..."
   std::vector<std::string> declined;  // newer offers not taken, each with why
   bool unprobed = false;              // `take` is judged by no table row or probe yet: probe before use
+  bool make_image = false;            // `take` is a Debian offer: make the offline image again first
 };
 
 // `probes` are what images' own nvcc said (probe.hpp), by registry digest:
 // an offer whose image was probed is judged by its probe (its nvcc's
 // release must be the tag's, its --list-gpu-code must hold every GPU of
-// the tier), not by the table's row; an offer of a release the tables do
+// the tier), not by the table's row;
+// A Debian offer (debian.hpp) for the set's offline image makes the pair
+// stale when the archive's version of a catalog package differs from the
+// image's record (`make_image`: the image is made again, then the pair
+// rebuilt in it), or when the image was made again since the set was built;
+// a Debian toolkit of another minor than the image's is declined (the
+// catalog needs an image for it), as is a patch release under `pinned`. an offer of a release the tables do
 // not know, or whose row's archs are unconfirmed, is taken only as
 // `unprobed` until its image is probed (the watcher probes before it
 // builds, then decides again).

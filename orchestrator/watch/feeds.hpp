@@ -8,6 +8,7 @@
 //     is a change too.
 //   - NVIDIA's redistributable index: the redistrib_X.Y.Z.json manifests of
 //     a directory (CUDA or cuDNN) and the versions each names.
+//   - A Debian archive's package index, for our offline images (debian.hpp).
 #include <expected>
 #include <memory>
 #include <optional>
@@ -30,6 +31,11 @@ struct Offer {
   std::string image;                   // "127.0.0.1:5000/nvidia/cuda:13.0.2-cudnn-devel-ubuntu24.04"; empty for redist
   std::string digest;                  // "sha256:..." of the tag's manifest; empty for redist
   std::string detail;                  // "devel ubuntu24.04", "redistrib_13.0.2.json (2025-10-09)"
+  // The image-catalog feed (debian.hpp): `image` is one of our offline
+  // images and these say what the Debian archive would install in it now.
+  bool debian = false;
+  std::vector<std::string> packages;  // "nvidia-cuda-toolkit=12.4.131~12.4.1-2", one per catalog package found
+  std::vector<std::string> missing;   // catalog packages the suite no longer has
 };
 
 class Feed {

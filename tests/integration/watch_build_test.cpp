@@ -15,7 +15,11 @@
 //   - 13.0.2 rebuilt under its tag (a moved digest): a held lock makes the
 //     cycle skip the pair and name the holder; a cancel during the build
 //     stores nothing and the next cycle rebuilds it; two `orchestrate watch
-//     --once` processes at once store one set, not two.
+//     --once` processes at once store one set, not two;
+//   - the image-catalog feed: a set built by the plan in host-bookworm, the
+//     archive's bookworm index read from 127.0.0.1, the image made again
+//     when the index has a newer package than the image's record, and the
+//     set rebuilt in it.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -36,10 +40,14 @@
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
+#include "orchestrator/imaging/rootfs.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/util/file_lock.hpp"
+#include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/probe.hpp"
 #include "tests/integration/engine_service.hpp"
+#include "tests/integration/http_server.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
 #include "tests/integration/watched_output.hpp"
@@ -386,6 +394,113 @@ TEST_F(WatchRebuild, AMovedBaseIsSkippedUnderAnotherLockAndACancelStoresNothing)
        at = both.output.find("    rebuilt: ", at + 1))
     ++rebuilt_lines;
   EXPECT_EQ(rebuilt_lines, 1u) << both.output;
+}
+
+
+// The image-catalog feed end to end. The archive's index is the one the
+// image is made from: bookworm main's Packages.xz, downloaded from the
+// host's mirror and served from 127.0.0.1. With the image's record as the
+// index has it, a cycle has nothing to do. The record is then set back to
+// the g++ of before a Debian update (what a record says when the archive
+// moved after the image was made): the cycle makes host-bookworm again from
+// the mirror (debootstrap, one to three minutes), finds in it what the
+// index lists, and rebuilds the set built in it, with a manifest that says
+// why; the next cycle does nothing.
+TEST_F(WatchRebuild, ADebianArchiveUpdateMakesTheImageAgainAndRebuildsWhatWasBuiltInIt) {
+  const auto mirror = imaging::debian_mirror();
+  if (!mirror) GTEST_SKIP() << "no Debian mirror in the host's apt sources (ORCHESTRATE_DEBIAN_MIRROR)";
+  const fs::path www = m_dir.path() / "www";
+  const fs::path index = www / "debian/dists/bookworm/main/binary-amd64/Packages.xz";
+  fs::create_directories(index.parent_path());
+  const auto fetched = run_process(
+      {"curl", "-sSf", "-o", index.string(), *mirror + "/dists/bookworm/main/binary-amd64/Packages.xz"});
+  if (fetched.exit_code != 0) GTEST_SKIP() << "the mirror's bookworm index could not be read: " << fetched.output;
+  HttpServer server(HttpServer::Mode::serve_directory, www, m_dir.path() / "port");
+  ASSERT_NE(server.port(), 0) << "http.server did not start";
+  // Where the watcher finds images/offline/ to make the image again.
+  ::setenv("ORCHESTRATE_IMAGES_DIR", (fs::path(ORC_SOURCE_DIR) / "images").c_str(), 1);
+  m_recipes = 1;
+  std::ofstream(m_config) << "toolkits: [\"13.0\"]\ntiers:\n  h:\n    gpus: [H100]\nwatch:\n  debian:\n"
+                          << "    mirror: http://127.0.0.1:" << server.port() << "/debian\n"
+                          << "    images: [host-bookworm]\nrecipes:\n"
+                          << recipe("local", "");
+  // The first set, as `orchestrate build` makes it: the plan takes 13.0,
+  // the host's toolkit, so host-bookworm with /usr/local/cuda mounted.
+  const auto first = app::build(app::BuildRequest{.config = m_config,
+                                                  .tiers = {"h"},
+                                                  .recipes = {},
+                                                  .engine = engine::EngineKind::docker,
+                                                  .jobs = 2,
+                                                  .explain = false,
+                                                  .store_root = m_store},
+                                std::cout);
+  ASSERT_EQ(first.builds.size(), 1u);
+  ASSERT_EQ(first.builds[0].status, app::BuildStatus::built) << util::join(first.builds[0].errors, "\n");
+  const cache::Manifest built = manifest(*first.builds[0].manifest);
+  ASSERT_EQ(built.image, "orchestrate/cuda:host-bookworm");
+
+  const fs::path state = site::image_state_path();
+  auto record = site::find_built_image("orchestrate/cuda:host-bookworm", state);
+  ASSERT_TRUE(record);
+  // A host-mount image's digest is its ID and the host's toolkit.
+  ASSERT_EQ(built.image_digest, record->id + " + host cuda 13.0.88");
+  // The record as the index has it now (the suite's image may come from a
+  // rootfs tar cached before the archive last moved).
+  const auto offers = watch::debian_feed("http://127.0.0.1:" + std::to_string(server.port()) + "/debian",
+                                         {watch::WatchedImage{.name = "host-bookworm",
+                                                              .reference = "orchestrate/cuda:host-bookworm",
+                                                              .suite = "bookworm",
+                                                              .components = {"main"},
+                                                              .packages = {"g++", "cmake", "make", "ninja-build",
+                                                                           "python3"}}},
+                                         registry::make_curl_transport())
+                          ->poll();
+  ASSERT_TRUE(offers) << offers.error();
+  const std::vector<std::string> now = offers->front().packages;
+  ASSERT_EQ(now.size(), 5u);
+  ASSERT_TRUE(now.front().starts_with("g++=")) << now.front();
+  record->packages = now;
+  site::save_image_record(state, *record);
+  const app::WatchReport quiet = cycle();
+  ASSERT_EQ(quiet.feeds.size(), 1u);
+  EXPECT_TRUE(quiet.feeds[0].ok) << quiet.feeds[0].error;
+  EXPECT_FALSE(pair(quiet, "local").decision.stale) << text(quiet);
+  EXPECT_TRUE(pair(quiet, "local").decision.declined.empty()) << text(quiet);
+
+  // Made before the archive's g++ update.
+  const std::string before = "g++=4:12.2.0-2";
+  record->packages.front() = before;
+  site::save_image_record(state, *record);
+  const app::WatchReport moved = cycle();
+  const app::WatchPair& local = pair(moved, "local");
+  ASSERT_TRUE(local.decision.stale) << text(moved);
+  EXPECT_TRUE(local.decision.make_image);
+  EXPECT_EQ(local.decision.reason, "bookworm main: g++ 4:12.2.0-2 -> " + now.front().substr(4) +
+                                       "; orchestrate/cuda:host-bookworm is made again");
+  ASSERT_EQ(local.outcome.action, app::WatchAction::rebuilt) << text(moved);
+  const auto remade = site::find_built_image("orchestrate/cuda:host-bookworm", state);
+  ASSERT_TRUE(remade);
+  EXPECT_NE(remade->id, record->id);
+  std::vector<std::string> made_from = remade->packages;
+  std::vector<std::string> listed = now;
+  std::ranges::sort(made_from);
+  std::ranges::sort(listed);
+  EXPECT_EQ(made_from, listed);
+  EXPECT_NE(local.outcome.image_made.find(remade->id), std::string::npos) << local.outcome.image_made;
+  const cache::Manifest rebuilt = manifest(*local.outcome.set);
+  EXPECT_EQ(rebuilt.image, "orchestrate/cuda:host-bookworm");
+  EXPECT_EQ(rebuilt.image_digest, remade->id + " + host cuda 13.0.88");
+  ASSERT_TRUE(rebuilt.trigger);
+  EXPECT_EQ(rebuilt.trigger->reason, local.decision.reason);
+  EXPECT_EQ(rebuilt.trigger->from_set, *first.builds[0].manifest);
+  EXPECT_EQ(rebuilt.trigger->to_image_digest, remade->id);
+  EXPECT_EQ(sets_of("local"), 2u);
+
+  // Idempotent.
+  const app::WatchReport again = cycle();
+  EXPECT_FALSE(pair(again, "local").decision.stale) << text(again);
+  EXPECT_EQ(sets_of("local"), 2u);
+  ::unsetenv("ORCHESTRATE_IMAGES_DIR");
 }
 
 }  // namespace

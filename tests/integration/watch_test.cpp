@@ -5,7 +5,9 @@
 //     read as a moved digest, and a stopped registry as a failed poll that
 //     names the feed.
 //   - Python's http.server serving a directory laid out as NVIDIA's
-//     redistributable index (redistrib_X.Y.Z.json files, CUDA and cuDNN).
+//     redistributable index (redistrib_X.Y.Z.json files, CUDA and cuDNN),
+//     and a Debian archive's dists/ (tests/integration/debian-archive: the
+//     bookworm and trixie indexes' stanzas of our offline images' packages).
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <unistd.h>
@@ -27,6 +29,7 @@
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/layout.hpp"
+#include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/feeds.hpp"
 #include "tests/integration/host_build.hpp"
 #include "tests/integration/http_server.hpp"
@@ -152,6 +155,85 @@ TEST_F(WatchFeeds, TheRedistIndexFeedReadsEveryManifestItLinks) {
   auto gone = redist_feed("http://127.0.0.1:9/cuda/", transport)->poll();
   ASSERT_FALSE(gone);
   EXPECT_NE(gone.error().find("GET http://127.0.0.1:9/cuda/"), std::string::npos) << gone.error();
+}
+
+TEST_F(WatchFeeds, TheDebianFeedReadsEachImagesSuiteFromTheArchiveIndexes) {
+  if (run_process({"python3", "--version"}).exit_code != 0) GTEST_SKIP() << "no python3 here";
+  const fs::path root = m_dir.path() / "www";
+  fs::create_directories(root / "debian");
+  fs::copy(fs::path(ORC_SOURCE_DIR) / "tests/integration/debian-archive/dists", root / "debian" / "dists",
+           fs::copy_options::recursive);
+  HttpServer server(HttpServer::Mode::serve_directory, root, m_dir.path() / "port");
+  ASSERT_NE(server.port(), 0) << "http.server did not start";
+  std::shared_ptr<net::Transport> transport = registry::make_curl_transport();
+  const std::string mirror = "http://127.0.0.1:" + std::to_string(server.port()) + "/debian/";
+  const auto image = [](std::string name, std::string suite, std::vector<std::string> components,
+                        std::vector<std::string> packages) {
+    return WatchedImage{.name = name,
+                        .reference = "orchestrate/cuda:" + name,
+                        .suite = std::move(suite),
+                        .components = std::move(components),
+                        .packages = std::move(packages)};
+  };
+  const std::vector<WatchedImage> images = {
+      image("11.8-bookworm", "bookworm", {"main", "contrib", "non-free"},
+            {"nvidia-cuda-toolkit", "g++-11", "cmake", "make", "ninja-build", "python3"}),
+      image("12.4-trixie", "trixie", {"main", "contrib", "non-free"},
+            {"nvidia-cuda-toolkit", "g++-13", "cmake", "make", "ninja-build", "python3"}),
+      image("host-bookworm", "bookworm", {"main"}, {"g++", "cmake", "make", "ninja-build", "python3"})};
+
+  // bookworm's indexes are served as .xz, trixie's as .gz (no .xz there).
+  auto offers = debian_feed(mirror, images, transport)->poll();
+  ASSERT_TRUE(offers) << offers.error();
+  ASSERT_EQ(offers->size(), 3u);
+  const Offer& bookworm = offers->at(0);
+  EXPECT_TRUE(bookworm.debian);
+  EXPECT_EQ(bookworm.image, "orchestrate/cuda:11.8-bookworm");
+  EXPECT_EQ(bookworm.toolkit, *util::Version::parse("11.8.0"));
+  EXPECT_EQ(bookworm.detail, "bookworm main,contrib,non-free");
+  EXPECT_EQ(bookworm.packages,
+            (std::vector<std::string>{"nvidia-cuda-toolkit=11.8.89~11.8.0-5~deb12u1", "g++-11=11.3.0-12",
+                                      "cmake=3.25.1-1", "make=4.3-4.1", "ninja-build=1.11.1-2~deb12u1",
+                                      "python3=3.11.2-1+b1"}));
+  EXPECT_TRUE(bookworm.missing.empty());
+  EXPECT_EQ(offers->at(1).toolkit, *util::Version::parse("12.4.1"));
+  EXPECT_EQ(offers->at(1).packages.front(), "nvidia-cuda-toolkit=12.4.131~12.4.1-2");
+  EXPECT_EQ(offers->at(2).packages.front(), "g++=4:12.2.0-3");
+  EXPECT_EQ(offers->at(2).toolkit.size(), 0u);  // no toolkit in the host-mount image
+
+  // A newer revision beside the old one, as a plain index (neither .xz
+  // nor .gz: the feed falls back to it), wins by dpkg's order; a package
+  // the suite dropped is named.
+  const fs::path non_free = root / "debian/dists/trixie/non-free/binary-amd64";
+  fs::remove(non_free / "Packages.gz");
+  std::ofstream(non_free / "Packages") << "Package: nvidia-cuda-toolkit\nVersion: 12.4.131~12.4.1-2\n"
+                                          "Architecture: amd64\n\n"
+                                          "Package: nvidia-cuda-toolkit\nVersion: 12.4.131~12.4.1-10\n"
+                                          "Architecture: amd64\n\n"
+                                          "Package: nvidia-cuda-toolkit\nVersion: 12.9.1~12.9.1-1\n"
+                                          "Architecture: arm64\n";
+  fs::remove(root / "debian/dists/trixie/main/binary-amd64/Packages.gz");
+  std::ofstream(root / "debian/dists/trixie/main/binary-amd64/Packages") << "Package: cmake\nVersion: 3.31.6-2\n"
+                                                                            "Architecture: amd64\n";
+  offers = debian_feed(mirror, {images[1]}, transport)->poll();
+  ASSERT_TRUE(offers) << offers.error();
+  ASSERT_EQ(offers->size(), 1u);
+  EXPECT_EQ(offers->at(0).packages,
+            (std::vector<std::string>{"nvidia-cuda-toolkit=12.4.131~12.4.1-10", "cmake=3.31.6-2"}));
+  EXPECT_EQ(offers->at(0).missing, (std::vector<std::string>{"g++-13", "make", "ninja-build", "python3"}));
+
+  // A suite the mirror does not have: the poll fails naming what it tried.
+  auto gone = debian_feed(mirror, {image("x", "sid", {"main"}, {"g++"})}, transport)->poll();
+  ASSERT_FALSE(gone);
+  EXPECT_NE(gone.error().find("sid/main has no index (Packages.xz, Packages.gz, Packages answered 404"),
+            std::string::npos)
+      << gone.error();
+  // A broken index: the poll fails naming the URL.
+  std::ofstream(root / "debian/dists/bookworm/main/binary-amd64/Packages.xz") << "\xfd" "7zXZ broken";
+  gone = debian_feed(mirror, {images[2]}, transport)->poll();
+  ASSERT_FALSE(gone);
+  EXPECT_NE(gone.error().find("bookworm/main/binary-amd64/Packages.xz: not xz-compressed"), std::string::npos)
+      << gone.error();
 }
 
 // One watch cycle end to end (dry run): a set built here on the host with

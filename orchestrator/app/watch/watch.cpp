@@ -12,6 +12,11 @@
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/imaging/rootfs.hpp"
+#include "orchestrator/site/image_state.hpp"
+#include "orchestrator/util/strings.hpp"
+#include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/feeds.hpp"
 
 namespace orc::app {
@@ -19,6 +24,43 @@ namespace orc::app {
 namespace {
 
 using util::ExitCode;
+
+// The offline images the Debian feed watches: those 'debian: images' names
+// (an unknown name is bad input, with its line), else every one `images
+// build` recorded here. An error when there are none.
+std::expected<std::vector<watch::WatchedImage>, std::string> debian_images(const recipe::WatchDebian& settings) {
+  std::vector<const compat::OfflineImage*> chosen;
+  for (const auto& n : settings.images) {
+    const compat::OfflineImage* image = compat::find_offline_image(n.name);
+    if (!image) {
+      const auto names = compat::offline_image_names();
+      throw util::Failure(ExitCode::bad_input,
+                          {util::Diagnostic{.where = n.where,
+                                            .message = "unknown offline image '" + n.name +
+                                                       "' in 'debian: images' (known: " + util::join(names, ", ") + ")",
+                                            .suggestion = util::did_you_mean(n.name, names)}});
+    }
+    chosen.push_back(image);
+  }
+  if (settings.images.empty())
+    for (const auto& record : site::read_image_state(site::image_state_path()))
+      if (const compat::OfflineImage* image = compat::find_offline_image(record.reference)) chosen.push_back(image);
+  if (chosen.empty())
+    return std::unexpected("no offline image is recorded here (`orchestrate images build NAME` makes one) and "
+                           "'debian: images' names none: nothing to compare with the archive");
+  std::vector<watch::WatchedImage> out;
+  for (const compat::OfflineImage* image : chosen) {
+    if (std::ranges::any_of(out, [&](const auto& w) { return w.name == image->name; })) continue;
+    watch::WatchedImage w{.name = std::string(image->name),
+                          .reference = image->reference(),
+                          .suite = std::string(image->suite),
+                          .components = util::split_any(image->components, ","),
+                          .packages = {}};
+    for (const auto p : image->packages) w.packages.emplace_back(p);
+    out.push_back(std::move(w));
+  }
+  return out;
+}
 
 // The feeds, and a failed status for each one that cannot even be made (a
 // URL the registry client refuses): one bad entry never stops the others.
@@ -40,6 +82,21 @@ std::vector<std::unique_ptr<watch::Feed>> make_feeds(const recipe::WatchSettings
     }
   }
   for (const auto& url : settings.redist) feeds.push_back(watch::redist_feed(url, transport));
+  if (settings.debian) {
+    auto images = debian_images(*settings.debian);
+    const std::optional<std::string> mirror =
+        settings.debian->mirror.empty() ? imaging::debian_mirror() : settings.debian->mirror;
+    if (!images)
+      failed.push_back({.name = "debian", .ok = false, .error = images.error(), .offers = 0});
+    else if (!mirror)
+      failed.push_back({.name = "debian",
+                        .ok = false,
+                        .error = "no Debian mirror: set 'debian: mirror' or ORCHESTRATE_DEBIAN_MIRROR (the host's apt "
+                                 "sources name none)",
+                        .offers = 0});
+    else
+      feeds.push_back(watch::debian_feed(*mirror, std::move(*images), transport));
+  }
   return feeds;
 }
 
@@ -95,6 +152,9 @@ void judge(WatchPair& pair, const Built& built, const recipe::Config& config, co
   if (tier)
     for (const auto& g : tier->gpus) current.gpus.push_back(g.cc);
   if (r.requires_.cuda) current.cuda = r.requires_.cuda->range;
+  if (compat::find_offline_image(built.image))
+    if (const auto record = site::find_built_image(built.image))
+      current.image_record = watch::Current::ImageRecord{.id = record->id, .packages = record->packages};
   const std::string policy_name = r.watch.value_or(config.watch ? config.watch->policy : "patch");
   pair.decision =
       watch::decide(current, offers, watch::parse_policy(policy_name).value_or(watch::Policy::patch), probes);
@@ -153,10 +213,10 @@ std::string_view to_string(WatchAction action) {
 
 WatchReport watch_once(const WatchRequest& request) {
   const auto config = site::load_config_file(request.config, true);
-  if (!config->watch || (config->watch->images.empty() && config->watch->redist.empty()))
+  if (!config->watch || (config->watch->images.empty() && config->watch->redist.empty() && !config->watch->debian))
     throw util::Failure(ExitCode::bad_input,
                         request.config.string() +
-                            ": no 'watch:' with 'images' or 'redist': the watcher has nothing to read (see "
+                            ": no 'watch:' with 'images', 'redist' or 'debian': the watcher has nothing to read (see "
                             "recipes/schema.md, watch)");
   const recipe::WatchSettings& settings = *config->watch;
 

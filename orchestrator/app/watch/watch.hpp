@@ -62,6 +62,7 @@ struct WatchOutcome {
   std::string detail;                          // why it failed, who holds the lock, ...
   std::optional<digest::Digest> set;           // the new set (rebuilt)
   std::string image_digest;                    // what the engine pulled
+  std::string image_made;                      // an offline image made again first: "REF (ID): name=version, ..."
   std::string probe;                           // what the image's nvcc said: "nvcc 13.0.88: sm_75 ... sm_121"
   std::vector<std::string> table_differences;  // where that differs from the tables' row
   std::string smoke;                           // "pass", "fail", or "not run: ..."

@@ -17,7 +17,12 @@ using Json = nlohmann::ordered_json;
 Json null_or(const std::string& text) { return text.empty() ? Json(nullptr) : Json(text); }
 
 Json offer_json(const watch::Offer& o) {
-  return Json{{"toolkit", o.toolkit.str()}, {"image", o.image}, {"digest", o.digest}, {"feed", o.feed}};
+  Json out{{"toolkit", o.toolkit.str()}, {"image", o.image}, {"digest", o.digest}, {"feed", o.feed}};
+  if (o.debian) {
+    out["packages"] = o.packages;
+    out["missing"] = o.missing;
+  }
+  return out;
 }
 
 Json outcome_json(const WatchOutcome& o) {
@@ -25,6 +30,7 @@ Json outcome_json(const WatchOutcome& o) {
               {"detail", null_or(o.detail)},
               {"set", o.set ? Json(o.set->to_string()) : Json(nullptr)},
               {"image_digest", null_or(o.image_digest)},
+              {"image_made", null_or(o.image_made)},
               {"probe", null_or(o.probe)},
               {"table_differences", o.table_differences},
               {"smoke", null_or(o.smoke)},
@@ -50,6 +56,7 @@ Json report_json(const WatchReport& report) {
                      {"set", p.current_set ? Json(p.current_set->to_string()) : Json(nullptr)},
                      {"stale", p.decision.stale},
                      {"reason", p.decision.stale ? Json(p.decision.reason) : Json(nullptr)},
+                     {"make_image", p.decision.make_image},
                      {"take", p.decision.take ? offer_json(*p.decision.take) : Json(nullptr)},
                      {"declined", p.decision.declined},
                      {"outcome", outcome_json(p.outcome)}});

@@ -2,16 +2,21 @@
 // serves is, under its lock in the store, judged again, its image pulled
 // through the engine, built with app::build in that image (the trigger
 // recorded in the manifest), smoke-tested when a GPU of the tier is here,
-// and pushed when a remote is configured.
+// and pushed when a remote is configured. A pair stale by a Debian offer
+// has its offline image made again first (images build), then is built in it.
 #include <algorithm>
+#include <map>
 #include <ostream>
 #include <sstream>
 
 #include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/images/images.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/watch/watch_detail.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
+#include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/site/remote.hpp"
 #include "orchestrator/smoke/runner.hpp"
 #include "orchestrator/util/env.hpp"
@@ -35,6 +40,13 @@ class ProgressLog final : public engine::LogSink {
 
  private:
   std::ostream* m_out;
+};
+
+// An offline image made again in this cycle, or why that failed.
+struct MadeImage {
+  site::ImageRecord record;
+  std::string error;
+  ExitCode code = ExitCode::ok;
 };
 
 void fail(WatchOutcome& outcome, ExitCode code, std::string detail) {
@@ -122,10 +134,13 @@ void push_remote(const WatchRequest& request, const recipe::Config& config, Watc
   }
 }
 
-// Builds the pair in the decision's image; the rebuild's manifest says why.
+// Builds the pair in the decision's image (`image`: a pulled registry
+// image; nullopt: the plan's own, for an offline image made here); the
+// rebuild's manifest says why.
 void build_pair(const WatchRequest& request, const engine::Discovery& discovery, WatchPair& pair,
-                const std::string& digest) {
+                std::optional<ImageOverride> image, const std::string& digest) {
   const watch::Offer& take = *pair.decision.take;
+  const std::string to_toolkit = take.toolkit.size() >= 2 ? take.toolkit.str() : pair.toolkit;
   BuildRequest build_request{.config = request.config,
                              .tiers = {pair.tier},
                              .recipes = {pair.recipe},
@@ -135,13 +150,13 @@ void build_pair(const WatchRequest& request, const engine::Discovery& discovery,
                              .store_root = request.store_root,
                              .terminal = request.terminal,
                              .keep_failed = false,
-                             .image = ImageOverride{.reference = take.image, .digest = digest, .toolkit = take.toolkit},
+                             .image = std::move(image),
                              .trigger = cache::RebuildTrigger{.reason = pair.decision.reason,
                                                               .from_set = pair.current_set,
                                                               .from_toolkit = pair.toolkit,
                                                               .from_image = pair.image,
                                                               .from_image_digest = {},
-                                                              .to_toolkit = take.toolkit.str(),
+                                                              .to_toolkit = to_toolkit,
                                                               .to_image = take.image,
                                                               .to_image_digest = digest},
                              .cancel = request.cancel};
@@ -169,29 +184,46 @@ void build_pair(const WatchRequest& request, const engine::Discovery& discovery,
   if (result.status == BuildStatus::cached) pair.outcome.detail = "the store had this build already (a cache hit)";
 }
 
-void rebuild_pair(const WatchRequest& request, const recipe::Config& config, cache::Store& store,
-                  std::vector<watch::Offer> offers, std::vector<watch::Probe>& probes,
-                  const engine::Discovery& discovery, WatchPair& pair) {
-  const util::FileLock lock(lock_path(store, pair), util::FileLock::NoWait{});
-  if (!lock.held()) {
-    const std::string pid = lock.holder();
-    pair.outcome.action = WatchAction::locked;
-    pair.outcome.detail = "another watcher" + (pid.empty() ? std::string() : " (pid " + pid + ")") + " is rebuilding " +
-                          pair.recipe + "/" + pair.tier + "; skipped";
-    return;
-  }
+// False (the outcome says who holds it) when another watcher holds the pair's lock.
+bool locked_out(const util::FileLock& lock, WatchPair& pair) {
+  if (lock.held()) return false;
+  const std::string pid = lock.holder();
+  pair.outcome.action = WatchAction::locked;
+  pair.outcome.detail = "another watcher" + (pid.empty() ? std::string() : " (pid " + pid + ")") + " is rebuilding " +
+                        pair.recipe + "/" + pair.tier + "; skipped";
+  return true;
+}
+
+// Under the pair's lock: its newest set read again (another watcher may
+// have rebuilt it between the poll and the lock) and judged again when it
+// changed; nullopt, the outcome filled, when there is nothing to do.
+std::optional<Built> recheck(const recipe::Config& config, cache::Store& store, const std::vector<watch::Offer>& offers,
+                             const std::vector<watch::Probe>& probes, WatchPair& pair) {
   const recipe::Recipe* r = config.find_recipe(pair.recipe);
-  const auto built = newest_set(store, pair.recipe, pair.tier);
-  if (!r || !built) return fail(pair.outcome, ExitCode::outside_failure, "the pair's set left the store");
-  // Another watcher may have rebuilt it between the poll and the lock.
+  auto built = newest_set(store, pair.recipe, pair.tier);
+  if (!r || !built) {
+    fail(pair.outcome, ExitCode::outside_failure, "the pair's set left the store");
+    return std::nullopt;
+  }
   if (built->manifest != *pair.current_set) {
     judge(pair, *built, config, *r, offers, probes);
     if (!pair.decision.stale) {
       pair.outcome.action = WatchAction::overtaken;
       pair.outcome.detail = "rebuilt meanwhile by another watcher (" + built->manifest.to_string() + ")";
-      return;
+      return std::nullopt;
     }
   }
+  return built;
+}
+
+void rebuild_pair(const WatchRequest& request, const recipe::Config& config, cache::Store& store,
+                  std::vector<watch::Offer> offers, std::vector<watch::Probe>& probes,
+                  const engine::Discovery& discovery, WatchPair& pair) {
+  const util::FileLock lock(lock_path(store, pair), util::FileLock::NoWait{});
+  if (locked_out(lock, pair)) return;
+  const auto built = recheck(config, store, offers, probes, pair);
+  if (!built) return;
+  const recipe::Recipe* r = config.find_recipe(pair.recipe);
   auto engine = engine::DockerEngine::connect(discovery.socket, request.cancel);
   if (!engine)
     return fail(pair.outcome, ExitCode::outside_failure,
@@ -234,7 +266,79 @@ void rebuild_pair(const WatchRequest& request, const recipe::Config& config, cac
   compat::learn_toolkit(
       release, probe->sass,
       "nvcc --list-gpu-code in " + probe->image + "@" + probe->digest + " (" + probe->probed_at + ")");
-  build_pair(request, discovery, pair, pair.outcome.image_digest);
+  const watch::Offer& take = *pair.decision.take;
+  build_pair(request, discovery, pair,
+             ImageOverride{.reference = take.image, .digest = pair.outcome.image_digest, .toolkit = take.toolkit},
+             pair.outcome.image_digest);
+  if (pair.outcome.action != WatchAction::rebuilt) return;
+  smoke_here(request, config, pair);
+  push_remote(request, config, pair);
+}
+
+// "name=version" entries of `wanted` that `have` holds at another version (or not at all).
+std::vector<std::string> unlike(const std::vector<std::string>& wanted, const std::vector<std::string>& have) {
+  std::vector<std::string> out;
+  for (const std::string& w : wanted) {
+    const std::string name = w.substr(0, w.find('='));
+    const auto it = std::ranges::find_if(have, [&](const std::string& h) { return h.starts_with(name + "="); });
+    if (it == have.end() || *it != w) out.push_back(w + " (the image has " + (it == have.end() ? "none" : *it) + ")");
+  }
+  return out;
+}
+
+// A Debian offer: the offline image is made again from the archive when the
+// decision says so (once per cycle however many pairs it serves) and its new
+// record checked against the index read; then the pair is built by its plan,
+// which takes that image as any build does.
+void rebuild_offline(const WatchRequest& request, const recipe::Config& config, cache::Store& store,
+                     const std::vector<watch::Offer>& offers, std::vector<watch::Probe>& probes,
+                     const engine::Discovery& discovery, WatchPair& pair, std::map<std::string, MadeImage>& made) {
+  const util::FileLock lock(lock_path(store, pair), util::FileLock::NoWait{});
+  if (locked_out(lock, pair)) return;
+  if (!recheck(config, store, offers, probes, pair)) return;
+  const watch::Offer& take = *pair.decision.take;
+  const compat::OfflineImage* image = compat::find_offline_image(take.image);
+  if (!image) return fail(pair.outcome, ExitCode::bad_input, take.image + " is not in the image catalog");
+  std::string image_id;
+  if (pair.decision.make_image) {
+    auto [it, first] = made.try_emplace(take.image);
+    MadeImage& m = it->second;
+    if (first) {
+      if (request.progress)
+        *request.progress << "watch: making " << take.image << " again (" << take.detail << ", "
+                          << util::join(take.packages, " ") << ")\n";
+      try {
+        std::ostringstream ignored;
+        m.record = build_image(ImageBuildRequest{.name = std::string(image->name),
+                                                 .engine_socket = discovery.socket,
+                                                 .cache_dir = std::nullopt,
+                                                 .state_file = std::nullopt,
+                                                 .images_dir = {},
+                                                 .mirror = {},
+                                                 .rebuild = true},
+                               request.progress ? *request.progress : ignored)
+                       .record;
+      } catch (const util::Failure& failure) {
+        m.code = failure.code();
+        for (const auto& d : failure.diagnostics()) m.error += (m.error.empty() ? "" : "; ") + d.message;
+        m.error = "making " + take.image + " again failed: " + m.error;
+      }
+      if (m.error.empty())
+        if (const auto behind = unlike(take.packages, m.record.packages); !behind.empty()) {
+          m.code = ExitCode::outside_failure;
+          m.error = take.image + " was made again, but the mirror it is made from does not yet have what " + take.feed +
+                    " lists: " + util::join(behind, ", ") + "; the next cycle tries again";
+        }
+    }
+    if (!m.record.id.empty())
+      pair.outcome.image_made = take.image + " (" + m.record.id + "): " + util::join(m.record.packages, " ");
+    if (!m.error.empty()) return fail(pair.outcome, m.code, m.error);
+    image_id = m.record.id;
+  } else if (const auto record = site::find_built_image(take.image)) {
+    image_id = record->id;
+  }
+  pair.outcome.image_digest = image_id;
+  build_pair(request, discovery, pair, std::nullopt, image_id);
   if (pair.outcome.action != WatchAction::rebuilt) return;
   smoke_here(request, config, pair);
   push_remote(request, config, pair);
@@ -246,6 +350,7 @@ void rebuild_stale(const WatchRequest& request, const recipe::Config& config, ca
                    const std::vector<watch::Offer>& offers, std::vector<watch::Probe>& probes, WatchReport& report) {
   std::optional<engine::Discovery> discovery;
   std::string no_engine;
+  std::map<std::string, MadeImage> made;  // offline images made again this cycle, by reference
   for (WatchPair& pair : report.pairs) {
     if (!pair.decision.stale || !pair.decision.take) continue;
     if (request.cancel && request.cancel->requested()) {
@@ -271,7 +376,10 @@ void rebuild_stale(const WatchRequest& request, const recipe::Config& config, ca
       fail(pair.outcome, ExitCode::outside_failure, no_engine);
       continue;
     }
-    rebuild_pair(request, config, store, offers, probes, *discovery, pair);
+    if (pair.decision.take->debian)
+      rebuild_offline(request, config, store, offers, probes, *discovery, pair, made);
+    else
+      rebuild_pair(request, config, store, offers, probes, *discovery, pair);
   }
 }
 

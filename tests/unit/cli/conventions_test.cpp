@@ -118,11 +118,11 @@ TEST_F(CliTest, WatchNeedsOnceOrAnIntervalAndAWatchSection) {
   // The service refuses a configuration without watch: at once.
   r = run_cli({"watch", "--interval", "6h", "-f", config});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("no 'watch:' with 'images' or 'redist'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find("no 'watch:' with 'images', 'redist' or 'debian'"), std::string::npos) << r.err;
   r = run_cli({"watch", "--once", "--dry-run", "-f", config});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "orchestrate: error: " + config +
-                       ": no 'watch:' with 'images' or 'redist': the watcher has nothing to read (see "
+                       ": no 'watch:' with 'images', 'redist' or 'debian': the watcher has nothing to read (see "
                        "recipes/schema.md, watch)\n");
   EXPECT_EQ(r.out, "");
 }

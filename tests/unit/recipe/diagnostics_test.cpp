@@ -235,6 +235,28 @@ TEST(RecipeDiagnostics, WatchNotifyAndKeepAreChecked) {
   EXPECT_EQ(ok.watch->keep, 3u);
 }
 
+// debian: the image-catalog feed's mirror (printed as given) and image names.
+TEST(RecipeDiagnostics, WatchDebianIsChecked) {
+  const std::string head = "tiers:\n  t:\n    gpus: [\"H100\"]\nwatch:\n";
+  EXPECT_EQ(error_headlines(head + "  debian: {mirror: \"ftp://m/debian\", images: [{a: b}], suite: sid}\n"),
+            (Lines{"orchestrate: error: t.yaml:5:20: invalid 'debian' mirror: expected an http:// or https:// URL "
+                   "(the directory holding dists/, as in apt's sources)",
+                   "orchestrate: error: t.yaml:5:47: expected a string in 'debian: images' (an offline image, as "
+                   "`images list` names it), got a mapping",
+                   "orchestrate: error: t.yaml:5:56: unknown key 'suite'"}));
+  EXPECT_EQ(error_headlines(head + "  debian: yes\n").size(), 1u);
+  const Config defaults = testing::parse_ok(head + "  debian: {}\n");
+  ASSERT_TRUE(defaults.watch->debian);
+  EXPECT_TRUE(defaults.watch->debian->mirror.empty());
+  EXPECT_TRUE(defaults.watch->debian->images.empty());
+  const Config named =
+      testing::parse_ok(head + "  debian: {mirror: \"http://127.0.0.1:8080/debian\", images: [12.4-trixie]}\n");
+  EXPECT_EQ(named.watch->debian->mirror, "http://127.0.0.1:8080/debian");
+  ASSERT_EQ(named.watch->debian->images.size(), 1u);
+  EXPECT_EQ(named.watch->debian->images[0].name, "12.4-trixie");
+  EXPECT_EQ(named.watch->debian->images[0].where.line, 5);
+}
+
 TEST(RecipeDiagnostics, UnknownTierInARecipeSuggestsADeclaredOne) {
   const std::string text = std::string(testing::k_tiers) + R"(recipes:
   - name: a

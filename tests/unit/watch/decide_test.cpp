@@ -195,6 +195,109 @@ TEST(WatchDecide, ARedistOfferAnImageCoversIsNotRepeated) {
   for (const auto& line : d.declined) EXPECT_EQ(line.find("redist"), std::string::npos) << line;
 }
 
+// The image-catalog feed: our offline image 12.4-trixie, recorded as made
+// from trixie's packages of 2026-12-02.
+const std::vector<std::string> k_trixie = {"nvidia-cuda-toolkit=12.4.131~12.4.1-2", "g++-13=13.3.0-16",
+                                           "cmake=3.31.6-2"};
+
+Offer trixie_offer(std::vector<std::string> packages, std::string_view toolkit = "12.4.1") {
+  Offer o{.feed = "debian http://127.0.0.1/debian",
+          .toolkit = toolkit.empty() ? util::Version{} : v(toolkit),
+          .cudnn = std::nullopt,
+          .image = "orchestrate/cuda:12.4-trixie",
+          .digest = {},
+          .detail = "trixie main,contrib,non-free",
+          .debian = true};
+  o.packages = std::move(packages);
+  return o;
+}
+
+Current built_in_trixie() {
+  Current c = built_with("12.4", {{8, 0}, {9, 0}});
+  c.image = "orchestrate/cuda:12.4-trixie";
+  c.image_digest = "sha256:aaaaaaaaaaaaaaaa1111";
+  c.image_record = Current::ImageRecord{.id = "sha256:aaaaaaaaaaaaaaaa1111", .packages = k_trixie};
+  return c;
+}
+
+TEST(WatchDecideDebian, TheArchiveAsRecordedIsNoChange) {
+  const Decision d = decide(built_in_trixie(), {trixie_offer(k_trixie)}, Policy::patch);
+  EXPECT_FALSE(d.stale);
+  EXPECT_TRUE(d.declined.empty());
+  // An offer for another offline image says nothing about this one.
+  Offer other = trixie_offer({"g++-11=11.3.0-12"}, "");
+  other.image = "orchestrate/cuda:11.8-bookworm";
+  EXPECT_FALSE(decide(built_in_trixie(), {other}, Policy::patch).stale);
+}
+
+TEST(WatchDecideDebian, ANewPackageRevisionMakesTheImageAgainEvenWhenPinned) {
+  const std::vector<std::string> now = {"nvidia-cuda-toolkit=12.4.131~12.4.1-3", "g++-13=13.3.0-16",
+                                        "cmake=3.31.6-2+b1"};
+  for (Policy policy : {Policy::patch, Policy::pinned}) {
+    const Decision d = decide(built_in_trixie(), {trixie_offer(now)}, policy);
+    ASSERT_TRUE(d.stale) << to_string(policy);
+    EXPECT_TRUE(d.make_image);
+    EXPECT_EQ(d.reason,
+              "trixie main,contrib,non-free: nvidia-cuda-toolkit 12.4.131~12.4.1-2 -> 12.4.131~12.4.1-3, cmake "
+              "3.31.6-2 -> 3.31.6-2+b1; orchestrate/cuda:12.4-trixie is made again");
+    EXPECT_EQ(d.take->image, "orchestrate/cuda:12.4-trixie");
+  }
+}
+
+TEST(WatchDecideDebian, ANewToolkitReleaseFollowsThePolicyAndANewMinorNeedsACatalogEntry) {
+  const std::vector<std::string> patch = {"nvidia-cuda-toolkit=12.4.132~12.4.2-1", "g++-13=13.3.0-16",
+                                          "cmake=3.31.6-2"};
+  Decision d = decide(built_in_trixie(), {trixie_offer(patch, "12.4.2")}, Policy::patch);
+  ASSERT_TRUE(d.stale);
+  EXPECT_TRUE(d.make_image);
+  d = decide(built_in_trixie(), {trixie_offer(patch, "12.4.2")}, Policy::pinned);
+  EXPECT_FALSE(d.stale);
+  ASSERT_EQ(d.declined.size(), 1u);
+  EXPECT_EQ(d.declined[0],
+            "image orchestrate/cuda:12.4-trixie (debian http://127.0.0.1/debian, trixie main,contrib,non-free): CUDA "
+            "12.4.1 -> 12.4.2: policy pinned takes no new toolkit");
+  const std::vector<std::string> minor = {"nvidia-cuda-toolkit=12.5.82~12.5.1-1", "g++-13=13.3.0-16",
+                                          "cmake=3.31.6-2"};
+  d = decide(built_in_trixie(), {trixie_offer(minor, "12.5.1")}, Policy::major);
+  EXPECT_FALSE(d.stale);
+  ASSERT_EQ(d.declined.size(), 1u);
+  EXPECT_NE(d.declined[0].find("the suite now packages CUDA 12.5.1, and the image is made for CUDA 12.4: the image "
+                               "catalog needs an image for 12.5"),
+            std::string::npos)
+      << d.declined[0];
+}
+
+TEST(WatchDecideDebian, AMissingPackageOrNoRecordIsDeclined) {
+  Offer gone = trixie_offer({"cmake=3.31.6-2"});
+  gone.missing = {"nvidia-cuda-toolkit", "g++-13"};
+  Decision d = decide(built_in_trixie(), {gone}, Policy::patch);
+  EXPECT_FALSE(d.stale);
+  ASSERT_EQ(d.declined.size(), 1u);
+  EXPECT_NE(d.declined[0].find("the suite no longer has nvidia-cuda-toolkit, g++-13: the image cannot be made again"),
+            std::string::npos);
+  Current unrecorded = built_in_trixie();
+  unrecorded.image_record.reset();
+  d = decide(unrecorded, {trixie_offer({"cmake=9"})}, Policy::patch);
+  EXPECT_FALSE(d.stale);
+  ASSERT_EQ(d.declined.size(), 1u);
+  EXPECT_NE(d.declined[0].find("nothing records what the image was made from here"), std::string::npos);
+}
+
+TEST(WatchDecideDebian, ASetBuiltBeforeTheImageWasMadeAgainIsStale) {
+  Current c = built_in_trixie();
+  c.image_record->id = "sha256:bbbbbbbbbbbbbbbb2222";
+  Decision d = decide(c, {trixie_offer(k_trixie)}, Policy::pinned);
+  ASSERT_TRUE(d.stale);
+  EXPECT_FALSE(d.make_image);
+  EXPECT_EQ(d.reason, "orchestrate/cuda:12.4-trixie was made again since this set was built (aaaaaaaaaaaa -> "
+                      "bbbbbbbbbbbb)");
+  // The host-mount image's digest names the host's toolkit after the ID.
+  c.image_record->id = "sha256:aaaaaaaaaaaaaaaa1111";
+  c.image_digest = "sha256:aaaaaaaaaaaaaaaa1111 + host cuda 13.0.88";
+  d = decide(c, {trixie_offer(k_trixie)}, Policy::pinned);
+  EXPECT_FALSE(d.stale) << d.reason;
+}
+
 TEST(WatchDecide, PoliciesParseByName) {
   for (Policy p : {Policy::patch, Policy::minor, Policy::major, Policy::pinned})
     EXPECT_EQ(parse_policy(to_string(p)), p);

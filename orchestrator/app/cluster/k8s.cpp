@@ -1,0 +1,271 @@
+#include "orchestrator/app/cluster/k8s.hpp"
+
+#include <yaml-cpp/yaml.h>
+
+#include <algorithm>
+
+#include "orchestrator/app/plan/plan.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/arch/requirement.hpp"
+#include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/cache/store.hpp"
+#include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/site/config_path.hpp"
+#include "orchestrator/util/strings.hpp"
+#include "orchestrator/util/version.hpp"
+#include "orchestrator/version.hpp"
+
+namespace orc::app {
+
+namespace {
+
+using util::ExitCode;
+
+constexpr const char* k_config_dir = "/etc/orchestrate";
+constexpr const char* k_bin_dir = "/opt/orchestrate/bin";
+
+// The newest verified set of a pair here, with its manifest.
+std::optional<std::pair<std::string, cache::Manifest>> newest_set(cache::Store& store, const std::string& recipe,
+                                                                  const std::string& tier) {
+  auto entry = store.index().newest_verified(recipe, tier);
+  if (!entry || !*entry) return std::nullopt;
+  auto bytes = store.read_blob((*entry)->manifest);
+  if (!bytes) return std::nullopt;
+  auto manifest = cache::parse_manifest(*bytes);
+  if (!manifest) return std::nullopt;
+  return std::pair{(*entry)->manifest.to_string(), std::move(*manifest)};
+}
+
+std::vector<arch::ComputeCapability> parse_ccs(const std::vector<std::string>& names) {
+  std::vector<arch::ComputeCapability> out;
+  for (const auto& n : names)
+    if (auto cc = arch::ComputeCapability::parse(n)) out.push_back(*cc);
+  return out;
+}
+
+void labels(YAML::Emitter& y, const K8sJob& job) {
+  y << YAML::Key << "labels" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "app.kubernetes.io/managed-by" << YAML::Value << "orchestrate";
+  y << YAML::Key << "orchestrate.dev/work" << YAML::Value << job.work;
+  y << YAML::Key << "orchestrate.dev/recipe" << YAML::Value << k8s_name(job.recipe);
+  y << YAML::Key << "orchestrate.dev/tier" << YAML::Value << k8s_name(job.tier);
+  y << YAML::EndMap;
+}
+
+void env(YAML::Emitter& y, const std::string& name, const std::string& value) {
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << name << YAML::Key << "value" << YAML::Value
+    << YAML::DoubleQuoted << value << YAML::EndMap;
+}
+
+void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& request) {
+  y << YAML::BeginDoc << YAML::BeginMap;
+  y << YAML::Key << "apiVersion" << YAML::Value << "batch/v1";
+  y << YAML::Key << "kind" << YAML::Value << "Job";
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << job.name;
+  if (!request.namespace_.empty()) y << YAML::Key << "namespace" << YAML::Value << request.namespace_;
+  labels(y, job);
+  y << YAML::Key << "annotations" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "orchestrate.dev/recipe" << YAML::Value << job.recipe;
+  y << YAML::Key << "orchestrate.dev/tier" << YAML::Value << job.tier;
+  if (!job.set.empty()) y << YAML::Key << "orchestrate.dev/set" << YAML::Value << job.set;
+  y << YAML::EndMap << YAML::EndMap;
+
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "backoffLimit" << YAML::Value << 0;
+  y << YAML::Key << "ttlSecondsAfterFinished" << YAML::Value << 86400;
+  y << YAML::Key << "template" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "metadata" << YAML::Value << YAML::BeginMap;
+  labels(y, job);
+  y << YAML::EndMap;
+  y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
+  y << YAML::Key << "restartPolicy" << YAML::Value << "Never";
+  if (!job.node_selector.empty()) {
+    y << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap;
+    for (const auto& [k, v] : job.node_selector) y << YAML::Key << k << YAML::Value << YAML::DoubleQuoted << v;
+    y << YAML::EndMap;
+  }
+  if (!request.pull_secret.empty()) {
+    y << YAML::Key << "imagePullSecrets" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "name"
+      << YAML::Value << request.pull_secret << YAML::EndMap << YAML::EndSeq;
+  }
+  const bool build = job.work == "build";
+  const std::string bin = build ? std::string(k_bin_dir) + "/orchestrate" : "orchestrate";
+  if (build) {
+    // The tool into the build image: copied from its own image.
+    y << YAML::Key << "initContainers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+    y << YAML::Key << "name" << YAML::Value << "orchestrate";
+    y << YAML::Key << "image" << YAML::Value << request.tool_image;
+    y << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << "cp"
+      << "/usr/local/bin/orchestrate" << std::string(k_bin_dir) + "/orchestrate" << YAML::EndSeq;
+    y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq << YAML::BeginMap << YAML::Key << "name"
+      << YAML::Value << "orchestrate-bin" << YAML::Key << "mountPath" << YAML::Value << k_bin_dir << YAML::EndMap
+      << YAML::EndSeq;
+    y << YAML::EndMap << YAML::EndSeq;
+  }
+  y << YAML::Key << "containers" << YAML::Value << YAML::BeginSeq << YAML::BeginMap;
+  y << YAML::Key << "name" << YAML::Value << job.work;
+  y << YAML::Key << "image" << YAML::Value << job.image;
+  y << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << bin << "job" << job.work << "--recipe"
+    << job.recipe << "--tier" << job.tier << "-f" << std::string(k_config_dir) + "/orchestrate.yaml";
+  if (build)
+    y << "--engine" << "host";
+  else
+    y << "--set" << job.set;
+  y << YAML::EndSeq;
+  y << YAML::Key << "env" << YAML::Value << YAML::BeginSeq;
+  // The remote with its credentials, from the Secret: never in the manifest.
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "ORCHESTRATE_REMOTE" << YAML::Key << "valueFrom"
+    << YAML::Value << YAML::BeginMap << YAML::Key << "secretKeyRef" << YAML::Value << YAML::BeginMap << YAML::Key
+    << "name" << YAML::Value << request.registry_secret << YAML::Key << "key" << YAML::Value << "remote"
+    << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "ORCHESTRATE_KEYS_DIR" << YAML::Key << "value"
+    << YAML::Value << "/etc/orchestrate/keys" << YAML::EndMap;
+  if (!build) {
+    env(y, "NVIDIA_REQUIRE_CUDA", job.require_cuda);
+    env(y, "NVIDIA_REQUIRE_ARCH", job.require_arch);
+    env(y, "NVIDIA_DRIVER_CAPABILITIES", "compute,utility");
+  }
+  y << YAML::EndSeq;
+  if (!build) {
+    y << YAML::Key << "resources" << YAML::Value << YAML::BeginMap << YAML::Key << "limits" << YAML::Value
+      << YAML::BeginMap << YAML::Key << "nvidia.com/gpu" << YAML::Value << 1 << YAML::EndMap << YAML::EndMap;
+  }
+  y << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "config" << YAML::Key << "mountPath" << YAML::Value
+    << k_config_dir << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "keys" << YAML::Key << "mountPath" << YAML::Value
+    << "/etc/orchestrate/keys" << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap;
+  if (build)
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "orchestrate-bin" << YAML::Key << "mountPath"
+      << YAML::Value << k_bin_dir << YAML::EndMap;
+  y << YAML::EndSeq;
+  y << YAML::EndMap << YAML::EndSeq;  // the container, containers
+  y << YAML::Key << "volumes" << YAML::Value << YAML::BeginSeq;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "config" << YAML::Key << "configMap" << YAML::Value
+    << YAML::BeginMap << YAML::Key << "name" << YAML::Value << request.config_map << YAML::EndMap << YAML::EndMap;
+  y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "keys" << YAML::Key << "secret" << YAML::Value
+    << YAML::BeginMap << YAML::Key << "secretName" << YAML::Value << "orchestrate-keys" << YAML::EndMap
+    << YAML::EndMap;
+  if (build)
+    y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "orchestrate-bin" << YAML::Key << "emptyDir"
+      << YAML::Value << YAML::BeginMap << YAML::EndMap << YAML::EndMap;
+  y << YAML::EndSeq;
+  y << YAML::EndMap << YAML::EndMap << YAML::EndMap << YAML::EndMap;  // pod spec, template, spec, job
+  y << YAML::EndDoc;
+}
+
+}  // namespace
+
+std::string k8s_name(const std::string& text) {
+  std::string out;
+  for (char c : util::to_lower(text)) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+    if (ok)
+      out += c;
+    else if (!out.empty() && out.back() != '-')
+      out += '-';
+  }
+  while (!out.empty() && out.back() == '-') out.pop_back();
+  if (out.size() > 63) {
+    const std::string hash = digest::sha256(text).hex().substr(0, 8);
+    out = out.substr(0, 54);
+    while (!out.empty() && out.back() == '-') out.pop_back();
+    out += "-" + hash;
+  }
+  return out.empty() ? "orchestrate" : out;
+}
+
+K8sRender k8s_render(const K8sRenderRequest& request) {
+  const auto config = load_plan_config(request.config);
+  const recipe::Tier& tier = find_tier(*config, request.tier);
+  for (const auto& r : request.recipes)
+    if (!config->find_recipe(r))
+      throw util::Failure(ExitCode::bad_input, "unknown recipe '" + r + "' in " + request.config.string());
+  const PlanReport planned =
+      plan(config, PlanScope{.tiers = {request.tier}, .recipes = request.recipes, .toolkits = std::nullopt});
+  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+
+  // The tier's nodes, one selector per compute capability (a smoke test
+  // proves something only on a node of that CC).
+  std::vector<std::map<std::string, std::string>> selectors;
+  if (tier.kubernetes && !tier.kubernetes->selector.empty()) {
+    selectors.push_back(tier.kubernetes->selector);
+  } else {
+    std::vector<arch::ComputeCapability> ccs;
+    for (const auto& g : tier.gpus)
+      if (std::ranges::find(ccs, g.cc.base()) == ccs.end()) ccs.push_back(g.cc.base());
+    std::ranges::sort(ccs);
+    for (const auto& cc : ccs)
+      selectors.push_back({{"nvidia.com/gpu.compute.major", std::to_string(cc.major())},
+                           {"nvidia.com/gpu.compute.minor", std::to_string(cc.minor())}});
+  }
+
+  K8sRender out;
+  YAML::Emitter y;
+  for (const PlanEntry& entry : planned.plans) {
+    const std::string recipe = entry.recipe->name;
+    if (!entry.ok || !entry.image) {
+      out.notes.push_back("no build Job for " + recipe + "/" + tier.name + ": " +
+                          (entry.ok ? "no image serves its toolkit" : "the plan is unsatisfiable"));
+    } else {
+      K8sJob build{.name = k8s_name("orc-build-" + recipe + "-" + tier.name),
+                   .work = "build",
+                   .recipe = recipe,
+                   .tier = tier.name,
+                   .image = entry.image->reference};
+      if (!entry.image->mounts.empty())
+        out.notes.push_back(recipe + "/" + tier.name + "'s image " + entry.image->reference +
+                            " expects the host's CUDA mounted; build it into an image of its own for the cluster");
+      emit_job(y, build, request);
+      out.jobs.push_back(std::move(build));
+    }
+    std::optional<std::pair<std::string, cache::Manifest>> set;
+    if (store) set = newest_set(*store, recipe, tier.name);
+    if (!set) {
+      out.notes.push_back("no smoke Job for " + recipe + "/" + tier.name +
+                          ": no verified set of it here (build it, or pull it, then render again)");
+      continue;
+    }
+    std::vector<arch::Targets> binaries;
+    for (const auto& f : set->second.files)
+      if (!f.embedded_sass.empty() || !f.embedded_ptx.empty())
+        binaries.push_back({.sass = parse_ccs(f.embedded_sass), .ptx = parse_ccs(f.embedded_ptx)});
+    const auto intervals = arch::runnable_on(binaries);
+    const auto toolkit = util::Version::parse(set->second.toolkit);
+    for (std::size_t i = 0; i < selectors.size(); ++i) {
+      const auto& sel = selectors[i];
+      std::string suffix;
+      if (selectors.size() > 1)
+        suffix = "-sm" + sel.at("nvidia.com/gpu.compute.major") + sel.at("nvidia.com/gpu.compute.minor");
+      K8sJob smoke{.name = k8s_name("orc-smoke-" + recipe + "-" + tier.name + suffix),
+                   .work = "smoke",
+                   .recipe = recipe,
+                   .tier = tier.name,
+                   .image = request.tool_image,
+                   .node_selector = sel,
+                   .require_cuda = toolkit ? "cuda>=" + toolkit->truncated(2).str() : std::string(),
+                   .require_arch = arch::require_arch(intervals),
+                   .set = set->first};
+      if (smoke.require_arch.empty()) {
+        out.notes.push_back("no smoke Job for " + recipe + "/" + tier.name + ": its files have no device code in "
+                            "common that runs on any GPU");
+        break;
+      }
+      emit_job(y, smoke, request);
+      out.jobs.push_back(std::move(smoke));
+    }
+  }
+  std::string head = "# orchestrate k8s render " + tier.name + " (orchestrate " + std::string(orc::k_version) +
+                     ")\n# Needs: ConfigMap " + request.config_map +
+                     " (kubectl create configmap " + request.config_map +
+                     " --from-file=orchestrate.yaml), Secret " + request.registry_secret +
+                     " with key remote (the remote URL, credentials in it), Secret orchestrate-keys (the signing "
+                     "keys a job signs with and trusts)\n";
+  for (const auto& n : out.notes) head += "# " + n + "\n";
+  out.yaml = head + y.c_str() + (out.jobs.empty() ? "" : "\n");
+  return out;
+}
+
+}  // namespace orc::app

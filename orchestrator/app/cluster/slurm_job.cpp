@@ -1,0 +1,92 @@
+// The node's side of `--engine slurm` (`orchestrate job build|smoke`): the
+// work in this job's own store, the push, and the set named in the job's
+// comment for the submitter.
+#include <ostream>
+#include <sstream>
+
+#include "orchestrator/app/build/build.hpp"
+#include "orchestrator/app/cluster/slurm.hpp"
+#include "orchestrator/app/smoke/smoke.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/engine/slurm.hpp"
+#include "orchestrator/util/env.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace {
+
+using util::ExitCode;
+
+ExitCode fail(std::ostream& out, ExitCode code, const std::string& message) {
+  out << "orchestrate: job: " << message << "\n" << std::flush;
+  return code;
+}
+
+// Pushes `set` and writes "set=DIGEST" into this job's comment.
+ExitCode hand_back(const JobRunRequest& request, std::ostream& out, const std::string& set) {
+  const PushReport pushed = push(TransferRequest{.config = request.config,
+                                                 .store_root = {},
+                                                 .recipe = request.recipe,
+                                                 .tier = request.tier,
+                                                 .digest = set});
+  if (pushed.exit_code != ExitCode::ok) return fail(out, pushed.exit_code, "pushing " + set + " failed");
+  for (const auto& p : pushed.pushed) out << "orchestrate: job: pushed " << set << " as " << p.tag << "\n";
+  const std::string id = util::env_value("SLURM_JOB_ID");
+  if (id.empty()) {  // a Kubernetes Job: the set is in the registry, named here
+    out << "orchestrate: job: set " << set << "\n" << std::flush;
+    return ExitCode::ok;
+  }
+  const std::string comment = "orchestrate " + std::string(request.work == SlurmWork::build ? "build" : "smoke") +
+                              " recipe=" + request.recipe + " tier=" + request.tier + " set=" + set;
+  if (auto updated = engine::slurm::set_comment(id, comment); !updated)
+    return fail(out, ExitCode::outside_failure, updated.error());
+  out << "orchestrate: job: comment " << comment << "\n" << std::flush;
+  return ExitCode::ok;
+}
+
+}  // namespace
+
+util::ExitCode run_job(const JobRunRequest& request) {
+  std::ostringstream ignored;
+  std::ostream& out = request.out ? *request.out : ignored;
+  if (request.work == SlurmWork::build) {
+    BuildRequest build_request{.config = request.config, .tiers = {request.tier}, .recipes = {request.recipe}};
+    if (!request.node_engine.empty()) build_request.engine = engine::parse_engine_kind(request.node_engine);
+    const BuildReport report = build(build_request, out);
+    if (report.builds.empty()) return fail(out, ExitCode::bad_input, "the plan holds no build of this pair");
+    const BuildResult& result = report.builds.front();
+    if (report.exit_code() != ExitCode::ok || !result.manifest)
+      return fail(out, report.exit_code() == ExitCode::ok ? ExitCode::check_failed : report.exit_code(),
+                  "the build failed: " + util::join(result.errors, "; "));
+    return hand_back(request, out, result.manifest->to_string());
+  }
+  // smoke: the set from the registry, verified, then run on this node's GPUs.
+  const PullReport pulled = pull(TransferRequest{
+      .config = request.config, .store_root = {}, .recipe = request.recipe, .tier = request.tier, .digest = request.set});
+  if (pulled.exit_code != ExitCode::ok) return fail(out, pulled.exit_code, "pulling " + request.set + " failed");
+  const SmokeOutput smoked = run_smoke(SmokeRequest{.tier = request.tier,
+                                                    .config = request.config,
+                                                    .fatbin = std::nullopt,
+                                                    .artifacts = {},
+                                                    .artifact_sets = {request.set},
+                                                    .engine = std::nullopt,
+                                                    .kernels_dir = {},
+                                                    .store_root = {},
+                                                    .driver_library = "libcuda.so.1"},
+                                       out);
+  const ExitCode code = smoked.result.exit_code();
+  out << "orchestrate: job: smoke test on this node: exit " << static_cast<int>(code) << "\n";
+  if (smoked.attestations.empty())
+    return fail(out, code == ExitCode::ok ? ExitCode::outside_failure : code,
+                !smoked.result.driver_error ? "the smoke run attested nothing"
+                                            : "no GPU driver on this node: " + *smoked.result.driver_error);
+  // "sha256:NEW attests sha256:OLD for tier T: pass"
+  const std::string& line = smoked.attestations.front();
+  out << "orchestrate: job: " << line << "\n";
+  const ExitCode handed = hand_back(request, out, line.substr(0, line.find(' ')));
+  return handed != ExitCode::ok ? handed : code;
+}
+
+}  // namespace orc::app

@@ -1,0 +1,42 @@
+#pragma once
+// The devices a set of binaries runs on, as the NVIDIA container toolkit's
+// NVIDIA_REQUIRE_ARCH constraint (issues 15 and 16): the toolkit refuses to
+// start a container on a GPU whose compute capability the constraint does
+// not allow. The syntax (NVIDIA/cloud-native-docs container-toolkit
+// docker-specialized.md; libnvidia-container src/cli/dsl.c): `arch`
+// compared with the device's "major.minor" by = != < <= > >=, comma-joined
+// constraints ANDed, space-separated ones ORed, several NVIDIA_REQUIRE_*
+// variables ANDed.
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "orchestrator/arch/compute_capability.hpp"
+
+namespace orc::arch {
+
+// One binary's targets: what runs natively (SASS) and what can be
+// JIT-compiled (PTX).
+struct Targets {
+  std::vector<ComputeCapability> sass;
+  std::vector<ComputeCapability> ptx;
+};
+
+// A run of device CCs, [low, high); no high: every CC from low up.
+struct CcInterval {
+  ComputeCapability low;
+  std::optional<ComputeCapability> high;
+  bool operator==(const CcInterval&) const = default;
+};
+
+// The device CCs every one of `binaries` runs on (natively or by JIT, by
+// ComputeCapability::sass_runs_on and ptx_runs_on), as disjoint ascending
+// intervals. Device CCs are majors 1 to 15 with minors 0 to 9.
+std::vector<CcInterval> runnable_on(std::span<const Targets> binaries);
+
+// "arch>=8.0,arch<9.0 arch>=9.0": the intervals as an NVIDIA_REQUIRE_ARCH
+// value (an interval one CC wide is "arch=9.0"); empty when there are none.
+std::string require_arch(std::span<const CcInterval> intervals);
+
+}  // namespace orc::arch
