@@ -11,20 +11,27 @@
 # numbers them), one partition per tier plus a default one holding all:
 #   a100node  Features=sm_80  Gres=gpu:a100:1  partitions ampere, debug
 #   h100node  Features=sm_90  Gres=gpu:h100:2  partitions hopper, debug
+# With --gpu-node, one node of this machine's own GPU instead (gpunode,
+# Gres=gpu:TYPE:1 on /dev/nvidia0, Features=sm_XY from nvidia-smi's
+# compute_cap, partitions debug and gpu): a real GPU node for the GPU
+# machine's run (tests/gpu/slurm-smoke.sh). --plugin-dir names where
+# Slurm's plugins are when its packages were unpacked rather than installed.
 # Prints the controller's PID once `sinfo` sees every node idle. Stop it
 # with stop-slurm.sh DIR. Needs root (slurmd runs jobs as their user).
 #
-#   scripts/start-slurm.sh DIR [--timeout S]
+#   scripts/start-slurm.sh DIR [--timeout S] [--gpu-node] [--plugin-dir DIR]
 set -euo pipefail
 
-usage() { echo "usage: $0 DIR [--timeout S]" >&2; exit 2; }
+usage() { echo "usage: $0 DIR [--timeout S] [--gpu-node] [--plugin-dir DIR]" >&2; exit 2; }
 [ $# -ge 1 ] || usage
 dir=$(realpath -m "$1")
 shift
-timeout_s=60
+timeout_s=60 gpu_node=false plugin_dir=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --timeout) [ $# -ge 2 ] || usage; timeout_s=$2; shift 2 ;;
+    --gpu-node) gpu_node=true; shift ;;
+    --plugin-dir) [ $# -ge 2 ] || usage; plugin_dir=$2; shift 2 ;;
     *) usage ;;
   esac
 done
@@ -76,9 +83,29 @@ socks = [socket.socket() for _ in range(3)]
 for s in socks: s.bind(("127.0.0.1", 0))
 print(*[s.getsockname()[1] for s in socks])')
 
-for i in 0 1 2; do
-  [ -e "$dir/dev/nvidia$i" ] || mknod "$dir/dev/nvidia$i" c 195 "$i"
-done
+if $gpu_node; then
+  # This machine's first GPU, as nvidia-smi names it: "NVIDIA H200", 9.0.
+  IFS=, read -r gpu_name gpu_cc < <(nvidia-smi --query-gpu=name,compute_cap --format=csv,noheader | head -n 1)
+  gpu_type=$(echo "$gpu_name" | tr 'A-Z' 'a-z' | sed -e 's/^nvidia //' -e 's/[^a-z0-9]//g')
+  gpu_feature="sm_$(echo "$gpu_cc" | tr -d ' .')"
+  nodes="NodeName=gpunode NodeHostname=localhost NodeAddr=127.0.0.1 Port=$a100_port CPUs=2 RealMemory=4000 Features=$gpu_feature Gres=gpu:$gpu_type:1 State=UNKNOWN
+PartitionName=debug Nodes=gpunode Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=gpu Nodes=gpunode Default=NO MaxTime=60 State=UP OverSubscribe=YES"
+  gres="NodeName=gpunode Name=gpu Type=$gpu_type File=/dev/nvidia0"
+  node_names="gpunode"
+else
+  for i in 0 1 2; do
+    [ -e "$dir/dev/nvidia$i" ] || mknod "$dir/dev/nvidia$i" c 195 "$i"
+  done
+  nodes="NodeName=a100node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$a100_port CPUs=2 RealMemory=4000 Features=sm_80 Gres=gpu:a100:1 State=UNKNOWN
+NodeName=h100node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$h100_port CPUs=2 RealMemory=4000 Features=sm_90 Gres=gpu:h100:2 State=UNKNOWN
+PartitionName=debug Nodes=a100node,h100node Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
+PartitionName=ampere Nodes=a100node Default=NO MaxTime=60 State=UP OverSubscribe=YES
+PartitionName=hopper Nodes=h100node Default=NO MaxTime=60 State=UP OverSubscribe=YES"
+  gres="NodeName=a100node Name=gpu Type=a100 File=$dir/dev/nvidia0
+NodeName=h100node Name=gpu Type=h100 File=$dir/dev/nvidia[1-2]"
+  node_names="a100node h100node"
+fi
 
 cat >"$dir/slurm.conf" <<EOF
 ClusterName=orc
@@ -113,27 +140,21 @@ GresTypes=gpu
 SlurmdSpoolDir=$dir/spool/%n
 SlurmdPidFile=$dir/slurmd-%n.pid
 SlurmdLogFile=$dir/slurmd-%n.log
-NodeName=a100node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$a100_port CPUs=2 RealMemory=4000 Features=sm_80 Gres=gpu:a100:1 State=UNKNOWN
-NodeName=h100node NodeHostname=localhost NodeAddr=127.0.0.1 Port=$h100_port CPUs=2 RealMemory=4000 Features=sm_90 Gres=gpu:h100:2 State=UNKNOWN
-PartitionName=debug Nodes=a100node,h100node Default=YES MaxTime=INFINITE State=UP OverSubscribe=YES
-PartitionName=ampere Nodes=a100node Default=NO MaxTime=60 State=UP OverSubscribe=YES
-PartitionName=hopper Nodes=h100node Default=NO MaxTime=60 State=UP OverSubscribe=YES
+$nodes
 EOF
-cat >"$dir/gres.conf" <<EOF
-NodeName=a100node Name=gpu Type=a100 File=$dir/dev/nvidia0
-NodeName=h100node Name=gpu Type=h100 File=$dir/dev/nvidia[1-2]
-EOF
+[ -n "$plugin_dir" ] && echo "PluginDir=$plugin_dir" >>"$dir/slurm.conf"
+printf '%s\n' "$gres" >"$dir/gres.conf"
 echo "SLURM_CONF=$dir/slurm.conf; export SLURM_CONF" >"$dir/env"
 export SLURM_CONF="$dir/slurm.conf"
 
 slurmctld -f "$SLURM_CONF"
-slurmd -f "$SLURM_CONF" -N a100node
-slurmd -f "$SLURM_CONF" -N h100node
+for node in $node_names; do slurmd -f "$SLURM_CONF" -N "$node"; done
+want=$(echo $node_names | wc -w)
 
 deadline=$((SECONDS + timeout_s))
 while :; do
   idle=$(sinfo -h -N -o '%N %T' 2>/dev/null | awk '$2 == "idle"' | sort -u | wc -l)
-  [ "$idle" -ge 2 ] && break
+  [ "$idle" -ge "$want" ] && break
   if [ $SECONDS -ge $deadline ]; then
     echo "start-slurm: the nodes were not idle after ${timeout_s} s:" >&2
     sinfo -N 2>&1 >&2 || true

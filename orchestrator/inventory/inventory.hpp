@@ -61,7 +61,7 @@ struct Inventory {
 };
 
 // nvidia-smi's CSV. With a header: the columns `name` and `driver_version`
-// (`compute_cap` where the driver has it, R510 and later), and the node in
+// (`compute_cap` where the driver has it: the 470 branch lacks it, 525 has it), and the node in
 // a column named node, host or hostname; without one, name, compute_cap,
 // driver_version in that order. With no node column the file is one node,
 // named `node` (the caller passes the file's stem). Bad input: the

@@ -198,7 +198,7 @@ Proposal propose_tiers(const Inventory& inventory) {
           {.node = n.name,
            .file = n.file,
            .message = util::join(unknown, ", ") + " is in no GPU table and " +
-                      (smi ? std::string("nvidia-smi gave no compute_cap (drivers before R510 lack it)")
+                      (smi ? std::string("nvidia-smi gave no compute_cap (older drivers, the 470 branch among them, lack the field)")
                            : std::string("the source gives no compute capability")) +
                       ": not placed; declare it in a tier as {name, cc}"});
       continue;

@@ -22,7 +22,8 @@ namespace {
 
 using util::ExitCode;
 
-constexpr const char* k_config_dir = "/etc/orchestrate";
+constexpr const char* k_config_dir = "/etc/orchestrate/config";
+constexpr const char* k_keys_dir = "/etc/orchestrate/keys";
 constexpr const char* k_bin_dir = "/opt/orchestrate/bin";
 
 // The newest verified set of a pair here, with its manifest.
@@ -121,7 +122,7 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
     << "name" << YAML::Value << request.registry_secret << YAML::Key << "key" << YAML::Value << "remote"
     << YAML::EndMap << YAML::EndMap << YAML::EndMap;
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "ORCHESTRATE_KEYS_DIR" << YAML::Key << "value"
-    << YAML::Value << "/etc/orchestrate/keys" << YAML::EndMap;
+    << YAML::Value << k_keys_dir << YAML::EndMap;
   if (!build) {
     env(y, "NVIDIA_REQUIRE_CUDA", job.require_cuda);
     env(y, "NVIDIA_REQUIRE_ARCH", job.require_arch);
@@ -136,7 +137,7 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "config" << YAML::Key << "mountPath" << YAML::Value
     << k_config_dir << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap;
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "keys" << YAML::Key << "mountPath" << YAML::Value
-    << "/etc/orchestrate/keys" << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap;
+    << k_keys_dir << YAML::Key << "readOnly" << YAML::Value << true << YAML::EndMap;
   if (build)
     y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "orchestrate-bin" << YAML::Key << "mountPath"
       << YAML::Value << k_bin_dir << YAML::EndMap;

@@ -150,7 +150,7 @@ std::string state_line(const std::vector<Live>& live) {
     if (l.job->state == "RUNNING" && !l.job->nodes.empty()) s += " on " + l.job->nodes;
     parts.push_back(s);
   }
-  return "slurm: " + util::join(parts, " | ");
+  return parts.empty() ? std::string() : "slurm: " + util::join(parts, " | ");
 }
 
 // What a finished job's record says, in the job's terms.
@@ -342,7 +342,7 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
       }
     }
     const std::string line = state_line(live);
-    if (line != last_line) {
+    if (line != last_line && !line.empty()) {
       progress << line << "\n";
       last_line = line;
     }

@@ -160,7 +160,7 @@ tiers:
     driver: "550.54.15"
     slurm: {partition: hopper, constraint: "sm_90", gres: "gpu:h100:1"}
 # not placed, or reported differently by two sources:
-#   gpu-x01 (pdsh-nodes.csv): 'NVIDIA Lab Accelerator X' is in no GPU table and nvidia-smi gave no compute_cap (drivers before R510 lack it): not placed; declare it in a tier as {name, cc}
+#   gpu-x01 (pdsh-nodes.csv): 'NVIDIA Lab Accelerator X' is in no GPU table and nvidia-smi gave no compute_cap (older drivers, the 470 branch among them, lack the field): not placed; declare it in a tier as {name, cc}
 )");
 }
 
