@@ -144,11 +144,23 @@ $nodes
 EOF
 [ -n "$plugin_dir" ] && echo "PluginDir=$plugin_dir" >>"$dir/slurm.conf"
 printf '%s\n' "$gres" >"$dir/gres.conf"
+# On a cgroup v2 host with no systemd to ask (a container, a small VM: no
+# system.slice), slurmd makes its cgroup hierarchy itself, under a
+# system.slice made here with the controllers it needs enabled.
+if [ -f /sys/fs/cgroup/cgroup.controllers ] && [ ! -d /sys/fs/cgroup/system.slice ]; then
+  for c in cpuset cpu memory; do echo "+$c" >/sys/fs/cgroup/cgroup.subtree_control 2>/dev/null || true; done
+  mkdir -p /sys/fs/cgroup/system.slice
+  for c in cpuset cpu memory; do echo "+$c" >/sys/fs/cgroup/system.slice/cgroup.subtree_control 2>/dev/null || true; done
+  printf 'CgroupPlugin=cgroup/v2\nIgnoreSystemd=yes\n' >"$dir/cgroup.conf"
+fi
 echo "SLURM_CONF=$dir/slurm.conf; export SLURM_CONF" >"$dir/env"
 export SLURM_CONF="$dir/slurm.conf"
 
 slurmctld -f "$SLURM_CONF"
-for node in $node_names; do slurmd -f "$SLURM_CONF" -N "$node"; done
+for node in $node_names; do
+  mkdir -p "$dir/spool/$node"
+  slurmd -f "$SLURM_CONF" -N "$node"
+done
 want=$(echo $node_names | wc -w)
 
 deadline=$((SECONDS + timeout_s))

@@ -275,8 +275,13 @@ std::expected<void, Error> Store::check_blobs(const IndexEntry& entry) const {
 std::expected<std::int64_t, Error> Store::record(const IndexEntry& entry) {
   auto held = pin();
   if (!held) return std::unexpected(held.error());
-  if (auto stored = check_blobs(entry); !stored) return std::unexpected(stored.error());
-  return m_index.add(entry);
+  // The build log stays where the set was built (a registry carries the
+  // files, manifest and signature): a set pulled, or attested after a pull,
+  // names a log this store may not hold, and its row then does not claim it.
+  IndexEntry row = entry;
+  if (row.build_log && !has_blob(*row.build_log)) row.build_log.reset();
+  if (auto stored = check_blobs(row); !stored) return std::unexpected(stored.error());
+  return m_index.add(row);
 }
 
 }  // namespace orc::cache

@@ -106,7 +106,8 @@ class Store {
   // not_found naming the first blob the set names (manifest, files, log,
   // signature, pack) that is not stored.
   std::expected<void, Error> check_blobs(const IndexEntry& entry) const;
-  // Adds the set to the index after check_blobs().
+  // Adds the set to the index after check_blobs(); a build log the store
+  // does not hold (a set pulled from a registry) is left out of the row.
   std::expected<std::int64_t, Error> record(const IndexEntry& entry);
 
   // For a store from open_for_rebuild(): closes its index and puts it in

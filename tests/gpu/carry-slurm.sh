@@ -15,5 +15,5 @@ mkdir -p "$carry/debs"
 . "$root/tests/gpu/carry-orchestrate.sh"
 carry_orchestrate "$build" "$carry"
 (cd "$carry/debs" && apt-get download slurmctld slurmd slurm-client slurm-wlm-basic-plugins munge libmunge2 \
-  docker-registry libhwloc15 liblua5.1-0 libjson-c5 libyaml-0-2 libnuma1 >/dev/null)
+  docker-registry libhwloc15 liblua5.1-0 libjson-c5 libyaml-0-2 libnuma1 libdbus-1-3 >/dev/null)
 du -sh "$carry"

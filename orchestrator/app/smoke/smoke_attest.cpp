@@ -71,7 +71,11 @@ digest::Digest attest_artifact_set(cache::Store& store, const AttestTarget& targ
     const auto indexed = std::ranges::find(target.entry.files, f.path, &cache::IndexedFile::path);
     set.modes.push_back(indexed != target.entry.files.end() ? indexed->mode : 0644u);
   }
-  if (loaded->manifest.build_log) set.build_log = store.blob_path(*loaded->manifest.build_log);
+  // A set pulled from a registry has no build log here (the log stays where
+  // it was built): the attested set then names none, and the set it attests
+  // (its subject) keeps the log's digest.
+  if (loaded->manifest.build_log && store.has_blob(*loaded->manifest.build_log))
+    set.build_log = store.blob_path(*loaded->manifest.build_log);
   set.key = &node.key;
   set.verified = target.entry.verified;
   auto entry = cache::store_artifact_set(store, std::move(set));

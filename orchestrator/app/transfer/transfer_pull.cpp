@@ -288,10 +288,6 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
     if (auto adopted = adopt(store, staging / f.name, f.sha256); !adopted) return std::unexpected(adopted.error());
   if (auto put = store.put_bytes(header.manifest_bytes); !put) return std::unexpected(from_cache(put.error()));
   cache::IndexEntry entry = cache::index_entry(header.manifest, set);
-  // The build log stays where the set was built (the registry carries the
-  // files, manifest and signature): a set built elsewhere names a log this
-  // store does not hold, and its row does not claim it.
-  if (entry.build_log && !store.has_blob(entry.build_log->hex())) entry.build_log.reset();
   for (auto& f : entry.files)
     if (auto from = std::ranges::find(files, f.path, &cache::UnpackedFile::name); from != files.end())
       f.mode = from->mode;
