@@ -152,6 +152,7 @@ TEST_F(SlurmSuite, EachTiersBuildRunsOnItsNodeAndComesBackVerifiedThroughTheRegi
   // Each result pulled from the registry into this store, verified.
   for (const auto* job : {&ampere, &hopper}) {
     ASSERT_TRUE(job->set.starts_with("sha256:")) << job->message;
+    EXPECT_EQ(job->key.size(), 64u) << job->key;  // the node's cache key, from the job's comment
     EXPECT_EQ(verified_sets("lib", job->tier), 1u) << job->tier;
     // The job's output file names the node it ran on.
     std::ifstream out(job->output);

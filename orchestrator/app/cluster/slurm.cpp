@@ -127,11 +127,13 @@ std::string tail_lines(const fs::path& file, std::size_t n) {
   return util::join(lines, "\n");
 }
 
-// "set=sha256:..." in the job's comment, written by the job when it pushed.
-std::string set_in_comment(const std::string& comment) {
-  const auto at = comment.find("set=");
+// "set=sha256:..." in the job's comment, written by the job when it pushed
+// (after "key=..." for a build).
+std::string word_in_comment(const std::string& comment, const std::string& name) {
+  const auto at = comment.find(" " + name + "=");
   if (at == std::string::npos) return {};
-  return comment.substr(at + 4, comment.find(' ', at) - (at + 4));
+  const auto from = at + name.size() + 2;
+  return comment.substr(from, comment.find(' ', from) - from);
 }
 
 struct Live {
@@ -244,6 +246,12 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
   std::vector<Live> live;
   for (SlurmJob& job : report.jobs) {
     live.push_back(Live{.job = &job});
+    if (cancel.requested()) {  // stopped while submitting: submit no more
+      job.exit_code = ExitCode::outside_failure;
+      job.message = "not submitted: stopped by a signal";
+      report.cancelled = true;
+      continue;
+    }
     const recipe::Tier& tier = *config->find_tier(job.tier);
     const recipe::TierSlurm where = slurm_placement(tier, request.work);
     std::string set;
@@ -334,7 +342,8 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
       }
       conclude(job, r, slurm_placement(*config->find_tier(job.tier), request.work));
       if (r.state == "COMPLETED") {
-        job.set = set_in_comment(r.comment);
+        job.set = word_in_comment(r.comment, "set");
+        job.key = word_in_comment(r.comment, "key");
         if (job.set.empty()) {
           job.exit_code = ExitCode::outside_failure;
           job.message = "job " + job.id + " completed but named no set in its comment";
@@ -409,6 +418,7 @@ std::string render_slurm_json(const SlurmReport& report) {
                     {"partition", j.partition},
                     {"constraint", j.features},
                     {"set", j.set.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.set)},
+                    {"key", j.key.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.key)},
                     {"message", j.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.message)},
                     {"exit_code", static_cast<int>(j.exit_code)}});
   return nlohmann::ordered_json{{"work", std::string(work_name(report.work))},

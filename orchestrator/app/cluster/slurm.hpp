@@ -4,7 +4,7 @@
 // nodes (its `slurm:` placement, else a constraint derived from its GPUs).
 // Each job runs this orchestrate on the node (`orchestrate job build|smoke`)
 // with a store of its own, pushes what it made to the registry remote and
-// names the set in its job comment; the submitting side follows the jobs
+// names the set (and a build's cache key) in its job comment; the submitting side follows the jobs
 // with scontrol (never sbatch --wait), streams their output files, says why
 // a job waits, pulls each result from the registry and verifies it as any
 // pull does, and cancels its jobs on SIGINT/SIGTERM. Nothing travels
@@ -49,6 +49,7 @@ struct SlurmJob {
   std::string features;   // the constraint as Slurm recorded it
   std::filesystem::path output;
   std::string set;  // the set it pushed and the submitter pulled ("sha256:...")
+  std::string key;  // a build's cache key, as the node computed it (its image's digest is in it)
   std::string message;
   util::ExitCode exit_code = util::ExitCode::ok;
 };

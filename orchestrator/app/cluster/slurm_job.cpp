@@ -24,8 +24,10 @@ ExitCode fail(std::ostream& out, ExitCode code, const std::string& message) {
   return code;
 }
 
-// Pushes `set` and writes "set=DIGEST" into this job's comment.
-ExitCode hand_back(const JobRunRequest& request, std::ostream& out, const std::string& set) {
+// Pushes `set` and writes "set=DIGEST" (and the build's cache key, which
+// only the node knows: it hashes the node's image) into this job's comment.
+ExitCode hand_back(const JobRunRequest& request, std::ostream& out, const std::string& set,
+                   const std::string& key = {}) {
   const PushReport pushed = push(TransferRequest{.config = request.config,
                                                  .store_root = {},
                                                  .recipe = request.recipe,
@@ -39,7 +41,8 @@ ExitCode hand_back(const JobRunRequest& request, std::ostream& out, const std::s
     return ExitCode::ok;
   }
   const std::string comment = "orchestrate " + std::string(request.work == SlurmWork::build ? "build" : "smoke") +
-                              " recipe=" + request.recipe + " tier=" + request.tier + " set=" + set;
+                              " recipe=" + request.recipe + " tier=" + request.tier + (key.empty() ? "" : " key=" + key) +
+                              " set=" + set;
   if (auto updated = engine::slurm::set_comment(id, comment); !updated)
     return fail(out, ExitCode::outside_failure, updated.error());
   out << "orchestrate: job: comment " << comment << "\n" << std::flush;
@@ -60,7 +63,7 @@ util::ExitCode run_job(const JobRunRequest& request) {
     if (report.exit_code() != ExitCode::ok || !result.manifest)
       return fail(out, report.exit_code() == ExitCode::ok ? ExitCode::check_failed : report.exit_code(),
                   "the build failed: " + util::join(result.errors, "; "));
-    return hand_back(request, out, result.manifest->to_string());
+    return hand_back(request, out, result.manifest->to_string(), result.key);
   }
   // smoke: the set from the registry, verified, then run on this node's GPUs.
   const PullReport pulled = pull(TransferRequest{
