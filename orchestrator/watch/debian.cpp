@@ -63,7 +63,9 @@ Parts split_version(std::string_view v) {
   Parts out;
   if (const auto colon = v.find(':'); colon != std::string_view::npos) {
     long epoch = 0;
-    for (char c : v.substr(0, colon)) epoch = std::isdigit(static_cast<unsigned char>(c)) ? epoch * 10 + (c - '0') : 0;
+    // Epochs are small numbers; a longer run saturates instead of overflowing.
+    for (char c : v.substr(0, colon))
+      epoch = !std::isdigit(static_cast<unsigned char>(c)) ? 0 : epoch > 100'000'000 ? epoch : epoch * 10 + (c - '0');
     out.epoch = epoch;
     v.remove_prefix(colon + 1);
   }
