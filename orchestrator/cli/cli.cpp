@@ -44,7 +44,7 @@ constexpr std::array<Command, 19> k_commands{{
      "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely",
      attach_fetch},
     {"watch",
-     "Poll the configuration's base-image registries and NVIDIA's indexes, and rebuild each recipe x tier a newer "
+     "Poll the configuration's base-image registries, NVIDIA's indexes and Debian's archive, and rebuild each recipe x tier a newer "
      "toolkit or a rebuilt base makes stale (--once, or --interval D as a service)",
      attach_watch},
     {"schedule", "Print systemd service and timer units (--systemd) or a crontab line (--cron) that run the watcher",
