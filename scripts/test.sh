@@ -20,7 +20,10 @@ if [ "${ORC_SKIP_TOOLCHAINS:-0}" != 1 ]; then
 fi
 
 jobs=$(nproc)
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+# Release, not RelWithDebInfo: no suite reads our debug info, and without it
+# orc_app and the modules below it built in 172 s instead of 228 s here
+# (2 cores); the sanitizer build below keeps -g for its stack traces.
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build build -j "$jobs"
 
 if [ "${ORC_SKIP_SANITIZE:-0}" != 1 ]; then
