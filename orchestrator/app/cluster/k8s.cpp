@@ -8,6 +8,7 @@
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/arch/requirement.hpp"
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/digest/sha256.hpp"
@@ -26,16 +27,15 @@ constexpr const char* k_config_dir = "/etc/orchestrate/config";
 constexpr const char* k_keys_dir = "/etc/orchestrate/keys";
 constexpr const char* k_bin_dir = "/opt/orchestrate/bin";
 
-// The newest verified set of a pair here, with its manifest.
+// The newest verified set of a pair here, with its manifest (read back and
+// its digests re-checked by cache::load_artifact_set).
 std::optional<std::pair<std::string, cache::Manifest>> newest_set(cache::Store& store, const std::string& recipe,
                                                                   const std::string& tier) {
   auto entry = store.index().newest_verified(recipe, tier);
   if (!entry || !*entry) return std::nullopt;
-  auto bytes = store.read_blob((*entry)->manifest);
-  if (!bytes) return std::nullopt;
-  auto manifest = cache::parse_manifest(*bytes);
-  if (!manifest) return std::nullopt;
-  return std::pair{(*entry)->manifest.to_string(), std::move(*manifest)};
+  auto loaded = cache::load_artifact_set(store, **entry, cache::TrustedKeys{});
+  if (!loaded) return std::nullopt;
+  return std::pair{(*entry)->manifest.to_string(), std::move(loaded->manifest)};
 }
 
 std::vector<arch::ComputeCapability> parse_ccs(const std::vector<std::string>& names) {
