@@ -142,12 +142,12 @@ std::expected<Inventory, Diagnostic> parse_nvidia_smi_csv(std::string_view text,
     std::string where = node_col >= 0 ? at(node_col) : !prefix_node.empty() ? prefix_node : node;
     if (where.empty())
       return std::unexpected(error_at(file, line_no, "no node column and no node name: add a 'node' column"));
-    Node& n = node_named(out, where, Source::nvidia_smi, file);
     const std::string cc_text = at(cc_col);
-    add_gpu(n, make_gpu(at(name_col), reported_cc(cc_text), "nvidia-smi compute_cap", 1));
     if (!cc_text.empty() && cc_text.front() != '[' && !reported_cc(cc_text))
       return std::unexpected(error_at(file, line_no, "compute_cap '" + util::printable(cc_text) +
                                                          "' is not a compute capability"));
+    Node& n = node_named(out, where, Source::nvidia_smi, file);
+    add_gpu(n, make_gpu(at(name_col), reported_cc(cc_text), "nvidia-smi compute_cap", 1));
     if (const std::string d = at(driver_col); !d.empty()) {
       auto driver = util::Version::parse(d);
       if (!driver)

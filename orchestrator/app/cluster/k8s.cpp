@@ -12,7 +12,6 @@
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/digest/sha256.hpp"
-#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/util/version.hpp"
 #include "orchestrator/version.hpp"
