@@ -9,6 +9,9 @@
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/fs.hpp"
+#include <unistd.h>
 
 namespace orc::cli {
 
@@ -52,11 +55,14 @@ void attach_inspect(CLI::App& sub, Io& io) {
     std::string driver;
     bool json = false;
     unsigned threads = 0;
+    std::string report;
   };
   auto opt = std::make_shared<Options>();
   sub.add_option("files", opt->files,
                  "Binaries to inspect: .so, .o, .a, executables, cubins, fatbins, wheels, zips, "
-                 "tar, tar.gz, tar.xz, tar.zst")
+                 "tar, tar.gz, tar.xz, tar.zst; or one image: docker://REF (the local engine's), "
+                 "oci://HOST/REPO:TAG or @sha256:... (a registry's), or a directory (a root file system, "
+                 "a wheelhouse)")
       ->required();
   auto* list_elf =
       sub.add_flag("--list-elf", opt->list_elf, "List the ELF (SASS) images as cuobjdump 13.0 --list-elf does");
@@ -80,12 +86,60 @@ void attach_inspect(CLI::App& sub, Io& io) {
                  "Configuration file for --tier (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   auto* json = sub.add_flag("--json", opt->json,
                             "Print {\"files\": [...], \"warnings\": [...]} as JSON on stdout, nothing else");
+  auto* report = sub.add_option("--report", opt->report,
+                                 "With an image or directory: also write the coverage report to FILE.html (one "
+                                 "self-contained page) or FILE.md (Markdown for a pull request comment)");
   sub.add_option("--threads", opt->threads, "Worker threads hashing and scanning files (default: one per core)");
   for (auto* listing : {list_elf, list_ptx, short_list})
-    for (auto* other : {gpu, cc, tier, json, driver}) listing->excludes(other);
+    for (auto* other : {gpu, cc, tier, json, driver, report}) listing->excludes(other);
   sub.footer(k_footer);
 
   sub.callback([opt, &io] {
+    std::optional<app::ImageSource> image;
+    if (!opt->list_elf && !opt->list_ptx && opt->short_list.empty())
+      for (const auto& f : opt->files)
+        if (auto s = app::parse_image_source(f)) {
+          if (opt->files.size() > 1)
+            throw util::Failure(util::ExitCode::bad_input,
+                                "'" + util::printable(f) + "' is an image or a directory: inspect one at a time, "
+                                                           "without files beside it");
+          image = std::move(s);
+        }
+    if (!opt->report.empty() && !image)
+      throw util::Failure(util::ExitCode::bad_input,
+                          "--report is for an image (docker://, oci://) or a directory; for files use --json");
+    std::string report_format;
+    if (!opt->report.empty()) {
+      const auto ext = std::filesystem::path(opt->report).extension().string();
+      if (ext == ".html" || ext == ".htm")
+        report_format = "html";
+      else if (ext == ".md" || ext == ".markdown")
+        report_format = "md";
+      else
+        throw util::Failure(util::ExitCode::bad_input, "--report " + util::printable(opt->report) +
+                                                           ": name it FILE.html (a page) or FILE.md (Markdown)");
+    }
+    if (image) {
+      app::InspectRequest request;
+      request.gpus = opt->gpus;
+      request.ccs = opt->ccs;
+      request.tiers = opt->tiers;
+      request.driver = opt->driver;
+      if (!opt->tiers.empty() || !opt->file.empty()) request.config = site::locate_config(opt->file);
+      request.exact = opt->exact;
+      request.threads = opt->threads;
+      const app::ImageReport result = app::cover_image(request, *image);
+      if (!report_format.empty()) {
+        const std::string page = report_format == "html" ? coverage_html(result) : coverage_markdown(result);
+        if (auto written = util::write_file_atomic(opt->report, page); !written)
+          throw util::Failure(util::ExitCode::bad_input,
+                              "--report " + util::printable(opt->report) + ": " + written.error().message);
+      }
+      const bool colour = !opt->json && ::isatty(STDOUT_FILENO) == 1 && !std::getenv("NO_COLOR");
+      emit(io, result, opt->json ? Format::json : Format::text, colour);
+      if (!report_format.empty() && !opt->json) io.err << "report written to " << opt->report << "\n";
+      return;
+    }
     app::InspectRequest request;
     for (const auto& f : opt->files) request.paths.emplace_back(f);
     request.list = {.elf = opt->list_elf, .ptx = opt->list_ptx, .all_sections = opt->all, .exact = opt->exact};

@@ -7,6 +7,7 @@
 #include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/app/doctor/doctor.hpp"
 #include "orchestrator/app/images/images.hpp"
+#include "orchestrator/app/inspect/coverage.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/app/key/key_cmd.hpp"
 #include "orchestrator/app/plan/plan.hpp"
@@ -35,6 +36,16 @@ void emit(Io& io, const app::SmokeOutput& output, Format format);
 // text the warnings go to stderr. List mode passes cuobjdump's streams and
 // exit code through.
 void emit(Io& io, const app::InspectReport& report, Format format);
+
+// An image's coverage: the terminal grid (ANSI colours with `colour`), the
+// JSON document, the self-contained HTML page and Markdown for a pull
+// request comment; emit prints text or JSON on stdout, warnings and damage
+// on stderr, and sets the exit code.
+std::string coverage_text(const app::ImageReport& report, bool colour);
+std::string coverage_json(const app::ImageReport& report);
+std::string coverage_html(const app::ImageReport& report);
+std::string coverage_markdown(const app::ImageReport& report);
+void emit(Io& io, const app::ImageReport& report, Format format, bool colour);
 
 // watch --once: each feed's state, then each recipe x tier: stale (with the
 // reason and what it takes), up to date, or not built yet, each with the

@@ -197,6 +197,48 @@ std::expected<ImageInfo, Error> DockerClient::pull_image(std::string_view ref, L
   return inspect_image(ref);
 }
 
+std::expected<void, Error> DockerClient::export_image(std::string_view ref, net::BodySink& sink,
+                                                     const std::atomic<bool>* cancel) {
+  // As a pull: no whole-exchange limit, but an engine that sends nothing
+  // for ten minutes has failed.
+  net::Request request{.method = "GET",
+                       .url = versioned("/images/" + std::string(ref) + "/get"),
+                       .headers = {},
+                       .body = std::string(),
+                       .timeout = std::chrono::milliseconds(0),
+                       .stall_timeout = std::chrono::minutes(10),
+                       .cancel = cancel};
+  if (auto response = call(std::move(request), "exporting image '" + std::string(ref) + "'", &sink); !response)
+    return std::unexpected(response.error());
+  return {};
+}
+
+std::expected<std::vector<std::string>, Error> DockerClient::load_image(net::StreamedBody body) {
+  const std::string doing = "loading an image archive";
+  net::Request request{.method = "POST",
+                       .url = versioned("/images/load?quiet=1"),
+                       .headers = {{"Content-Type", "application/x-tar"}},
+                       .body = std::move(body),
+                       .timeout = std::chrono::milliseconds(0),
+                       .stall_timeout = std::chrono::minutes(10)};
+  std::vector<std::string> loaded;
+  std::string error;
+  ProgressParser parser([&](const ProgressEvent& e) {
+    if (!e.error.empty() && error.empty()) error = e.error;
+    std::string line = e.stream;
+    while (!line.empty() && (line.back() == '\n' || line.back() == ' ')) line.pop_back();
+    if (line.starts_with("Loaded image")) loaded.push_back(line);
+  });
+  net::CallbackSink sink([&](std::string_view bytes) {
+    parser.feed(bytes);
+    return true;
+  });
+  if (auto response = call(std::move(request), doing, &sink); !response) return std::unexpected(response.error());
+  parser.finish();
+  if (!error.empty()) return std::unexpected(Error{.kind = ErrorKind::api, .message = doing + ": " + error});
+  return loaded;
+}
+
 std::expected<ImageInfo, Error> DockerClient::build_image(const std::filesystem::path& context_dir,
                                                           std::string_view tag, const ImageBuildOptions& options,
                                                           LogSink& log) {

@@ -82,6 +82,16 @@ class DockerClient {
   std::expected<ImageInfo, Error> build_image(const std::filesystem::path& context_dir, std::string_view tag,
                                               const ImageBuildOptions& options, LogSink& log);
 
+  // GET /images/{ref}/get: the image archive `docker save` writes, streamed
+  // to `sink` as it comes (a multi-gigabyte image is never held).
+  std::expected<void, Error> export_image(std::string_view ref, net::BodySink& sink,
+                                          const std::atomic<bool>* cancel = nullptr);
+  // POST /images/load?quiet=1 with an image archive streamed from `body`;
+  // what the engine said it loaded ("Loaded image: repo:tag" lines, or
+  // "Loaded image ID: sha256:..."). A refused archive is an api error with
+  // the engine's message (the status is 200 either way).
+  std::expected<std::vector<std::string>, Error> load_image(net::StreamedBody body);
+
   // POST /containers/create; the new container's ID.
   std::expected<std::string, Error> create_container(const BuildSpec& spec);
   // POST /containers/{id}/start.

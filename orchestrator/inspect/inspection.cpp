@@ -362,6 +362,11 @@ std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& 
   return reports;
 }
 
+void scan_bytes(FileReport& report, Bytes data, const InspectOptions& options) {
+  const Scanner scanner(options);
+  scanner.scan(report, data, Nesting{});
+}
+
 void require_readable(const std::vector<FileReport>& reports) {
   std::vector<util::Diagnostic> errors;
   for (const auto& r : reports)

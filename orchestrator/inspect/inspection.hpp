@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/inspect/bytes.hpp"
 #include "orchestrator/inspect/model.hpp"
 #include "orchestrator/inspect/module.hpp"
 #include "orchestrator/inspect/runtime_code.hpp"
@@ -92,6 +93,11 @@ struct InspectOptions {
 // mapped_file.hpp), is a report with `error` set; the others are reported
 // in full all the same.
 std::vector<FileReport> inspect_files(const std::vector<std::filesystem::path>& paths, const InspectOptions& options);
+
+// Scans bytes already in memory (a file streamed out of an image layer) as
+// inspect_files scans a file; `report`'s path, size and sha256 are the
+// caller's. Corrupt input is damage, never an exception.
+void scan_bytes(FileReport& report, Bytes data, const InspectOptions& options);
 
 // For callers that need every file: throws util::Failure (bad_input) with one
 // diagnostic per report that has an error, if any has.

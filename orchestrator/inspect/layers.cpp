@@ -108,6 +108,13 @@ std::vector<LayerMerge::File> LayerMerge::files() const {
   return out;
 }
 
+std::vector<LayerMerge::File> LayerMerge::entries() const {
+  std::vector<File> out;
+  for (const auto& [path, node] : m_state)
+    if (node.kind != Kind::directory) out.push_back({.path = path, .layer = node.layer, .kind = node.kind, .link = node.link});
+  return out;
+}
+
 bool LayerMerge::survives(std::string_view path, std::size_t layer) const {
   const auto it = m_state.find(path);
   return it != m_state.end() && it->second.layer == layer;

@@ -47,6 +47,8 @@ class LayerMerge {
   };
   // The image's regular files and hard links, by path.
   std::vector<File> files() const;
+  // Its files, hard links and symbolic links (everything but directories).
+  std::vector<File> entries() const;
   // Whether `path` as layer `layer` wrote it is what the image holds.
   bool survives(std::string_view path, std::size_t layer) const;
   std::size_t layers() const { return m_layer; }

@@ -167,16 +167,54 @@ std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, di
 
 // The member the walk is on, as the filter wants it: nullopt for one
 // skipped. The declared size (when the format records one) is only a hint:
-// the stream is read until libarchive says the member ended.
+// the stream is read until libarchive says the member ended. A member to
+// stream is visited here, from its head on, and its rest skipped.
 std::expected<std::optional<PackageMember>, Damage> read_member(MemberStream& stream, std::uint64_t declared,
                                                                 const MemberFilter& filter, const PackageLimits& limits,
-                                                                std::optional<MemberStore>& store) {
+                                                                std::optional<MemberStore>& store, bool can_stream,
+                                                                const std::function<void(PackageMember)>& visit) {
   auto head = read_head(stream);
   if (!head) return std::unexpected(std::move(head.error()));
-  const MemberUse use = filter(Bytes(head->bytes).first(std::min(head->bytes.size(), k_member_head)));
+  MemberUse use = filter(Bytes(head->bytes).first(std::min(head->bytes.size(), k_member_head)));
+  if (use == MemberUse::stream && !can_stream) use = MemberUse::read;
   if (use == MemberUse::skip) {
     if (head->ended) return std::nullopt;
     if (auto skipped = stream.skip_rest(); !skipped) return std::unexpected(std::move(skipped.error()));
+    return std::nullopt;
+  }
+  if (use == MemberUse::stream) {
+    std::size_t head_at = 0;
+    bool ended = head->ended;
+    std::optional<Damage> failed;
+    const StreamRead reader = [&](std::span<std::byte> out) -> std::expected<std::size_t, std::string> {
+      if (head_at < head->bytes.size()) {
+        const std::size_t n = std::min(out.size(), head->bytes.size() - head_at);
+        std::copy_n(head->bytes.begin() + static_cast<std::ptrdiff_t>(head_at), n, out.begin());
+        head_at += n;
+        return n;
+      }
+      if (ended) return 0;
+      auto chunk = stream.next();
+      if (!chunk) {
+        failed = chunk.error();
+        return std::unexpected(chunk.error().what);
+      }
+      if (chunk->empty()) {
+        ended = true;
+        return 0;
+      }
+      // The chunk may be larger than the reader's buffer: keep the rest as
+      // the new head.
+      const std::size_t n = std::min(out.size(), chunk->size());
+      std::copy_n(chunk->begin(), n, out.begin());
+      head->bytes.assign(chunk->begin() + static_cast<std::ptrdiff_t>(n), chunk->end());
+      head_at = 0;
+      return n;
+    };
+    visit(PackageMember{.size = declared, .sha256 = {}, .bytes = std::nullopt, .stream = &reader});
+    if (failed) return std::unexpected(std::move(*failed));
+    if (!ended && !stream.broken())
+      if (auto skipped = stream.skip_rest(); !skipped) return std::unexpected(std::move(skipped.error()));
     return std::nullopt;
   }
   if (use == MemberUse::read) store.emplace(declared, limits.in_memory);
@@ -210,23 +248,143 @@ MemberUse read_binaries(Bytes head) {
   return binary ? MemberUse::read : MemberUse::skip;
 }
 
-PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filter, const MemberVisitor& visit,
-                         const PackageLimits& limits) {
-  PackageWalk walk;
-  walk.format = std::string(compressor_name(kind));
-  ArchivePtr archive(archive_read_new());
-  if (!archive) {
-    walk.damage = Damage{0, "libarchive could not allocate a reader"};
-    return walk;
+namespace {
+
+// The loop both walks share, over an archive already opened: visits
+// members as the filter wants them, every entry to `observe` first.
+void walk_entries(struct archive* a, PackageWalk& walk, const std::function<std::string()>& format_of,
+                  const std::function<bool()>& holds_no_archive, const MemberFilter& filter,
+                  const MemberVisitor& visit, const EntryObserver* observe, const PackageLimits& limits) {
+  std::vector<std::byte> buffer(k_read_chunk);
+  for (bool first = true;; first = false) {
+    struct archive_entry* entry = nullptr;
+    const int status = archive_read_next_header(a, &entry);
+    if (status == ARCHIVE_EOF) break;
+    if (first && status == ARCHIVE_FATAL && holds_no_archive()) return;
+    if (status == ARCHIVE_FATAL || status == ARCHIVE_RETRY) {
+      if (first) walk.format = format_of();
+      walk.is_archive = !first || archive_format(a) != 0;
+      walk.damage = damage_at(a, first ? "no readable archive header" : "archive stream is damaged");
+      return;
+    }
+    // ARCHIVE_WARN (an odd header field) still yields a usable entry.
+    if (first) {
+      walk.format = format_of();
+      walk.is_archive = true;
+    }
+    const char* raw_path = archive_entry_pathname(entry);
+    const std::string path = raw_path ? raw_path : "";
+    const std::uint64_t declared = archive_entry_size_is_set(entry)
+                                       ? static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(entry), 0))
+                                       : 0;
+    const char* hardlink = archive_entry_hardlink(entry);
+    if (observe) {
+      TarKind kind = TarKind::other;
+      switch (archive_entry_filetype(entry)) {
+        case AE_IFREG:
+          kind = TarKind::file;
+          break;
+        case AE_IFDIR:
+          kind = TarKind::directory;
+          break;
+        case AE_IFLNK:
+          kind = TarKind::symlink;
+          break;
+        default:
+          break;
+      }
+      if (hardlink) kind = TarKind::hardlink;
+      const char* symlink = archive_entry_symlink(entry);
+      const std::string_view link = hardlink ? hardlink : symlink ? symlink : "";
+      if (auto refused = (*observe)(EntryInfo{.path = path, .kind = kind, .link = link, .size = declared})) {
+        walk.damage = Damage{consumed(a), std::move(*refused)};
+        walk.refused = true;
+        return;
+      }
+    }
+    if (archive_entry_filetype(entry) != AE_IFREG || hardlink) continue;
+    if (declared > limits.max_member) {
+      visit(path, std::unexpected(Damage{consumed(a), "member '" + path + "' is " + std::to_string(declared) +
+                                                          " bytes, over the " + std::to_string(limits.max_member) +
+                                                          "-byte limit for one member; not read"}));
+      if (archive_read_data_skip(a) < ARCHIVE_WARN) {
+        walk.damage = damage_at(a, "archive stream is damaged after member '" + path + "'");
+        return;
+      }
+      continue;
+    }
+    MemberStream stream(a, path, limits.max_member, buffer);
+    std::optional<MemberStore> store;  // holds the member's bytes through the visit
+    auto member = read_member(stream, declared, filter, limits, store, observe != nullptr,
+                              [&](PackageMember streamed) { visit(path, std::move(streamed)); });
+    if (!member)
+      visit(path, std::unexpected(std::move(member.error())));
+    else if (*member)
+      visit(path, std::move(**member));
+    if (stream.broken()) {
+      walk.damage = damage_at(a, "archive stream is damaged after member '" + path + "'");
+      return;
+    }
   }
+}
+
+// libarchive's read callback over a StreamRead.
+struct StreamState {
+  const StreamRead* read;
+  std::vector<std::byte> buffer;
+};
+
+la_ssize_t read_stream(struct archive* a, void* context, const void** out) {
+  auto* state = static_cast<StreamState*>(context);
+  auto n = (*state->read)(state->buffer);
+  if (!n) {
+    archive_set_error(a, EIO, "%s", n.error().c_str());
+    return -1;
+  }
+  *out = state->buffer.data();
+  return static_cast<la_ssize_t>(*n);
+}
+
+std::string stream_format(struct archive* a) {
+  switch (archive_filter_code(a, 0)) {
+    case ARCHIVE_FILTER_GZIP:
+      return "tar.gz";
+    case ARCHIVE_FILTER_XZ:
+      return "tar.xz";
+    case ARCHIVE_FILTER_ZSTD:
+      return "tar.zst";
+    default:
+      return "tar";
+  }
+}
+
+// A reader of tar streams, plain or compressed: only the containers packages
+// and layers use, so a member that happens to be, say, an ISO image is a
+// file, not a package to descend into. Null when libarchive cannot allocate.
+ArchivePtr tar_reader() {
+  ArchivePtr archive(archive_read_new());
+  if (!archive) return archive;
   struct archive* a = archive.get();
-  // Only the containers packages use: a member that happens to be, say, an
-  // ISO image is a file, not a package to descend into.
   archive_read_support_filter_gzip(a);
   archive_read_support_filter_xz(a);
   archive_read_support_filter_zstd(a);
   archive_read_support_format_tar(a);
   archive_read_support_format_gnutar(a);
+  return archive;
+}
+
+}  // namespace
+
+PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filter, const MemberVisitor& visit,
+                         const PackageLimits& limits) {
+  PackageWalk walk;
+  walk.format = std::string(compressor_name(kind));
+  ArchivePtr archive = tar_reader();
+  if (!archive) {
+    walk.damage = Damage{0, "libarchive could not allocate a reader"};
+    return walk;
+  }
+  struct archive* a = archive.get();
   archive_read_support_format_zip(a);
   const bool compressed = kind != PackageKind::zip && kind != PackageKind::tar;
   // A compressed stream whose content no archive format claims (say
@@ -239,48 +397,29 @@ PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filte
     if (!holds_no_archive()) walk.damage = damage_at(a, "not a readable " + walk.format + " stream");
     return walk;
   }
+  walk_entries(
+      a, walk, [&] { return format_name(kind, archive_format(a)); }, holds_no_archive, filter, visit, nullptr, limits);
+  return walk;
+}
 
-  std::vector<std::byte> buffer(k_read_chunk);
-  for (bool first = true;; first = false) {
-    struct archive_entry* entry = nullptr;
-    const int status = archive_read_next_header(a, &entry);
-    if (status == ARCHIVE_EOF) break;
-    if (first && status == ARCHIVE_FATAL && holds_no_archive()) return walk;
-    if (status == ARCHIVE_FATAL || status == ARCHIVE_RETRY) {
-      if (first) walk.format = format_name(kind, archive_format(a));
-      walk.is_archive = !first || archive_format(a) != 0;
-      walk.damage = damage_at(a, first ? "no readable archive header" : "archive stream is damaged");
-      return walk;
-    }
-    // ARCHIVE_WARN (an odd header field) still yields a usable entry.
-    if (first) {
-      walk.format = format_name(kind, archive_format(a));
-      walk.is_archive = true;
-    }
-    if (archive_entry_filetype(entry) != AE_IFREG) continue;
-    const char* raw_path = archive_entry_pathname(entry);
-    const std::string path = raw_path ? raw_path : "";
-    const std::uint64_t declared = archive_entry_size_is_set(entry)
-                                       ? static_cast<std::uint64_t>(std::max<la_int64_t>(archive_entry_size(entry), 0))
-                                       : 0;
-    if (declared > limits.max_member) {
-      visit(path, std::unexpected(Damage{consumed(a), "member '" + path + "' is " + std::to_string(declared) +
-                                                          " bytes, over the " + std::to_string(limits.max_member) +
-                                                          "-byte limit for one member; not read"}));
-      continue;
-    }
-    MemberStream stream(a, path, limits.max_member, buffer);
-    std::optional<MemberStore> store;  // holds the member's bytes through the visit
-    auto member = read_member(stream, declared, filter, limits, store);
-    if (!member)
-      visit(path, std::unexpected(std::move(member.error())));
-    else if (*member)
-      visit(path, std::move(**member));
-    if (stream.broken()) {
-      walk.damage = damage_at(a, "archive stream is damaged after member '" + path + "'");
-      return walk;
-    }
+PackageWalk walk_tar_stream(const StreamRead& read, const MemberFilter& filter, const MemberVisitor& visit,
+                            const EntryObserver& observe, const PackageLimits& limits) {
+  PackageWalk walk;
+  walk.format = "tar";
+  ArchivePtr archive = tar_reader();
+  if (!archive) {
+    walk.damage = Damage{0, "libarchive could not allocate a reader"};
+    return walk;
   }
+  struct archive* a = archive.get();
+  StreamState state{.read = &read, .buffer = std::vector<std::byte>(k_read_chunk)};
+  if (archive_read_open(a, &state, nullptr, read_stream, nullptr) != ARCHIVE_OK) {
+    walk.damage = damage_at(a, "not a readable tar stream");
+    return walk;
+  }
+  walk_entries(
+      a, walk, [&] { return stream_format(a); }, [] { return false; }, filter, visit, &observe, limits);
+  if (!walk.is_archive && !walk.damage) walk.damage = Damage{consumed(a), "holds no tar entries"};
   return walk;
 }
 

@@ -15,6 +15,7 @@
 #include <expected>
 #include <functional>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 
@@ -51,6 +52,10 @@ enum class MemberUse {
   skip,  // passed over, not visited (unless the stream fails there)
   hash,  // visited with its size and SHA-256, without its bytes
   read,  // visited with its size, SHA-256 and bytes
+  // visited with a stream of its bytes, for a member too large to hold (a
+  // layer inside an image archive); no SHA-256. Only walk_tar_stream
+  // streams; walk_package reads such a member.
+  stream,
 };
 using MemberFilter = std::function<MemberUse(Bytes head)>;
 
@@ -64,12 +69,21 @@ struct PackageWalk {
   std::string format;
   bool is_archive = false;
   std::optional<Damage> damage;  // the walk stopped here; members before it were visited
+  bool refused = false;          // stopped because the EntryObserver refused an entry
 };
+
+// A byte stream the walk pulls from: fills the buffer's front, returns how
+// many bytes it put there, 0 at the stream's end, or an error that stops
+// the walk (reported as damage).
+using StreamRead = std::function<std::expected<std::size_t, std::string>(std::span<std::byte> buffer)>;
 
 struct PackageMember {
   std::uint64_t size = 0;
   std::string sha256;          // lower-case hex, of every byte of the member
   std::optional<Bytes> bytes;  // with MemberUse::read; valid only during the visit
+  // With MemberUse::stream: the member's bytes from its first, valid only
+  // during the visit; what the visit leaves unread is skipped.
+  const StreamRead* stream = nullptr;
 };
 
 // Called once per regular-file member the filter did not skip, in archive
@@ -83,5 +97,26 @@ using MemberVisitor = std::function<void(std::string_view path, std::expected<Pa
 // libarchive had read the package when it failed).
 PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filter, const MemberVisitor& visit,
                          const PackageLimits& limits = {});
+
+// Every entry of a stream, whatever its type, before its data is read: a
+// container image's layers need directories, links and whiteouts too.
+enum class TarKind { file, directory, symlink, hardlink, other };
+struct EntryInfo {
+  std::string_view path;  // as the tar names it
+  TarKind kind;
+  std::string_view link;  // a symbolic link's target, or a hard link's
+  std::uint64_t size;     // declared, 0 when not recorded
+};
+// Returns a message to refuse the entry: the walk stops there, with
+// `refused` set and the message as its damage.
+using EntryObserver = std::function<std::optional<std::string>(const EntryInfo&)>;
+
+// A tar stream (plain, gzip, xz or zstd: told by its magic) read as it
+// arrives, never whole: a container image's layer. Regular files go
+// through `filter` and `visit` as walk_package's members; hard links are
+// observed, not visited (their bytes are another entry's). A stream
+// holding no tar entry is damage.
+PackageWalk walk_tar_stream(const StreamRead& read, const MemberFilter& filter, const MemberVisitor& visit,
+                            const EntryObserver& observe, const PackageLimits& limits = {});
 
 }  // namespace orc::inspect

@@ -1,0 +1,65 @@
+#pragma once
+// `orchestrate inspect docker://REF | oci://... | DIR`: will this image run
+// on my cluster? Per tier a GPU x library matrix (native, jit, none,
+// partial, or "run-time" for a library that builds its own kernels at run
+// time and has none for that GPU in the file), the CUDA components the image
+// bundles (inspect/bom.hpp) and the CUDA runtime its files need from the
+// driver. Exit 1 when a library gets `none` on a GPU of a tier asked for
+// (not a run-time one, as inspect's files).
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/app/inspect/image_scan.hpp"
+#include "orchestrator/app/inspect/inspect.hpp"
+#include "orchestrator/inspect/bom.hpp"
+
+namespace orc::app {
+
+struct CoverageCell {
+  inspect::Outcome outcome = inspect::Outcome::none;
+  bool runtime_kernels = false;  // the library builds or loads kernels itself
+  std::string decided_by;        // "sm_90", "compute_80", empty for none
+  std::string why;               // the verdict's sentence
+  // "native", "jit", "none", "partial", "run-time" (none, but the library
+  // builds its kernels at run time), "link", "no-kernels".
+  std::string label() const;
+};
+
+struct CoverageRow {
+  std::string path;  // in the image: "/usr/lib/x86_64-linux-gnu/libcublas.so.12"
+  std::string sass;  // "sm_80 sm_90"
+  std::string ptx;   // "compute_90"
+  std::vector<CoverageCell> cells;  // one per GPU of the tier, in order
+};
+
+struct CoverageTier {
+  std::string name;  // the tier, or "GPUs asked for" for --gpu/--cc
+  std::optional<util::Version> driver;
+  std::vector<TargetGpu> gpus;
+  std::vector<CoverageRow> rows;
+  std::size_t count(inspect::Outcome o, bool runtime = false) const;
+};
+
+struct RuntimeNeed {
+  int major = 0;                     // the CUDA runtime's major
+  std::vector<std::string> files;    // the files that need it
+  std::string bundled;               // the cudart the image bundles: "13.0.96 (file name)"
+  std::optional<util::Version> min_driver;  // the oldest driver that runs it (minor-version compatibility)
+};
+
+struct ImageReport {
+  ScannedImage image;
+  std::vector<CoverageTier> tiers;
+  std::vector<inspect::Component> bom;
+  std::vector<RuntimeNeed> runtime;
+  std::vector<std::string> warnings;
+  std::vector<std::string> damaged;  // files the scan could read only in part
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+
+// The tiers are --tier's; with no --gpu, --cc or --tier, every tier of the
+// configuration when there is one. Throws as scan_image and resolve_targets.
+ImageReport cover_image(const InspectRequest& request, const ImageSource& source);
+
+}  // namespace orc::app

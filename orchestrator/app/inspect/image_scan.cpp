@@ -1,0 +1,327 @@
+#include "orchestrator/app/inspect/image_scan.hpp"
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/engine/docker.hpp"
+#include "orchestrator/inspect/package.hpp"
+#include "orchestrator/registry/layout.hpp"
+#include "orchestrator/site/remote.hpp"
+#include "orchestrator/util/byte_pipe.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+namespace fs = std::filesystem;
+using util::ExitCode;
+using util::Failure;
+
+namespace {
+
+constexpr std::uint64_t k_max_config = 4u << 20;
+constexpr std::uint64_t k_max_text = 32u << 20;
+
+[[noreturn]] void refuse(const std::string& source, const inspect::ImageError& e) {
+  throw Failure(ExitCode::bad_input, source + ": " + e.message +
+                                         (e.refused ? "" : "; nothing was written, the image is left as it is"));
+}
+
+// A producer thread pushing into a pipe that the calling thread scans.
+// Whatever way the scan ends, the producer is stopped and joined.
+class Producer {
+ public:
+  Producer(util::BytePipe& pipe, std::function<std::optional<std::string>()> run) : m_pipe(pipe) {
+    m_thread = std::thread([this, run = std::move(run)] {
+      auto error = run();
+      if (error) m_error = *error;
+      m_pipe.close(error);
+    });
+  }
+  ~Producer() { join(); }
+  // The producer's own failure (the engine's, the registry's), once joined.
+  const std::optional<std::string>& join() {
+    if (m_thread.joinable()) {
+      m_pipe.abandon();
+      m_thread.join();
+    }
+    return m_error;
+  }
+
+ private:
+  util::BytePipe& m_pipe;
+  std::thread m_thread;
+  std::optional<std::string> m_error;
+};
+
+inspect::StreamRead reader(util::BytePipe& pipe) {
+  return [&pipe](std::span<std::byte> out) { return pipe.read(out); };
+}
+
+bool is_loopback(std::string_view host) {
+  const auto colon = host.rfind(':');
+  std::string_view name = host;
+  if (colon != std::string_view::npos && host.find(']') == std::string_view::npos) name = host.substr(0, colon);
+  if (host.starts_with("[")) name = host.substr(0, host.find(']') + 1);
+  return name == "127.0.0.1" || name == "localhost" || name == "[::1]";
+}
+
+ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOptions& options) {
+  const auto found = engine::discover_engine(std::nullopt);
+  if (!found || found->kind == engine::EngineKind::host)
+    throw Failure(ExitCode::outside_failure,
+                  source.given + ": no container engine socket found" +
+                      (found ? " (looked at " + util::join(found->looked_at, ", ") + ")" : ": " + found.error().message) +
+                      "; start dockerd (scripts/start-dockerd.sh) or set DOCKER_HOST=unix://PATH");
+  auto client = engine::DockerClient::connect(engine::make_unix_socket_transport(found->socket));
+  if (!client) throw Failure(ExitCode::outside_failure, source.given + ": " + client.error().message);
+  auto info = client->inspect_image(source.reference);
+  if (!info) {
+    if (info.error().kind == engine::ErrorKind::not_found)
+      throw Failure(ExitCode::bad_input, source.given + ": the engine at " + found->socket.string() +
+                                             " has no image '" + util::printable(source.reference) +
+                                             "'; `docker images` lists the ones it has");
+    throw Failure(ExitCode::outside_failure, source.given + ": " + info.error().message);
+  }
+  // The export names the image by its ID: a tag moved meanwhile changes nothing.
+  const std::string id = info->id;
+  util::BytePipe pipe;
+  ScannedImage out{.source = source.given, .identity = id};
+  const auto started = std::chrono::steady_clock::now();
+  std::expected<inspect::ImageArchive, inspect::ImageError> archive;
+  std::optional<std::string> engine_error;
+  {
+    std::atomic<bool> cancel{false};
+    Producer producer(pipe, [&]() -> std::optional<std::string> {
+      net::CallbackSink sink([&](std::string_view bytes) { return pipe.write(bytes); });
+      auto exported = client->export_image(id, sink, &cancel);
+      if (!exported) return exported.error().message;
+      return std::nullopt;
+    });
+    archive = inspect::scan_image_archive(reader(pipe), options);
+    if (!archive) cancel = true;
+    engine_error = producer.join();
+  }
+  if (!archive) {
+    if (engine_error && !archive.error().refused) throw Failure(ExitCode::outside_failure, source.given + ": " + *engine_error);
+    refuse(source.given, archive.error());
+  }
+  out.content = std::move(archive->content);
+  out.config = std::move(archive->config);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+// A small blob (a config), read whole and checked against its digest.
+std::string small_blob(registry::Client& client, const registry::Descriptor& d, const std::string& given) {
+  if (d.size > k_max_config)
+    throw Failure(ExitCode::bad_input, given + ": the image config is " + std::to_string(d.size) +
+                                           " bytes; no image config is that large");
+  std::string body;
+  auto got = client.stream_blob(d.digest, d.size, [&](std::string_view bytes) {
+    body += bytes;
+    return body.size() <= d.size;
+  });
+  if (!got) throw Failure(site::exit_code_for(got.error()), given + ": " + got.error().message);
+  if (digest::sha256(body) != d.digest)
+    throw Failure(ExitCode::outside_failure,
+                  given + ": the registry served a config whose bytes do not match " + d.digest.to_string());
+  return body;
+}
+
+// An index's linux/amd64 manifest (the first without a platform otherwise).
+std::string pick_platform(const std::string& body, const std::string& given) {
+  try {
+    const auto index = nlohmann::json::parse(body);
+    std::string fallback;
+    for (const auto& m : index.at("manifests")) {
+      const std::string digest = m.at("digest").get<std::string>();
+      if (!m.contains("platform")) {
+        if (fallback.empty()) fallback = digest;
+        continue;
+      }
+      const auto& p = m["platform"];
+      if (p.value("os", "") == "linux" && p.value("architecture", "") == "amd64") return digest;
+    }
+    if (!fallback.empty()) return fallback;
+  } catch (const std::exception& e) {
+    throw Failure(ExitCode::outside_failure, given + ": the registry's image index is malformed: " +
+                                                 util::printable(e.what()));
+  }
+  throw Failure(ExitCode::bad_input, given + ": the image index has no linux/amd64 image");
+}
+
+ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOptions& options) {
+  auto client = site::make_client(source.registry);
+  const auto started = std::chrono::steady_clock::now();
+  auto manifest = client->get_manifest(source.reference);
+  if (!manifest) throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
+  if (manifest->media_type == registry::k_oci_index || manifest->media_type == registry::k_docker_manifest_list) {
+    const std::string digest = pick_platform(manifest->body, source.given);
+    manifest = client->get_manifest(digest);
+    if (!manifest)
+      throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
+  }
+  auto parsed = registry::parse_manifest(manifest->body);
+  if (!parsed) throw Failure(ExitCode::outside_failure, source.given + ": " + parsed.error().message);
+  ScannedImage out{.source = source.given, .identity = manifest->digest.to_string()};
+  out.config = small_blob(*client, parsed->config, source.given);
+
+  inspect::ImageScanner scanner(options);
+  std::vector<std::string> order;
+  for (const auto& layer : parsed->layers) {
+    const std::string id = layer.digest.to_string();
+    order.push_back(id);
+    if (std::count(order.begin(), order.end(), id) > 1) continue;  // the same blob twice: read once
+    util::BytePipe pipe;
+    std::expected<void, inspect::ImageError> added;
+    std::optional<std::string> failed;
+    {
+      Producer producer(pipe, [&]() -> std::optional<std::string> {
+        digest::Sha256 hash;
+        auto got = client->stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
+          hash.update(bytes);
+          return pipe.write(bytes);
+        });
+        if (!got) return got.error().message;
+        if (hash.digest() != layer.digest)
+          return "the registry served layer " + id + " with bytes that do not match its digest";
+        return std::nullopt;
+      });
+      added = scanner.add_layer(id, reader(pipe));
+      failed = producer.join();
+    }
+    // The registry's failure explains a cut stream; refused content stands
+    // on its own.
+    if (failed && (added || !added.error().refused))
+      throw Failure(ExitCode::outside_failure, source.given + ": " + *failed);
+    if (!added) refuse(source.given, added.error());
+  }
+  auto content = scanner.finish(order);
+  if (!content) refuse(source.given, content.error());
+  out.content = std::move(*content);
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+bool worth_reading(const fs::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  char head[4096];
+  in.read(head, sizeof head);
+  const auto n = static_cast<std::size_t>(in.gcount());
+  const inspect::Bytes bytes(reinterpret_cast<const std::byte*>(head), n);
+  return inspect::read_binaries(bytes) == inspect::MemberUse::read;
+}
+
+void rebase(inspect::FileReport& r, const std::string& from, const std::string& to) {
+  if (r.path.starts_with(from)) r.path = to + r.path.substr(from.size());
+  for (auto& m : r.members) rebase(m, from, to);
+}
+
+ScannedImage scan_directory(const ImageSource& source, const inspect::InspectOptions& options) {
+  const auto started = std::chrono::steady_clock::now();
+  ScannedImage out{.source = source.given};
+  const fs::path root = fs::absolute(source.directory).lexically_normal();
+  std::vector<fs::path> candidates;
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  if (ec) throw Failure(ExitCode::bad_input, source.given + ": cannot read the directory: " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) throw Failure(ExitCode::bad_input, source.given + ": cannot read the directory: " + ec.message());
+    const auto status = it->symlink_status(ec);
+    if (ec || fs::is_directory(status)) continue;
+    const std::string rel = it->path().lexically_relative(root).generic_string();
+    out.content.paths.push_back("/" + rel);
+    if (fs::is_symlink(status)) {
+      out.content.links["/" + rel] = fs::read_symlink(it->path(), ec).string();
+      continue;
+    }
+    if (!fs::is_regular_file(status)) continue;
+    if (inspect::bom_text(rel) && fs::file_size(it->path(), ec) <= k_max_text) {
+      std::ifstream in(it->path(), std::ios::binary);
+      out.content.texts["/" + rel] = std::string(std::istreambuf_iterator<char>(in), {});
+      continue;
+    }
+    if (worth_reading(it->path())) candidates.push_back(it->path());
+  }
+  std::sort(candidates.begin(), candidates.end());
+  auto reports = inspect::inspect_files(candidates, options);
+  for (auto& r : reports) {
+    if (!r.device_code() && !r.runtime && !r.damage && !r.error) continue;
+    const std::string abs = r.path;
+    rebase(r, abs, "/" + fs::path(abs).lexically_relative(root).generic_string());
+    out.content.files.push_back(std::move(r));
+  }
+  out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return out;
+}
+
+}  // namespace
+
+std::optional<ImageSource> parse_image_source(std::string_view arg) {
+  ImageSource s{.given = std::string(arg)};
+  if (arg.starts_with("docker://")) {
+    s.kind = ImageSourceKind::docker;
+    s.reference = std::string(arg.substr(9));
+    if (s.reference.empty() || s.reference.find_first_of(" \t\n?#") != std::string::npos)
+      throw Failure(ExitCode::bad_input, "'" + util::printable(arg) +
+                                             "' names no image: write docker://REPO:TAG or docker://IMAGE-ID");
+    return s;
+  }
+  const bool plain = arg.starts_with("oci+http://");
+  if (plain || arg.starts_with("oci://")) {
+    s.kind = ImageSourceKind::registry;
+    const std::string_view rest = arg.substr(plain ? 11 : 6);
+    const auto slash = rest.find('/');
+    const auto bad = [&] {
+      return Failure(ExitCode::bad_input, "'" + util::printable(arg) +
+                                              "' is not a registry image: write oci://HOST[:PORT]/REPO:TAG or "
+                                              "oci://HOST/REPO@sha256:DIGEST");
+    };
+    if (slash == std::string_view::npos || slash == 0) throw bad();
+    const std::string_view host = rest.substr(0, slash);
+    std::string_view path = rest.substr(slash + 1);
+    std::string_view reference = "latest";
+    if (const auto at = path.find('@'); at != std::string_view::npos) {
+      reference = path.substr(at + 1);
+      path = path.substr(0, at);
+      if (!digest::Digest::parse(reference)) throw bad();
+    } else if (const auto colon = path.rfind(':'); colon != std::string_view::npos) {
+      reference = path.substr(colon + 1);
+      path = path.substr(0, colon);
+      if (!registry::is_valid_tag(reference)) throw bad();
+    }
+    if (!registry::is_valid_repository(path)) throw bad();
+    s.reference = std::string(reference);
+    s.registry = std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(host) + "/" +
+                 std::string(path);
+    return s;
+  }
+  std::error_code ec;
+  if (fs::is_directory(fs::path(arg), ec)) {
+    s.kind = ImageSourceKind::directory;
+    s.directory = fs::path(arg);
+    return s;
+  }
+  return std::nullopt;
+}
+
+ScannedImage scan_image(const ImageSource& source, const inspect::InspectOptions& options) {
+  switch (source.kind) {
+    case ImageSourceKind::docker:
+      return scan_docker(source, options);
+    case ImageSourceKind::registry:
+      return scan_registry(source, options);
+    case ImageSourceKind::directory:
+      break;
+  }
+  return scan_directory(source, options);
+}
+
+}  // namespace orc::app

@@ -1,0 +1,210 @@
+#include "orchestrator/inspect/bom.hpp"
+
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "orchestrator/util/strings.hpp"
+#include "orchestrator/util/version.hpp"
+
+namespace orc::inspect {
+
+namespace {
+
+struct Known {
+  std::string_view key;
+  std::string_view name;
+  std::string_view library;                // "libcublas.so"
+  std::vector<std::string_view> packages;  // dpkg package name prefixes
+  std::string_view wheel;                  // pip project prefix ("nvidia-cublas")
+  std::string_view json_key;               // version.json's key
+};
+
+// NVIDIA's package names: cuda-cudart-12-4, libcublas-12-4, libcudnn9-cuda-12,
+// libnccl2; wheels nvidia-cublas-cu12, nvidia-cudnn-cu12 (CUDA 13's drop the
+// suffix). version.json keys as NVIDIA's redistributable layout has them.
+const std::vector<Known>& known() {
+  static const std::vector<Known> table = {
+      {"cudart", "CUDA runtime", "libcudart.so", {"cuda-cudart-"}, "nvidia-cuda-runtime", "cuda_cudart"},
+      {"cublas", "cuBLAS", "libcublas.so", {"libcublas-"}, "nvidia-cublas", "libcublas"},
+      {"cublaslt", "cuBLASLt", "libcublasLt.so", {"libcublas-"}, "nvidia-cublas", "libcublas"},
+      {"cudnn", "cuDNN", "libcudnn.so", {"libcudnn"}, "nvidia-cudnn", ""},
+      {"nccl", "NCCL", "libnccl.so", {"libnccl"}, "nvidia-nccl", ""},
+      {"cufft", "cuFFT", "libcufft.so", {"libcufft-"}, "nvidia-cufft", "libcufft"},
+      {"curand", "cuRAND", "libcurand.so", {"libcurand-"}, "nvidia-curand", "libcurand"},
+      {"cusparse", "cuSPARSE", "libcusparse.so", {"libcusparse-"}, "nvidia-cusparse", "libcusparse"},
+      {"cusolver", "cuSOLVER", "libcusolver.so", {"libcusolver-"}, "nvidia-cusolver", "libcusolver"},
+      {"nvrtc", "NVRTC", "libnvrtc.so", {"cuda-nvrtc-"}, "nvidia-cuda-nvrtc", "cuda_nvrtc"},
+      {"nvjitlink", "nvJitLink", "libnvJitLink.so", {"libnvjitlink-"}, "nvidia-nvjitlink", "libnvjitlink"},
+      {"cupti", "CUPTI", "libcupti.so", {"cuda-cupti-"}, "nvidia-cuda-cupti", "cuda_cupti"},
+      {"tensorrt", "TensorRT", "libnvinfer.so", {"libnvinfer"}, "tensorrt", ""},
+      {"libcuda", "CUDA driver (libcuda)", "libcuda.so", {}, "", ""},
+  };
+  return table;
+}
+
+std::string_view base_name(std::string_view path) {
+  const auto slash = path.rfind('/');
+  return slash == std::string_view::npos ? path : path.substr(slash + 1);
+}
+
+bool more_precise(std::string_view a, std::string_view b) {
+  return std::count(a.begin(), a.end(), '.') > std::count(b.begin(), b.end(), '.');
+}
+
+// dpkg's status: installed packages, name -> upstream version (no epoch, no
+// Debian revision).
+std::map<std::string, std::string> installed_packages(const std::map<std::string, std::string>& texts) {
+  std::map<std::string, std::string> out;
+  for (const auto& [path, text] : texts) {
+    if (!path.starts_with("/var/lib/dpkg/status")) continue;
+    std::string package, version, status;
+    const auto flush = [&] {
+      if (!package.empty() && status.ends_with(" installed") && !version.empty()) {
+        std::string v = version;
+        if (const auto colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
+        if (const auto dash = v.rfind('-'); dash != std::string::npos) v.resize(dash);
+        out[package] = v;
+      }
+      package.clear();
+      version.clear();
+      status.clear();
+    };
+    std::size_t at = 0;
+    while (at <= text.size()) {
+      auto end = text.find('\n', at);
+      if (end == std::string::npos) end = text.size();
+      const std::string_view line(text.data() + at, end - at);
+      if (line.empty())
+        flush();
+      else if (line.starts_with("Package: "))
+        package = util::trim(line.substr(9));
+      else if (line.starts_with("Version: "))
+        version = util::trim(line.substr(9));
+      else if (line.starts_with("Status: "))
+        status = util::trim(line.substr(8));
+      at = end + 1;
+    }
+    flush();
+  }
+  return out;
+}
+
+// pip: ".../nvidia_cublas_cu12-12.4.5.8.dist-info/..." -> name, version.
+std::map<std::string, std::string> wheels(const std::vector<std::string>& paths) {
+  std::map<std::string, std::string> out;
+  for (const auto& p : paths) {
+    const auto end = p.find(".dist-info/");
+    if (end == std::string::npos) continue;
+    const auto start = p.rfind('/', end);
+    const std::string dir = p.substr(start + 1, end - start - 1);
+    const auto dash = dir.find('-');
+    if (dash == std::string::npos) continue;
+    std::string name = dir.substr(0, dash);
+    std::transform(name.begin(), name.end(), name.begin(), [](char c) {
+      return c == '_' ? '-' : static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    });
+    out[name] = dir.substr(dash + 1);
+  }
+  return out;
+}
+
+bool wheel_matches(std::string_view name, std::string_view prefix) {
+  if (prefix.empty() || !name.starts_with(prefix)) return false;
+  const std::string_view rest = name.substr(prefix.size());
+  return rest.empty() || rest.starts_with("-cu");
+}
+
+}  // namespace
+
+std::optional<SonameVersion> split_soname(std::string_view file_name) {
+  const auto so = file_name.find(".so.");
+  if (so == std::string_view::npos) return std::nullopt;
+  const std::string_view version = file_name.substr(so + 4);
+  if (version.empty() || !std::isdigit(static_cast<unsigned char>(version.front()))) return std::nullopt;
+  if (version.find_first_not_of("0123456789.") != std::string_view::npos) return std::nullopt;
+  return SonameVersion{std::string(file_name.substr(0, so + 3)), std::string(version)};
+}
+
+std::vector<Component> bill_of_materials(const BomInput& input) {
+  const auto packages = installed_packages(input.texts);
+  const auto pip = wheels(input.paths);
+  std::map<std::string, std::string> json_versions;  // version.json key -> version
+  for (const auto& [path, text] : input.texts) {
+    if (!path.ends_with("/version.json")) continue;
+    try {
+      const auto doc = nlohmann::json::parse(text);
+      for (const auto& [key, value] : doc.items())
+        if (value.is_object() && value.contains("version") && value["version"].is_string())
+          json_versions[key] = value["version"].get<std::string>();
+    } catch (const std::exception&) {
+      // Not JSON: no evidence from it.
+    }
+  }
+
+  std::vector<Component> out;
+  for (const Known& k : known()) {
+    Component c{.key = std::string(k.key), .name = std::string(k.name)};
+    std::string soname_major;
+    for (const auto& p : input.paths) {
+      const std::string_view base = base_name(p);
+      const auto split = split_soname(base);
+      const bool match = base == k.library || (split && split->stem == k.library);
+      if (!match) continue;
+      c.files.push_back(p);
+      if (!split) continue;
+      if (std::count(split->version.begin(), split->version.end(), '.') >= 2) {
+        if (c.version.empty() || more_precise(split->version, c.version)) {
+          c.version = split->version;
+          c.source = "file name";
+        }
+      } else if (soname_major.empty() || more_precise(split->version, soname_major)) {
+        soname_major = split->version;
+      }
+    }
+    if (c.version.empty() && !k.json_key.empty()) {
+      if (const auto it = json_versions.find(std::string(k.json_key)); it != json_versions.end() && !c.files.empty()) {
+        c.version = it->second;
+        c.source = "version.json";
+      }
+    }
+    if (c.version.empty())
+      for (const auto& [name, version] : packages)
+        for (const auto prefix : k.packages)
+          if (c.version.empty() && name.starts_with(prefix) && !name.ends_with("-dev") && !name.ends_with("-doc")) {
+            c.version = version;
+            c.source = "dpkg " + name;
+          }
+    if (c.version.empty())
+      for (const auto& [name, version] : pip)
+        if (c.version.empty() && wheel_matches(name, k.wheel)) {
+          c.version = version;
+          c.source = "pip " + name;
+        }
+    if (c.version.empty() && !soname_major.empty()) {
+      c.version = soname_major;
+      c.source = "soname";
+    }
+    if (c.files.empty() && c.version.empty()) continue;
+    if (c.files.empty() && c.source.starts_with("pip")) continue;  // the wheel's metadata without its library
+    if (input.files) {
+      std::optional<util::Version> toolkit;
+      for (const auto& f : *input.files) {
+        if (std::find(c.files.begin(), c.files.end(), f.path) == c.files.end()) continue;
+        for (const auto& m : f.modules)
+          if (m.toolkit && (!toolkit || *toolkit < *m.toolkit)) toolkit = m.toolkit;
+      }
+      if (toolkit) c.built_with = "CUDA " + toolkit->truncated(2).str();
+    }
+    if (k.key == "libcuda" && !c.files.empty()) {
+      c.warning = true;
+      c.note =
+          "the image bundles the driver's user-space library: the NVIDIA container toolkit mounts the host's "
+          "libcuda.so.1, and a bundled one that shadows it fails on any other driver";
+    }
+    std::sort(c.files.begin(), c.files.end());
+    out.push_back(std::move(c));
+  }
+  return out;
+}
+
+}  // namespace orc::inspect

@@ -1,0 +1,94 @@
+#pragma once
+// Container images read as streams (issue 16): each layer is a tar stream
+// (plain, gzip, zstd or xz) read once, as it arrives, never written whole
+// anywhere. What a layer holds is kept per (path, layer): its entries (for
+// the merge of layers.hpp), the reports of its ELF files (as inspect_files
+// makes them) and the few small text files the bill of materials reads.
+// Only at the end, once the layer order is known (an image archive names
+// it in manifest.json, which `docker save` writes after the layers), are
+// the layers applied and the files a later layer deleted or replaced left
+// out.
+//
+// Refused, with the layer and entry named: a name with a '..' component,
+// a hard link out of the image, a regular file over 4 GiB, more paths than
+// any image has. Nothing is written for a refused layer: the scan keeps
+// only what it read, in memory (members over 64 MiB in an unnamed
+// temporary file, as package.hpp says).
+//
+// Read: ELF files (shared objects, executables, cubins) and standalone
+// fatbins. Static libraries and object files are for linking, which does
+// not happen in a running container; wheels in a pip cache are not what
+// the image runs; neither is opened.
+#include <cstdint>
+#include <expected>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/inspect/package.hpp"
+
+namespace orc::inspect {
+
+struct ImageContent {
+  // The files that hold device code or link a CUDA runtime, as the layers
+  // left them; paths are absolute in the image ("/usr/lib/x.so").
+  std::vector<FileReport> files;
+  // Every non-directory path of the image (files and links), absolute; a
+  // link's target is in `links`.
+  std::vector<std::string> paths;
+  std::map<std::string, std::string> links;  // symbolic link -> its target, as stored
+  // Small text files the bill of materials reads (bom_text()), by path.
+  std::map<std::string, std::string> texts;
+  // Files with device code that an upper layer deleted or replaced, with
+  // the layer (1-based) that held them: "/usr/lib/libold.so (layer 2)".
+  std::vector<std::string> hidden;
+  std::size_t layers = 0;
+  std::uint64_t layer_bytes = 0;  // every layer's bytes as they streamed (compressed where they are)
+};
+
+struct ImageError {
+  std::string message;  // names the layer and the entry; untrusted names escaped
+  bool refused = false;  // the content was refused (hostile, malformed), not cut short
+};
+
+// Whether the bill of materials reads the file at `path` (normalized,
+// relative: "var/lib/dpkg/status"): dpkg's status database, CUDA's
+// version.json.
+bool bom_text(std::string_view path);
+
+class ImageScanner {
+ public:
+  explicit ImageScanner(InspectOptions options);
+  ~ImageScanner();
+  ImageScanner(const ImageScanner&) = delete;
+  ImageScanner& operator=(const ImageScanner&) = delete;
+
+  // Reads one layer to its end, keyed by `id` (its digest, or its path in
+  // an image archive). An error leaves the scanner unusable.
+  std::expected<void, ImageError> add_layer(const std::string& id, const StreamRead& read);
+  // The image's files with the layers applied in `order` (ids given to
+  // add_layer, bottom first; one may repeat).
+  std::expected<ImageContent, ImageError> finish(const std::vector<std::string>& order);
+
+ private:
+  struct Layer;
+  InspectOptions m_options;
+  std::map<std::string, std::unique_ptr<Layer>> m_layers;
+  std::size_t m_paths = 0;
+};
+
+// An image archive as the Engine API's GET /images/{name}/get and
+// `docker save` write it (Docker 25 and later: an OCI layout with
+// manifest.json beside it; earlier Docker and Podman: <id>/layer.tar and
+// <id>.json), read as one stream: layers scanned as they come, the order
+// and the config from manifest.json's first image.
+struct ImageArchive {
+  ImageContent content;
+  std::string config;  // the image config's JSON, as stored
+};
+std::expected<ImageArchive, ImageError> scan_image_archive(const StreamRead& read, const InspectOptions& options);
+
+}  // namespace orc::inspect

@@ -1,0 +1,46 @@
+#pragma once
+// A bounded pipe of bytes between two threads: one writes what arrives
+// (an HTTP body, pushed by libcurl), the other reads it as a stream (a tar
+// walked by libarchive, which pulls). The writer blocks while `capacity`
+// bytes wait unread, so memory stays bounded whatever the body's size, and
+// the two sides overlap: the download and the scan run at once.
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <expected>
+#include <mutex>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace orc::util {
+
+class BytePipe {
+ public:
+  explicit BytePipe(std::size_t capacity = 16u << 20);
+
+  // Blocks while the pipe is full; false once the reader abandoned it.
+  bool write(std::string_view bytes);
+  // The writer is done: the reader sees the end after the bytes already
+  // written, or `error` in place of the end.
+  void close(std::optional<std::string> error = std::nullopt);
+
+  // Blocks until bytes, the end (0) or the writer's error.
+  std::expected<std::size_t, std::string> read(std::span<std::byte> out);
+  // The reader stops early: writes fail from now on, so the writer ends.
+  void abandon();
+
+ private:
+  std::mutex m_mutex;
+  std::condition_variable m_changed;
+  std::deque<std::string> m_chunks;
+  std::size_t m_front = 0;    // bytes of m_chunks.front() already read
+  std::size_t m_waiting = 0;  // bytes written, not yet read
+  std::size_t m_capacity;
+  bool m_closed = false;
+  bool m_abandoned = false;
+  std::optional<std::string> m_error;
+};
+
+}  // namespace orc::util
