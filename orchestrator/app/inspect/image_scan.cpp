@@ -29,8 +29,7 @@ constexpr std::uint64_t k_max_config = 4u << 20;
 constexpr std::uint64_t k_max_text = 32u << 20;
 
 [[noreturn]] void refuse(const std::string& source, const inspect::ImageError& e) {
-  throw Failure(ExitCode::bad_input, source + ": " + e.message +
-                                         (e.refused ? "" : "; nothing was written, the image is left as it is"));
+  throw Failure(ExitCode::bad_input, source + ": " + e.message + " (nothing was written)");
 }
 
 // A producer thread pushing into a pipe that the calling thread scans.
@@ -161,6 +160,9 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
   auto client = site::make_client(source.registry);
   const auto started = std::chrono::steady_clock::now();
   auto manifest = client->get_manifest(source.reference);
+  if (!manifest && manifest.error().kind == registry::ErrorKind::not_found)
+    throw Failure(ExitCode::bad_input, source.given + ": the registry has no such image (" +
+                                           manifest.error().message + "); check the repository and the tag");
   if (!manifest) throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
   if (manifest->media_type == registry::k_oci_index || manifest->media_type == registry::k_docker_manifest_list) {
     const std::string digest = pick_platform(manifest->body, source.given);

@@ -6,6 +6,8 @@
 #include <archive.h>
 #include <archive_entry.h>
 #include <gtest/gtest.h>
+
+#include "tests/unit/inspect/archive_writer.hpp"
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -47,31 +49,18 @@ void write_all(const fs::path& p, const Buffer& data) { write_all(p, as_text(dat
 
 // A zip or (compressed) tar in memory, written by libarchive.
 std::string make_archive(int format, int filter, const std::vector<std::pair<std::string, std::string>>& members) {
-  std::string out;
-  struct archive* a = archive_write_new();
-  archive_write_set_format(a, format);
-  if (filter != ARCHIVE_FILTER_NONE) archive_write_add_filter(a, filter);
-  archive_write_set_bytes_in_last_block(a, 1);
-  archive_write_open(
-      a, &out, nullptr,
-      [](struct archive*, void* client, const void* buffer, size_t length) -> la_ssize_t {
-        static_cast<std::string*>(client)->append(static_cast<const char*>(buffer), length);
-        return static_cast<la_ssize_t>(length);
-      },
-      nullptr);
-  for (const auto& [path, data] : members) {
-    struct archive_entry* e = archive_entry_new();
-    archive_entry_set_pathname(e, path.c_str());
-    archive_entry_set_filetype(e, AE_IFREG);
-    archive_entry_set_perm(e, 0755);
-    archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
-    archive_write_header(a, e);
-    archive_write_data(a, data.data(), data.size());
-    archive_entry_free(e);
-  }
-  archive_write_close(a);
-  archive_write_free(a);
-  return out;
+  return testing::write_archive(format, filter, [&](struct archive* a) {
+    for (const auto& [path, data] : members) {
+      struct archive_entry* e = archive_entry_new();
+      archive_entry_set_pathname(e, path.c_str());
+      archive_entry_set_filetype(e, AE_IFREG);
+      archive_entry_set_perm(e, 0755);
+      archive_entry_set_size(e, static_cast<la_int64_t>(data.size()));
+      archive_write_header(a, e);
+      archive_write_data(a, data.data(), data.size());
+      archive_entry_free(e);
+    }
+  });
 }
 
 // sm_80 SASS, compute_90 PTX (zstd-compressed), sm_90a SASS.
