@@ -22,7 +22,7 @@ namespace {
 
 using util::ExitCode;
 
-constexpr std::array<Command, 19> k_commands{{
+constexpr std::array<Command, 20> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
     {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
@@ -30,6 +30,9 @@ constexpr std::array<Command, 19> k_commands{{
     {"inspect",
      "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run",
      attach_inspect},
+    {"stamp",
+     "Write NVIDIA_REQUIRE_CUDA and NVIDIA_REQUIRE_ARCH into an image's config, so a node that cannot run it refuses it",
+     attach_stamp},
     {"build",
      "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them",
      attach_build},

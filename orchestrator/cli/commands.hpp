@@ -37,6 +37,7 @@ void attach_plan(CLI::App& sub, Io& io);
 void attach_gpus(CLI::App& sub, Io& io);
 void attach_toolkits(CLI::App& sub, Io& io);
 void attach_inspect(CLI::App& sub, Io& io);
+void attach_stamp(CLI::App& sub, Io& io);
 void attach_images(CLI::App& sub, Io& io);
 void attach_build(CLI::App& sub, Io& io);
 void attach_key(CLI::App& sub, Io& io);

@@ -10,6 +10,7 @@
 #include "orchestrator/app/inspect/coverage.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/app/key/key_cmd.hpp"
+#include "orchestrator/app/stamp/stamp.hpp"
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/tables/tables.hpp"
@@ -46,6 +47,9 @@ std::string coverage_json(const app::ImageReport& report);
 std::string coverage_html(const app::ImageReport& report);
 std::string coverage_markdown(const app::ImageReport& report);
 void emit(Io& io, const app::ImageReport& report, Format format, bool colour);
+// stamp --json: {"coverage": coverage_json, "stamped", "identity", "NVIDIA_REQUIRE_CUDA",
+// "NVIDIA_REQUIRE_ARCH", "unbounded"}.
+std::string stamp_json(const app::StampReport& report);
 
 // watch --once: each feed's state, then each recipe x tier: stale (with the
 // reason and what it takes), up to date, or not built yet, each with the

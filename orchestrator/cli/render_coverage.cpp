@@ -338,6 +338,19 @@ std::string coverage_markdown(const ImageReport& r) {
   return m;
 }
 
+std::string stamp_json(const app::StampReport& r) {
+  nlohmann::json doc = nlohmann::json::parse(coverage_json(r.coverage));
+  nlohmann::json unbounded = nlohmann::json::array();
+  for (const auto& u : r.values.unbounded) unbounded.push_back(util::utf8_escaped(u));
+  const nlohmann::json out = {{"coverage", doc},
+                              {"stamped", r.stamped_ok ? nlohmann::json(util::utf8_escaped(r.stamped)) : nlohmann::json()},
+                              {"identity", r.identity},
+                              {"NVIDIA_REQUIRE_CUDA", r.values.require_cuda},
+                              {"NVIDIA_REQUIRE_ARCH", r.values.require_arch},
+                              {"unbounded", unbounded}};
+  return out.dump(2) + "\n";
+}
+
 void emit(Io& io, const ImageReport& report, Format format, bool colour) {
   if (format == Format::json) {
     io.out << coverage_json(report);

@@ -1,0 +1,235 @@
+#include "orchestrator/app/stamp/stamp.hpp"
+
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "orchestrator/arch/requirement.hpp"
+#include "orchestrator/engine/discovery.hpp"
+#include "orchestrator/engine/docker.hpp"
+#include "orchestrator/engine/image_archive.hpp"
+#include "orchestrator/registry/layout.hpp"
+#include "orchestrator/registry/protocol.hpp"
+#include "orchestrator/site/remote.hpp"
+#include "orchestrator/util/byte_pipe.hpp"
+#include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/strings.hpp"
+
+namespace orc::app {
+
+using util::ExitCode;
+using util::Failure;
+
+namespace {
+
+void leaves(const inspect::FileReport& r, std::vector<const inspect::FileReport*>& out) {
+  out.push_back(&r);
+  for (const auto& m : r.members) leaves(m, out);
+}
+
+std::string default_tag(const ImageSource& source, const std::string& tier) {
+  // repo:tag -> repo:tag-tier; a digest has no tag to extend.
+  const std::string& reference = source.reference;
+  if (reference.find('@') != std::string::npos || reference.starts_with("sha256:"))
+    throw Failure(ExitCode::bad_input, source.given + " is named by digest: give the stamped image's tag with --tag");
+  if (source.kind == ImageSourceKind::registry) return reference + "-" + tier;  // the tag alone
+  const auto colon = reference.rfind(':');
+  const bool has_tag = colon != std::string::npos && reference.find('/', colon) == std::string::npos;
+  return (has_tag ? reference.substr(colon + 1) : std::string("latest")) + "-" + tier;
+}
+
+std::string repo_of(const std::string& reference) {
+  const auto colon = reference.rfind(':');
+  if (colon != std::string::npos && reference.find('/', colon) == std::string::npos) return reference.substr(0, colon);
+  return reference;
+}
+
+// The new image through the engine: its export rewritten as it streams
+// into a load. Three threads: the export, the rewrite, the load (this one).
+std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, const std::string& tag,
+                                                    const engine::ConfigEdit& edit) {
+  const auto found = engine::discover_engine(std::nullopt);
+  if (!found || found->kind == engine::EngineKind::host)
+    throw Failure(ExitCode::outside_failure, source.given + ": no container engine socket found; start dockerd "
+                                                            "(scripts/start-dockerd.sh) or set DOCKER_HOST=unix://PATH");
+  const auto connect = [&] {
+    auto c = engine::DockerClient::connect(engine::make_unix_socket_transport(found->socket));
+    if (!c) throw Failure(ExitCode::outside_failure, source.given + ": " + c.error().message);
+    return std::move(*c);
+  };
+  auto exporter = connect();
+  auto loader = connect();
+  auto info = exporter.inspect_image(source.reference);
+  if (!info)
+    throw Failure(info.error().kind == engine::ErrorKind::not_found ? ExitCode::bad_input : ExitCode::outside_failure,
+                  source.given + ": " + info.error().message);
+  const std::string new_ref = repo_of(source.reference) + ":" + tag;
+  util::BytePipe exported, rewritten;
+  std::optional<std::string> export_error;
+  std::expected<engine::Rewritten, engine::Error> result = std::unexpected(engine::Error{});
+  std::thread export_thread([&] {
+    net::CallbackSink sink([&](std::string_view bytes) { return exported.write(bytes); });
+    auto done = exporter.export_image(info->id, sink);
+    if (!done) export_error = done.error().message;
+    exported.close(export_error);
+  });
+  std::thread rewrite_thread([&] {
+    result = engine::rewrite_image_archive([&](std::span<std::byte> out) { return exported.read(out); },
+                                           [&](std::string_view bytes) { return rewritten.write(bytes); }, edit,
+                                           new_ref);
+    if (!result) exported.abandon();
+    rewritten.close(result ? std::nullopt : std::optional<std::string>(result.error().message));
+  });
+  net::StreamedBody body{
+      .source = [&](std::span<char> out) {
+        return rewritten.read(std::as_writable_bytes(out));
+      },
+      .size = std::nullopt};
+  auto loaded = loader.load_image(std::move(body));
+  rewritten.abandon();
+  export_thread.join();
+  rewrite_thread.join();
+  if (export_error) throw Failure(ExitCode::outside_failure, source.given + ": " + *export_error);
+  if (!result)
+    throw Failure(result.error().kind == engine::ErrorKind::invalid_spec ? ExitCode::bad_input
+                                                                        : ExitCode::outside_failure,
+                  source.given + ": " + result.error().message);
+  if (!loaded) throw Failure(ExitCode::outside_failure, source.given + ": " + loaded.error().message);
+  auto stamped = loader.inspect_image(new_ref);
+  if (!stamped) throw Failure(ExitCode::outside_failure, "the engine loaded the stamped image but cannot show " + new_ref);
+  if (stamped->id != result->config_digest)
+    throw Failure(ExitCode::outside_failure, new_ref + " is " + stamped->id + ", not the stamped config " +
+                                                 result->config_digest);
+  return {new_ref, stamped->id};
+}
+
+// The manifest scanned (by its digest: a tag moved since is not stamped)
+// with the new config, pushed under `tag`.
+std::pair<std::string, std::string> stamp_in_registry(const ImageSource& source, const std::string& scanned,
+                                                      const std::string& tag, const std::string& new_config) {
+  auto client = site::make_client(source.registry);
+  auto manifest = client->get_manifest(scanned);
+  if (!manifest) throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(manifest->body);
+  } catch (const std::exception& e) {
+    throw Failure(ExitCode::outside_failure, source.given + ": the manifest is malformed: " + util::printable(e.what()));
+  }
+  const auto descriptor = registry::describe(doc["config"].value("mediaType", "application/vnd.oci.image.config.v1+json"),
+                                             new_config);
+  auto pushed = client->push_blob(descriptor.digest, new_config);
+  if (!pushed) throw Failure(site::exit_code_for(pushed.error()), source.given + ": " + pushed.error().message);
+  doc["config"]["digest"] = descriptor.digest.to_string();
+  doc["config"]["size"] = descriptor.size;
+  const std::string body = doc.dump();
+  auto put = client->put_manifest(tag, manifest->media_type, body);
+  if (!put) throw Failure(site::exit_code_for(put.error()), source.given + ": " + put.error().message);
+  const std::string host_repo = source.given.substr(0, source.given.find_first_of("@:", source.given.rfind('/')));
+  return {host_repo + ":" + tag, put->digest.to_string()};
+}
+
+}  // namespace
+
+StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only) {
+  StampValues v;
+  std::vector<const inspect::FileReport*> all;
+  for (const auto& f : files) leaves(f, all);
+  std::vector<arch::Targets> targets;
+  int runtime = 0;
+  for (const auto* f : all) {
+    if (f->runtime) runtime = std::max(runtime, f->runtime->major);
+    if (!f->members.empty() || f->entries == 0 || f->object) continue;
+    if (f->runtime_code.any()) {
+      v.unbounded.push_back(f->path);
+      continue;
+    }
+    const auto code = inspect::loadable_code(*f);
+    arch::Targets t;
+    t.sass.assign(code.sass.begin(), code.sass.end());
+    if (!native_only) t.ptx.assign(code.ptx.begin(), code.ptx.end());
+    targets.push_back(std::move(t));
+  }
+  if (runtime > 0) v.require_cuda = "cuda>=" + std::to_string(runtime) + ".0";
+  if (!targets.empty()) {
+    v.require_arch = arch::require_arch(arch::runnable_on(targets));
+    v.runs_nowhere = v.require_arch.empty();
+  }
+  return v;
+}
+
+std::expected<std::string, std::string> stamp_config(const std::string& config, const StampValues& values,
+                                                     const std::string& tier, const std::string& source) {
+  nlohmann::json doc;
+  try {
+    doc = nlohmann::json::parse(config);
+  } catch (const std::exception& e) {
+    return std::unexpected(std::string("the image config is not JSON: ") + e.what());
+  }
+  if (!doc.is_object()) return std::unexpected("the image config is not a JSON object");
+  auto& c = doc["config"];
+  if (c.is_null()) c = nlohmann::json::object();
+  if (!c.is_object()) return std::unexpected("the image config's \"config\" is not an object");
+  nlohmann::json env = nlohmann::json::array();
+  std::string kept_cuda;
+  if (c.contains("Env") && c["Env"].is_array()) {
+    for (const auto& e : c["Env"]) {
+      if (!e.is_string()) continue;
+      const std::string s = e.get<std::string>();
+      if (s.starts_with("NVIDIA_REQUIRE_ARCH=") || s.starts_with("NVIDIA_REQUIRE_CUDA_IMAGE=")) continue;
+      if (s.starts_with("NVIDIA_REQUIRE_CUDA=")) {
+        if (!values.require_cuda.empty()) {
+          kept_cuda = s.substr(20);
+          continue;
+        }
+      }
+      env.push_back(s);
+    }
+  }
+  if (!kept_cuda.empty() && kept_cuda != values.require_cuda) env.push_back("NVIDIA_REQUIRE_CUDA_IMAGE=" + kept_cuda);
+  if (!values.require_cuda.empty()) env.push_back("NVIDIA_REQUIRE_CUDA=" + values.require_cuda);
+  if (!values.require_arch.empty()) env.push_back("NVIDIA_REQUIRE_ARCH=" + values.require_arch);
+  c["Env"] = env;
+  if (!c.contains("Labels") || !c["Labels"].is_object()) c["Labels"] = nlohmann::json::object();
+  c["Labels"]["org.orchestrate.stamp.tier"] = tier;
+  c["Labels"]["org.orchestrate.stamp.source"] = source;
+  return doc.dump();
+}
+
+StampReport stamp(const StampRequest& request) {
+  auto source = parse_image_source(request.image);
+  if (!source || source->kind == ImageSourceKind::directory)
+    throw Failure(ExitCode::bad_input, "'" + util::printable(request.image) +
+                                           "' is no image: stamp docker://REF or oci://HOST/REPO:TAG");
+  if (!request.tag.empty() && !registry::is_valid_tag(request.tag))
+    throw Failure(ExitCode::bad_input, "--tag '" + util::printable(request.tag) + "' is not a valid tag");
+  const std::string tag = request.tag.empty() ? default_tag(*source, request.tier) : request.tag;
+  if (!registry::is_valid_tag(tag))
+    throw Failure(ExitCode::bad_input, "the stamped tag '" + util::printable(tag) + "' is not valid: give --tag");
+  InspectRequest inspect;
+  inspect.tiers = {request.tier};
+  inspect.config = request.config;
+  StampReport report;
+  report.coverage = cover_image(inspect, *source);
+  report.values = stamp_values(report.coverage.image.content.files, request.native_only);
+  if (report.coverage.exit_code != ExitCode::ok) return report;
+  if (report.values.runs_nowhere) {
+    report.coverage.exit_code = ExitCode::check_failed;
+    return report;
+  }
+  const std::string identity = report.coverage.image.identity;
+  const auto edit = [&](const std::string& config) {
+    return stamp_config(config, report.values, request.tier, identity);
+  };
+  if (source->kind == ImageSourceKind::docker) {
+    std::tie(report.stamped, report.identity) = stamp_in_engine(*source, tag, edit);
+  } else {
+    auto edited = edit(report.coverage.image.config);
+    if (!edited) throw Failure(ExitCode::bad_input, request.image + ": " + edited.error());
+    std::tie(report.stamped, report.identity) = stamp_in_registry(*source, identity, tag, *edited);
+  }
+  report.stamped_ok = true;
+  return report;
+}
+
+}  // namespace orc::app

@@ -1,0 +1,70 @@
+#pragma once
+// `orchestrate stamp IMAGE --tier T`: writes into the image's config the
+// constraints the NVIDIA container toolkit checks before it starts a
+// container (NVIDIA/cloud-native-docs, container-toolkit
+// docker-specialized.md; libnvidia-container src/cli/dsl.c), so that a node
+// whose GPU or driver cannot run the image refuses it at start instead of
+// failing at the first kernel launch:
+//   NVIDIA_REQUIRE_CUDA  "cuda>=M.0": the newest CUDA runtime major the
+//                        image's files link (a driver of CUDA M.0 or later
+//                        runs it, minor-version compatibility)
+//   NVIDIA_REQUIRE_ARCH  the device compute capabilities every library with
+//                        device code runs on, natively or (unless
+//                        --native-only) by JIT of its PTX, as
+//                        arch::require_arch writes them
+// The toolkit ANDs every NVIDIA_REQUIRE_* variable: an image's own
+// NVIDIA_REQUIRE_CUDA (NVIDIA's images carry one, with brand clauses) is
+// kept as NVIDIA_REQUIRE_CUDA_IMAGE rather than lost.
+//
+// The image is scanned first (as inspect does) and judged on the tier's
+// GPUs: an image that gets `none` on one of them is not stamped (exit 1).
+// A local image becomes a new image through the engine (export, new
+// config, load: the same layers), the old one untouched; a registry image
+// gets a new config blob and a new manifest pushed beside the old one.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "orchestrator/app/inspect/coverage.hpp"
+
+namespace orc::app {
+
+struct StampValues {
+  std::string require_cuda;  // empty when no file links a CUDA runtime
+  std::string require_arch;  // empty when nothing bounds the GPUs
+  // Libraries left out of NVIDIA_REQUIRE_ARCH: they build kernels at run
+  // time, so their embedded code does not bound where they run.
+  std::vector<std::string> unbounded;
+  bool runs_nowhere = false;  // libraries with device code share no GPU: nothing to stamp
+};
+
+StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only);
+
+// The config's JSON with the values set in config.Env (and the labels
+// org.orchestrate.stamp.tier and .source); an error for JSON that is no
+// image config.
+std::expected<std::string, std::string> stamp_config(const std::string& config, const StampValues& values,
+                                                     const std::string& tier, const std::string& source);
+
+struct StampRequest {
+  std::string image;  // docker://REF or oci://...
+  std::string tier;
+  std::filesystem::path config;  // orchestrate.yaml
+  std::string tag;               // the new tag; empty: "<tag>-<tier>"
+  bool native_only = false;
+};
+
+struct StampReport {
+  ImageReport coverage;
+  StampValues values;
+  std::string stamped;  // the new image: "repo:tag" (engine) or "oci://.../repo:tag@sha256:..." (registry)
+  std::string identity;  // the new image's ID (engine) or manifest digest (registry)
+  bool stamped_ok = false;  // false: refused (coverage.exit_code says why)
+};
+
+// Throws util::Failure: bad_input for a directory, an unknown tier, a
+// digest reference without --tag, content refused; outside_failure when
+// the engine or registry fails.
+StampReport stamp(const StampRequest& request);
+
+}  // namespace orc::app

@@ -1,0 +1,102 @@
+// The values `orchestrate stamp` writes: NVIDIA_REQUIRE_ARCH from mixed
+// SASS and PTX sets, NVIDIA_REQUIRE_CUDA from the runtimes linked, and the
+// config edit that keeps an image's own constraint.
+#include "orchestrator/app/stamp/stamp.hpp"
+
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+namespace orc::app {
+namespace {
+
+using arch::ComputeCapability;
+using arch::Variant;
+
+inspect::FileReport lib(std::string path, std::set<ComputeCapability> sass, std::set<ComputeCapability> ptx = {}) {
+  inspect::FileReport r;
+  r.path = std::move(path);
+  r.format = "elf";
+  r.sass = std::move(sass);
+  r.ptx = std::move(ptx);
+  r.entries = r.sass.size() + r.ptx.size();
+  return r;
+}
+
+const ComputeCapability sm80{8, 0}, sm86{8, 6}, sm90{9, 0}, sm100{10, 0}, sm120{12, 0};
+
+TEST(StampValues, SassAloneBoundsEachMajorFromItsMinorUp) {
+  EXPECT_EQ(stamp_values({lib("/a.so", {sm80})}, false).require_arch, "arch>=8.0,arch<9.0");
+  EXPECT_EQ(stamp_values({lib("/a.so", {sm86})}, false).require_arch, "arch>=8.6,arch<9.0");
+  EXPECT_EQ(stamp_values({lib("/a.so", {sm80, sm90})}, false).require_arch, "arch>=8.0,arch<10.0");
+  EXPECT_EQ(stamp_values({lib("/a.so", {sm80, sm120})}, false).require_arch, "arch>=8.0,arch<9.0 arch>=12.0,arch<13.0");
+}
+
+TEST(StampValues, PtxOpensEveryLaterGpuUnlessNativeOnly) {
+  const auto files = std::vector{lib("/a.so", {sm80}, {sm80})};
+  EXPECT_EQ(stamp_values(files, false).require_arch, "arch>=8.0");
+  EXPECT_EQ(stamp_values(files, true).require_arch, "arch>=8.0,arch<9.0");
+}
+
+TEST(StampValues, EveryLibraryMustRunSoTheSetsIntersect) {
+  // A: native on 8.x and 9.x; B: native on 8.x, JIT from 9.0 up.
+  const std::vector files{lib("/a.so", {sm80, sm90}), lib("/b.so", {sm80}, {sm90})};
+  EXPECT_EQ(stamp_values(files, false).require_arch, "arch>=8.0,arch<10.0");
+  // A third library for Blackwell only leaves nothing in common.
+  auto more = files;
+  more.push_back(lib("/c.so", {sm100}));
+  EXPECT_EQ(stamp_values(more, false).require_arch, "");
+  EXPECT_TRUE(stamp_values(more, false).runs_nowhere);
+  EXPECT_FALSE(stamp_values(files, false).runs_nowhere);
+}
+
+TEST(StampValues, ArchSpecificSassRunsOnItsOwnCcOnly) {
+  EXPECT_EQ(stamp_values({lib("/a.so", {sm90.with(Variant::arch_specific)})}, false).require_arch, "arch=9.0");
+  EXPECT_EQ(stamp_values({lib("/a.so", {sm90.with(Variant::arch_specific)}, {sm90})}, false).require_arch, "arch>=9.0");
+}
+
+TEST(StampValues, LibrariesThatBuildKernelsAtRunTimeDoNotBound) {
+  auto jit = lib("/libcufft.so.12", {sm120});
+  jit.runtime_code.builders = {"nvJitLink (imports nvJitLinkCreate)"};
+  const auto v = stamp_values({lib("/a.so", {sm80}, {sm80}), jit}, false);
+  EXPECT_EQ(v.require_arch, "arch>=8.0");
+  EXPECT_EQ(v.unbounded, std::vector<std::string>{"/libcufft.so.12"});
+}
+
+TEST(StampValues, TheNewestRuntimeMajorSetsTheCudaRequirement) {
+  auto a = lib("/a.so", {sm80});
+  a.runtime = inspect::FileReport::Runtime{12, "libcudart.so.12"};
+  auto b = lib("/b.so", {sm80});
+  b.runtime = inspect::FileReport::Runtime{13, "static, device-linked by CUDA 13.0"};
+  EXPECT_EQ(stamp_values({a, b}, false).require_cuda, "cuda>=13.0");
+  EXPECT_EQ(stamp_values({lib("/c.so", {sm80})}, false).require_cuda, "");
+}
+
+TEST(StampConfig, OursAreSetTheImagesOwnCudaConstraintIsKeptAndStillChecked) {
+  const std::string config = R"({"architecture":"amd64","config":{"Env":["PATH=/bin",
+      "NVIDIA_REQUIRE_CUDA=cuda>=12.4 brand=tesla,driver>=470,driver<471","NVIDIA_REQUIRE_ARCH=arch>=5.0"],
+      "Labels":{"a":"b"}},"rootfs":{"type":"layers","diff_ids":["sha256:00"]}})";
+  const StampValues v{.require_cuda = "cuda>=12.0", .require_arch = "arch>=8.0,arch<9.0 arch>=9.0", .unbounded = {}};
+  auto out = stamp_config(config, v, "tier-new", "sha256:abc");
+  ASSERT_TRUE(out) << out.error();
+  const auto doc = nlohmann::json::parse(*out);
+  const auto env = doc["config"]["Env"].get<std::vector<std::string>>();
+  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin",
+                                           "NVIDIA_REQUIRE_CUDA_IMAGE=cuda>=12.4 brand=tesla,driver>=470,driver<471",
+                                           "NVIDIA_REQUIRE_CUDA=cuda>=12.0",
+                                           "NVIDIA_REQUIRE_ARCH=arch>=8.0,arch<9.0 arch>=9.0"}));
+  EXPECT_EQ(doc["config"]["Labels"]["a"], "b");
+  EXPECT_EQ(doc["config"]["Labels"]["org.orchestrate.stamp.tier"], "tier-new");
+  EXPECT_EQ(doc["rootfs"]["diff_ids"][0], "sha256:00");  // the layers stay
+
+  // Stamping a stamped image again replaces, never piles up.
+  auto again = stamp_config(*out, v, "tier-new", "sha256:def");
+  ASSERT_TRUE(again);
+  EXPECT_EQ(nlohmann::json::parse(*again)["config"]["Env"].size(), 3u);
+
+  EXPECT_FALSE(stamp_config("not json", v, "t", "s"));
+  EXPECT_FALSE(stamp_config("[1]", v, "t", "s"));
+}
+
+}  // namespace
+}  // namespace orc::app
