@@ -1,5 +1,6 @@
 // The image coverage report (app/inspect/coverage.hpp) as a terminal grid,
 // JSON, a self-contained HTML page and Markdown.
+#include <algorithm>
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
@@ -135,6 +136,18 @@ std::string coverage_text(const ImageReport& r, bool colour) {
       while (!line.empty() && line.back() == ' ') line.pop_back();
       out += line + "\n";
     }
+    // Why the cells that are not native are so, each reason once.
+    std::vector<std::string> reasons;
+    for (const auto& row : tier.rows)
+      for (const auto& c : row.cells)
+        if (c.outcome != inspect::Outcome::native && !c.why.empty() &&
+            std::find(reasons.begin(), reasons.end(), c.label() + ": " + c.why) == reasons.end())
+          reasons.push_back(c.label() + ": " + c.why);
+    constexpr std::size_t k_reasons = 6;
+    for (std::size_t i = 0; i < reasons.size() && i < k_reasons; ++i)
+      out += "  - " + util::printable(reasons[i]) + "\n";
+    if (reasons.size() > k_reasons)
+      out += "  - and " + std::to_string(reasons.size() - k_reasons) + " more reasons (--json or --report say each cell's)\n";
   }
   if (!r.bom.empty()) {
     out += "\nCUDA components bundled:\n";

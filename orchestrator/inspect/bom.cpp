@@ -150,6 +150,8 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
       const auto split = split_soname(base);
       const bool match = base == k.library || (split && split->stem == k.library);
       if (!match) continue;
+      // The toolkit's link-time stub (lib64/stubs/libcuda.so) is no driver.
+      if (p.find("/stubs/") != std::string::npos) continue;
       c.files.push_back(p);
       if (!split) continue;
       if (std::count(split->version.begin(), split->version.end(), '.') >= 2) {

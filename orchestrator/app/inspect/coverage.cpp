@@ -20,7 +20,8 @@ std::string names(const std::set<arch::ComputeCapability>& set, bool sass) {
 
 void leaves(const inspect::FileReport& r, std::vector<const inspect::FileReport*>& out) {
   if (r.members.empty()) {
-    if (r.entries > 0) out.push_back(&r);
+    // An object file inside a package is for a link, not for the GPU.
+    if (r.entries > 0 && !r.object) out.push_back(&r);
     return;
   }
   for (const auto& m : r.members) leaves(m, out);

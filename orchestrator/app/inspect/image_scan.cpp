@@ -218,6 +218,10 @@ bool worth_reading(const fs::path& file) {
   in.read(head, sizeof head);
   const auto n = static_cast<std::size_t>(in.gcount());
   const inspect::Bytes bytes(reinterpret_cast<const std::byte*>(head), n);
+  // As in an image: what runs, and packages that hold it; static libraries
+  // are for a link that happens elsewhere.
+  static constexpr char k_ar[] = "!<arch>\n";
+  if (n >= 8 && std::equal(head, head + 8, k_ar)) return false;
   return inspect::read_binaries(bytes) == inspect::MemberUse::read;
 }
 
