@@ -235,7 +235,7 @@ th.lib{text-align:left;font-weight:normal;max-width:520px;word-break:break-all}
 th.lib small{color:#57606a}
 td.cell{text-align:center;min-width:88px;font-weight:600}
 td.cell small{display:block;font-weight:normal}
-td.cell .why{display:block;font-weight:normal;font-size:11px;max-width:260px;text-align:left;color:#24292f}
+td.cell .why{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;font-weight:normal;font-size:11px;max-width:240px;text-align:left;color:#24292f}
 .v-native{background:#b7ebc6}.v-jit{background:#fbe29a}.v-none{background:#f7a8a8}
 .v-partial{background:#e3c2f3}.v-run-time{background:#b9e3f4}.v-link,.v-no-kernels{background:#e6e6e6}
 .legend span{display:inline-block;padding:2px 8px;margin-right:6px;border:1px solid #d0d7de}

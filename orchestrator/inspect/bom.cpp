@@ -17,6 +17,7 @@ struct Known {
   std::vector<std::string_view> packages;  // dpkg package name prefixes
   std::string_view wheel;                  // pip project prefix ("nvidia-cublas")
   std::string_view json_key;               // version.json's key
+  std::string_view family = {};            // sibling libraries: "libcudnn_" (libcudnn_ops.so.9, ...)
 };
 
 // NVIDIA's package names: cuda-cudart-12-4, libcublas-12-4, libcudnn9-cuda-12,
@@ -27,7 +28,7 @@ const std::vector<Known>& known() {
       {"cudart", "CUDA runtime", "libcudart.so", {"cuda-cudart-"}, "nvidia-cuda-runtime", "cuda_cudart"},
       {"cublas", "cuBLAS", "libcublas.so", {"libcublas-"}, "nvidia-cublas", "libcublas"},
       {"cublaslt", "cuBLASLt", "libcublasLt.so", {"libcublas-"}, "nvidia-cublas", "libcublas"},
-      {"cudnn", "cuDNN", "libcudnn.so", {"libcudnn"}, "nvidia-cudnn", ""},
+      {"cudnn", "cuDNN", "libcudnn.so", {"libcudnn"}, "nvidia-cudnn", "", "libcudnn_"},
       {"nccl", "NCCL", "libnccl.so", {"libnccl"}, "nvidia-nccl", ""},
       {"cufft", "cuFFT", "libcufft.so", {"libcufft-"}, "nvidia-cufft", "libcufft"},
       {"curand", "cuRAND", "libcurand.so", {"libcurand-"}, "nvidia-curand", "libcurand"},
@@ -148,7 +149,8 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
     for (const auto& p : input.paths) {
       const std::string_view base = base_name(p);
       const auto split = split_soname(base);
-      const bool match = base == k.library || (split && split->stem == k.library);
+      const bool match = base == k.library || (split && split->stem == k.library) ||
+                         (!k.family.empty() && split && split->stem.starts_with(k.family));
       if (!match) continue;
       // The toolkit's link-time stub (lib64/stubs/libcuda.so) is no driver.
       if (p.find("/stubs/") != std::string::npos) continue;

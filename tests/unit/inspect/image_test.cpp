@@ -178,7 +178,7 @@ TEST(ImageArchive, DockerSaveLayoutWithManifestLast) {
 TEST(Bom, VersionsComeFromTheBestEvidenceAndSayWhere) {
   BomInput in;
   in.paths = {"/usr/lib/x86_64-linux-gnu/libcublas.so.12", "/usr/lib/x86_64-linux-gnu/libcublas.so.12.4.5.8",
-              "/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "/usr/local/cuda-12.4/lib64/libcudart.so.12",
+              "/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn_ops.so.9", "/usr/local/cuda-12.4/lib64/libcudart.so.12",
               "/usr/lib/python3/site-packages/nvidia_nccl_cu12-2.20.5.dist-info/METADATA",
               "/usr/lib/python3/site-packages/nvidia/nccl/lib/libnccl.so.2", "/usr/lib/libcufft.so.11",
               "/usr/lib/x86_64-linux-gnu/libcuda.so.1"};
@@ -193,6 +193,7 @@ TEST(Bom, VersionsComeFromTheBestEvidenceAndSayWhere) {
   EXPECT_EQ(by["cublas"].source, "file name");
   EXPECT_EQ(by["cudnn"].version, "9.1.0.70");
   EXPECT_EQ(by["cudnn"].source, "dpkg libcudnn9-cuda-12");
+  EXPECT_EQ(by["cudnn"].files.size(), 2u);
   EXPECT_EQ(by["cudart"].version, "12.4.127");
   EXPECT_EQ(by["cudart"].source, "version.json");
   EXPECT_EQ(by["nccl"].version, "2.20.5");
