@@ -19,6 +19,7 @@ constexpr std::uint64_t k_max_text = 32ull << 20;
 // An image archive's JSON files (manifest.json, index.json, configs) are
 // small; a larger non-layer entry is skipped.
 constexpr std::uint64_t k_max_json = 8ull << 20;
+constexpr std::uint64_t k_layer_member_in_memory = 1ull << 30;
 
 bool starts_with(Bytes data, std::initializer_list<unsigned char> magic) {
   if (data.size() < magic.size()) return false;
@@ -119,7 +120,7 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
     if (e.kind == TarKind::file && e.size > k_max_member_size)
       return where + ": entry " + quoted(e.path) + " declares " + std::to_string(e.size) + " bytes, over the " +
              std::to_string(k_max_member_size) + "-byte limit for one file; the layer is refused";
-    if (++m_paths > LayerMerge::k_max_paths)
+    if (m_paths.fetch_add(1) + 1 > LayerMerge::k_max_paths)
       return where + ": more than " + std::to_string(LayerMerge::k_max_paths) +
              " entries in the image's layers: no image this tool reads; refused";
     current = rec.path;
@@ -151,7 +152,14 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
     }
     layer->reports.insert_or_assign(current, std::move(report));
   };
-  const PackageWalk walk = walk_tar_stream(counted(read), filter, visit, observe);
+  // The layer's digest is checked as it streams: a member's own hash adds
+  // nothing the report uses. Members are held in memory up to 1 GiB (an
+  // image's libraries are read one at a time, and a spill to disk costs
+  // more than the scan).
+  PackageLimits limits;
+  limits.hash = false;
+  limits.in_memory = k_layer_member_in_memory;
+  const PackageWalk walk = walk_tar_stream(counted(read), filter, visit, observe, limits);
   const bool empty_layer = only_zeros && layer->entries.empty() && layer->bytes >= 1024 && layer->bytes <= 10240;
   if (walk.damage && !empty_layer) {
     std::string message = walk.refused ? walk.damage->what
@@ -159,6 +167,7 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
                                              util::printable(walk.damage->what);
     return std::unexpected(ImageError{.message = std::move(message), .refused = walk.refused});
   }
+  const std::lock_guard lock(m_mutex);
   m_layers[id] = std::move(layer);
   return {};
 }

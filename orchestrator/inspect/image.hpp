@@ -19,10 +19,12 @@
 // fatbins. Static libraries and object files are for linking, which does
 // not happen in a running container; wheels in a pip cache are not what
 // the image runs; neither is opened.
+#include <atomic>
 #include <cstdint>
 #include <expected>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -67,7 +69,8 @@ class ImageScanner {
   ImageScanner& operator=(const ImageScanner&) = delete;
 
   // Reads one layer to its end, keyed by `id` (its digest, or its path in
-  // an image archive). An error leaves the scanner unusable.
+  // an image archive). Several layers may be read at once, from several
+  // threads. An error leaves the scanner unusable.
   std::expected<void, ImageError> add_layer(const std::string& id, const StreamRead& read);
   // The image's files with the layers applied in `order` (ids given to
   // add_layer, bottom first; one may repeat).
@@ -77,7 +80,8 @@ class ImageScanner {
   struct Layer;
   InspectOptions m_options;
   std::map<std::string, std::unique_ptr<Layer>> m_layers;
-  std::size_t m_paths = 0;
+  std::mutex m_mutex;  // guards m_layers
+  std::atomic<std::size_t> m_paths = 0;
 };
 
 // An image archive as the Engine API's GET /images/{name}/get and

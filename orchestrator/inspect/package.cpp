@@ -147,10 +147,10 @@ std::expected<Head, Damage> read_head(MemberStream& stream) {
 }
 
 // Hashes (and, with a store, keeps) the member from its head to its end.
-std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, digest::Sha256& hash,
+std::expected<void, Damage> read_rest(MemberStream& stream, const Head& head, digest::Sha256* hash,
                                       MemberStore* store) {
   const auto keep = [&](Bytes chunk) -> std::expected<void, Damage> {
-    hash.update(chunk);
+    if (hash) hash->update(chunk);
     if (!store) return {};
     if (auto kept = store->append(chunk); !kept) return std::unexpected(stream.spill_damage(kept.error()));
     return {};
@@ -219,9 +219,10 @@ std::expected<std::optional<PackageMember>, Damage> read_member(MemberStream& st
   }
   if (use == MemberUse::read) store.emplace(declared, limits.in_memory);
   digest::Sha256 hash;
-  if (auto read = read_rest(stream, *head, hash, store ? &*store : nullptr); !read)
+  if (auto read = read_rest(stream, *head, limits.hash ? &hash : nullptr, store ? &*store : nullptr); !read)
     return std::unexpected(std::move(read.error()));
-  PackageMember member{.size = stream.total(), .sha256 = hash.digest().hex(), .bytes = std::nullopt};
+  PackageMember member{
+      .size = stream.total(), .sha256 = limits.hash ? hash.digest().hex() : std::string(), .bytes = std::nullopt};
   if (store) {
     auto bytes = store->bytes();
     if (!bytes) return std::unexpected(stream.spill_damage(bytes.error()));

@@ -38,6 +38,10 @@ inline constexpr std::size_t k_member_head = 4096;
 struct PackageLimits {
   std::uint64_t max_member = k_max_member_size;
   std::uint64_t in_memory = k_member_in_memory;
+  // Hash each member read (PackageMember::sha256); an image's layer scan,
+  // whose layer digest is checked as a whole, leaves it out (one pass of
+  // SHA-256 over every byte fewer).
+  bool hash = true;
 };
 
 enum class PackageKind { zip, tar, gzip, xz, zstd };

@@ -177,33 +177,61 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
 
   inspect::ImageScanner scanner(options);
   std::vector<std::string> order;
+  std::vector<const registry::Descriptor*> unique;  // the same blob twice is read once
   for (const auto& layer : parsed->layers) {
-    const std::string id = layer.digest.to_string();
-    order.push_back(id);
-    if (std::count(order.begin(), order.end(), id) > 1) continue;  // the same blob twice: read once
-    util::BytePipe pipe;
-    std::expected<void, inspect::ImageError> added;
-    std::optional<std::string> failed;
-    {
-      Producer producer(pipe, [&]() -> std::optional<std::string> {
-        digest::Sha256 hash;
-        auto got = client->stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
-          hash.update(bytes);
-          return pipe.write(bytes);
+    order.push_back(layer.digest.to_string());
+    if (std::count(order.begin(), order.end(), order.back()) == 1) unique.push_back(&layer);
+  }
+  // Layers are read several at once (a gzip layer's inflate is one core's
+  // work): each worker with its own client, a pipe per layer between the
+  // download (which checks the digest) and the scan.
+  struct Outcome {
+    std::optional<std::string> source_error;      // the registry's
+    std::optional<inspect::ImageError> scan_error;  // the content's
+  };
+  std::vector<Outcome> outcomes(unique.size());
+  std::atomic<std::size_t> next{0};
+  std::atomic<bool> stop{false};
+  const auto work = [&] {
+    std::unique_ptr<registry::Client> own = site::make_client(source.registry);
+    for (std::size_t i; !stop && (i = next++) < unique.size();) {
+      const registry::Descriptor& layer = *unique[i];
+      util::BytePipe pipe;
+      std::expected<void, inspect::ImageError> added;
+      {
+        Producer producer(pipe, [&]() -> std::optional<std::string> {
+          digest::Sha256 hash;
+          auto got = own->stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
+            hash.update(bytes);
+            return pipe.write(bytes);
+          });
+          if (!got) return got.error().message;
+          if (hash.digest() != layer.digest)
+            return "the registry served layer " + layer.digest.to_string() + " with bytes that do not match its digest";
+          return std::nullopt;
         });
-        if (!got) return got.error().message;
-        if (hash.digest() != layer.digest)
-          return "the registry served layer " + id + " with bytes that do not match its digest";
-        return std::nullopt;
-      });
-      added = scanner.add_layer(id, reader(pipe));
-      failed = producer.join();
+        added = scanner.add_layer(layer.digest.to_string(), reader(pipe));
+        outcomes[i].source_error = producer.join();
+      }
+      if (!added) outcomes[i].scan_error = std::move(added.error());
+      if (outcomes[i].source_error || outcomes[i].scan_error) stop = true;
     }
-    // The registry's failure explains a cut stream; refused content stands
-    // on its own.
-    if (failed && (added || !added.error().refused))
-      throw Failure(ExitCode::outside_failure, source.given + ": " + *failed);
-    if (!added) refuse(source.given, added.error());
+  };
+  const std::size_t workers = std::min<std::size_t>(
+      {std::max(1u, std::thread::hardware_concurrency()), std::size_t{4}, unique.size()});
+  if (workers > 0) {
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
+    work();
+    for (auto& t : threads) t.join();
+  }
+  // The first layer that failed, in the image's order, says why. The
+  // registry's failure explains a cut stream; refused content stands on
+  // its own.
+  for (auto& o : outcomes) {
+    if (o.source_error && (!o.scan_error || !o.scan_error->refused))
+      throw Failure(ExitCode::outside_failure, source.given + ": " + *o.source_error);
+    if (o.scan_error) refuse(source.given, *o.scan_error);
   }
   auto content = scanner.finish(order);
   if (!content) refuse(source.given, content.error());
