@@ -142,10 +142,16 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
     }
   }
 
+  // The version's major agrees with the soname's (a package's evidence
+  // is for the copy it installed, not for another copy of another major).
+  const auto agrees = [](const std::string& version, const std::string& soname_major) {
+    return soname_major.empty() || version == soname_major || version.starts_with(soname_major + ".");
+  };
   std::vector<Component> out;
   for (const Known& k : known()) {
-    Component c{.key = std::string(k.key), .name = std::string(k.name)};
-    std::string soname_major;
+    // One row per directory that holds the library: two copies (a wheel's
+    // and a plugin's) may be two versions.
+    std::map<std::string, std::vector<std::string>> groups;
     for (const auto& p : input.paths) {
       const std::string_view base = base_name(p);
       const auto split = split_soname(base);
@@ -154,59 +160,67 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
       if (!match) continue;
       // The toolkit's link-time stub (lib64/stubs/libcuda.so) is no driver.
       if (p.find("/stubs/") != std::string::npos) continue;
-      c.files.push_back(p);
-      if (!split) continue;
-      if (std::count(split->version.begin(), split->version.end(), '.') >= 2) {
-        if (c.version.empty() || more_precise(split->version, c.version)) {
-          c.version = split->version;
-          c.source = "file name";
-        }
-      } else if (soname_major.empty() || more_precise(split->version, soname_major)) {
-        soname_major = split->version;
-      }
+      groups[p.substr(0, p.size() - base.size())].push_back(p);
     }
-    if (c.version.empty() && !k.json_key.empty()) {
-      if (const auto it = json_versions.find(std::string(k.json_key)); it != json_versions.end() && !c.files.empty()) {
-        c.version = it->second;
-        c.source = "version.json";
-      }
-    }
-    if (c.version.empty())
-      for (const auto& [name, version] : packages)
-        for (const auto prefix : k.packages)
-          if (c.version.empty() && name.starts_with(prefix) && !name.ends_with("-dev") && !name.ends_with("-doc")) {
-            c.version = version;
-            c.source = "dpkg " + name;
+    for (auto& [dir, files] : groups) {
+      Component c{.key = std::string(k.key), .name = std::string(k.name)};
+      c.files = std::move(files);
+      std::string soname_major;
+      for (const auto& p : c.files) {
+        const auto split = split_soname(base_name(p));
+        if (!split) continue;
+        if (std::count(split->version.begin(), split->version.end(), '.') >= 2) {
+          if (c.version.empty() || more_precise(split->version, c.version)) {
+            c.version = split->version;
+            c.source = "file name";
           }
-    if (c.version.empty())
-      for (const auto& [name, version] : pip)
-        if (c.version.empty() && wheel_matches(name, k.wheel)) {
-          c.version = version;
-          c.source = "pip " + name;
+        } else if (soname_major.empty() || more_precise(split->version, soname_major)) {
+          soname_major = split->version;
         }
-    if (c.version.empty() && !soname_major.empty()) {
-      c.version = soname_major;
-      c.source = "soname";
-    }
-    if (c.files.empty() && c.version.empty()) continue;
-    if (c.files.empty() && c.source.starts_with("pip")) continue;  // the wheel's metadata without its library
-    if (input.files) {
-      std::optional<util::Version> toolkit;
-      for (const auto& f : *input.files) {
-        if (std::find(c.files.begin(), c.files.end(), f.path) == c.files.end()) continue;
-        for (const auto& m : f.modules)
-          if (m.toolkit && (!toolkit || *toolkit < *m.toolkit)) toolkit = m.toolkit;
       }
-      if (toolkit) c.built_with = "CUDA " + toolkit->truncated(2).str();
+      if (c.version.empty() && !k.json_key.empty()) {
+        if (const auto it = json_versions.find(std::string(k.json_key));
+            it != json_versions.end() && agrees(it->second, soname_major)) {
+          c.version = it->second;
+          c.source = "version.json";
+        }
+      }
+      if (c.version.empty())
+        for (const auto& [name, version] : packages)
+          for (const auto prefix : k.packages)
+            if (c.version.empty() && name.starts_with(prefix) && !name.ends_with("-dev") && !name.ends_with("-doc") &&
+                agrees(version, soname_major)) {
+              c.version = version;
+              c.source = "dpkg " + name;
+            }
+      if (c.version.empty())
+        for (const auto& [name, version] : pip)
+          if (c.version.empty() && wheel_matches(name, k.wheel) && agrees(version, soname_major)) {
+            c.version = version;
+            c.source = "pip " + name;
+          }
+      if (c.version.empty() && !soname_major.empty()) {
+        c.version = soname_major;
+        c.source = "soname";
+      }
+      if (input.files) {
+        std::optional<util::Version> toolkit;
+        for (const auto& f : *input.files) {
+          if (std::find(c.files.begin(), c.files.end(), f.path) == c.files.end()) continue;
+          for (const auto& m : f.modules)
+            if (m.toolkit && (!toolkit || *toolkit < *m.toolkit)) toolkit = m.toolkit;
+        }
+        if (toolkit) c.built_with = "CUDA " + toolkit->truncated(2).str();
+      }
+      if (k.key == "libcuda" && !c.files.empty()) {
+        c.warning = true;
+        c.note =
+            "the image bundles the driver's user-space library: the NVIDIA container toolkit mounts the host's "
+            "libcuda.so.1, and a bundled one that shadows it fails on any other driver";
+      }
+      std::sort(c.files.begin(), c.files.end());
+      out.push_back(std::move(c));
     }
-    if (k.key == "libcuda" && !c.files.empty()) {
-      c.warning = true;
-      c.note =
-          "the image bundles the driver's user-space library: the NVIDIA container toolkit mounts the host's "
-          "libcuda.so.1, and a bundled one that shadows it fails on any other driver";
-    }
-    std::sort(c.files.begin(), c.files.end());
-    out.push_back(std::move(c));
   }
   return out;
 }

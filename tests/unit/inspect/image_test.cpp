@@ -204,6 +204,21 @@ TEST(Bom, VersionsComeFromTheBestEvidenceAndSayWhere) {
   EXPECT_EQ(by.count("cusparse"), 0u);
 }
 
+TEST(Bom, TwoCopiesInTwoDirectoriesAreTwoRowsEachWithItsOwnEvidence) {
+  // PyTorch's site-packages as the H200 host has it: CUDA 13's CUPTI from
+  // a wheel, and Triton's own CUPTI of CUDA 12 (file name 2025.1.1).
+  BomInput in;
+  in.paths = {"/sp/nvidia/cu13/lib/libcupti.so.13", "/sp/triton/lib/cupti/libcupti.so.12",
+              "/sp/triton/lib/cupti/libcupti.so.2025.1.1", "/sp/nvidia_cuda_cupti-13.0.85.dist-info/RECORD"};
+  const auto bom = bill_of_materials(in);
+  ASSERT_EQ(bom.size(), 2u);
+  EXPECT_EQ(bom[0].files, std::vector<std::string>{"/sp/nvidia/cu13/lib/libcupti.so.13"});
+  EXPECT_EQ(bom[0].version, "13.0.85");
+  EXPECT_EQ(bom[0].source, "pip nvidia-cuda-cupti");
+  EXPECT_EQ(bom[1].version, "2025.1.1");
+  EXPECT_EQ(bom[1].source, "file name");
+}
+
 TEST(Bom, SplitSoname) {
   EXPECT_EQ(split_soname("libcublasLt.so.12.4.5.8")->stem, "libcublasLt.so");
   EXPECT_EQ(split_soname("libcublasLt.so.12.4.5.8")->version, "12.4.5.8");
