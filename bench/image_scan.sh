@@ -12,6 +12,8 @@
 #            least any reader of a gzip layer's content does
 #   ours     orchestrate inspect oci://... --json: every layer streamed,
 #            its digest checked, inflated, every ELF read and judged
+# and the engine's side: its export alone (curl of GET /images/NAME/get)
+# against inspect docker://, which reads that export
 # and the same for an image pushed with uncompressed layers (the same
 # libraries), where the download alone is the floor. The issue's goal: no
 # slower than the download alone. dockerd and the registry are started
@@ -41,37 +43,7 @@ port=$(cat "$work/registry/port")
 registry=127.0.0.1:$port
 
 # The image: four layers of lib64's regular files (symlinks kept as links).
-/usr/bin/python3 - "$lib64" "$work/image.tar" <<'PY'
-import hashlib, io, json, os, sys, tarfile
-lib64, out = sys.argv[1], sys.argv[2]
-names = sorted(n for n in os.listdir(lib64) if ".so" in n)
-groups = [[n for n in names if n.startswith("libcublas")], [n for n in names if n.startswith("libcudnn")],
-          [n for n in names if n.startswith(("libcufft", "libcusparse", "libcusolver", "libcurand"))]]
-groups.append([n for n in names if not any(n in g for g in groups)])
-layers, diff_ids = [], []
-for i, group in enumerate(groups):
-    path = os.path.join(os.path.dirname(out), "layer%d.tar" % i)
-    with tarfile.open(path, "w", format=tarfile.PAX_FORMAT) as t:
-        for d in ("usr", "usr/local", "usr/local/cuda", "usr/local/cuda/lib64"):
-            info = tarfile.TarInfo(d); info.type = tarfile.DIRTYPE; info.mode = 0o755; t.addfile(info)
-        for n in group:
-            t.add(os.path.join(lib64, n), "usr/local/cuda/lib64/" + n, recursive=False)
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    layers.append(path); diff_ids.append("sha256:" + h.hexdigest())
-config = json.dumps({"architecture": "amd64", "os": "linux", "config": {"Env": ["PATH=/usr/bin:/bin"]},
-                     "rootfs": {"type": "layers", "diff_ids": diff_ids},
-                     "history": [{"created_by": "bench/image_scan.sh"} for _ in layers]}).encode()
-with tarfile.open(out, "w") as t:
-    names = []
-    for i, path in enumerate(layers):
-        names.append("%064x/layer.tar" % (i + 1)); t.add(path, names[-1]); os.unlink(path)
-    for name, data in (("config.json", config), ("manifest.json", json.dumps(
-            [{"Config": "config.json", "RepoTags": ["cuda-libs:13.0"], "Layers": names}]).encode())):
-        info = tarfile.TarInfo(name); info.size = len(data); t.addfile(info, io.BytesIO(data))
-PY
+/usr/bin/python3 "$root/bench/lib64_image.py" "$lib64" "$work/image.tar" cuda-libs:13.0
 curl -sf --unix-socket "$sock" -X POST -H 'Content-Type: application/x-tar' -T "$work/image.tar" \
   'http://localhost/images/load?quiet=1' >/dev/null
 rm -f "$work/image.tar"
@@ -169,6 +141,20 @@ for repo in cuda-libs cuda-libs-plain; do
   done
 done
 
+# The same image from the engine: its export (what `docker save` streams)
+# alone, and the scan of docker://.
+best[engine.curl]=999999 best[engine.ours]=999999
+for round in 1 2 3; do
+  t0=$(now)
+  curl -sf --unix-socket "$sock" -o /dev/null "http://localhost/images/cuda-libs:13.0/get"
+  best[engine.curl]=$(min "$(since "$t0")" "${best[engine.curl]}")
+  t0=$(now)
+  rc=0
+  DOCKER_HOST=unix://$sock "$orc" inspect docker://cuda-libs:13.0 -f "$work/tiers.yaml" --json >/dev/null 2>"$work/engine.err" || rc=$?
+  best[engine.ours]=$(min "$(since "$t0")" "${best[engine.ours]}")
+  [ "$rc" -le 1 ] || { echo "image_scan: inspect docker:// failed ($rc): $(cat "$work/engine.err")" >&2; exit 3; }
+done
+
 mb() { awk -v b="$1" -v s="$2" 'BEGIN { printf "%.0f", b / 1e6 / s }'; }
 files=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(sum(len(t["rows"]) for t in d["tiers"][:1]))' "$work/cuda-libs.json")
 echo "image: $lib64's libraries, ${best[cuda-libs.layers]} layers, $files libraries with device code judged on 2 tiers"
@@ -188,5 +174,11 @@ for repo in cuda-libs cuda-libs-plain; do
   awk -v o="${best[$repo.ours]}" -v c="${best[$repo.sha]}" -v k="$kind" \
     'BEGIN { printf "ratio, %s: download with its digest checked / ours = %.2fx\n", k, c / o }'
 done
+b=${best[cuda-libs-plain.bytes]}
+printf '%-58s %9s %8.3f %10s\n' "curl of the engine's export (GET /images/NAME/get)" "$b" "${best[engine.curl]}" \
+  "$(mb "$b" "${best[engine.curl]}")"
+printf '%-58s %9s %8.3f %10s\n' "orchestrate inspect docker://..." "$b" "${best[engine.ours]}" "$(mb "$b" "${best[engine.ours]}")"
+awk -v o="${best[engine.ours]}" -v c="${best[engine.curl]}" \
+  'BEGIN { printf "ratio, engine: export alone / ours = %.2fx (goal >= 1.00x)\n", c / o }'
 awk -v o="${best[cuda-libs.ours]}" -v g="${best[cuda-libs.gz]}" \
   'BEGIN { printf "ratio, gzip: download and inflate / ours = %.2fx\n", g / o }'

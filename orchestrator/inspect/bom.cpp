@@ -164,9 +164,13 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
     }
     for (auto& [dir, files] : groups) {
       Component c{.key = std::string(k.key), .name = std::string(k.name)};
-      c.files = std::move(files);
       std::string soname_major;
-      for (const auto& p : c.files) {
+      // Every name counts as evidence; the row lists the files themselves,
+      // not the symbolic links that alias them.
+      for (const auto& p : files)
+        if (!input.links.contains(p)) c.files.push_back(p);
+      if (c.files.empty()) c.files = files;
+      for (const auto& p : files) {
         const auto split = split_soname(base_name(p));
         if (!split) continue;
         if (std::count(split->version.begin(), split->version.end(), '.') >= 2) {

@@ -159,6 +159,12 @@ struct Recipe {
   std::vector<BuildStep> build;
   std::vector<std::string> artifacts;  // globs relative to the build tree
   std::optional<std::string> watch;    // the recipe's update policy; unset: the `watch:` default
+  // `image: REPO`: a container engine's build also makes the image
+  // REPO:TIER, the build image with the artifacts in /opt/orchestrate/RECIPE;
+  // `stamp: true` writes NVIDIA_REQUIRE_CUDA and NVIDIA_REQUIRE_ARCH of the
+  // verified artifacts into it (app/stamp/stamp.hpp).
+  std::string image;
+  bool stamp = false;
   std::filesystem::path file;          // the file it was read from
   util::SourceLocation where;
 };

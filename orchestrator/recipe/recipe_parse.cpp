@@ -224,6 +224,29 @@ std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const
       if (auto pattern = parse_artifact(reader, item)) recipe.artifacts.push_back(std::move(*pattern));
   }
   if (const Field* f = fields.find("watch")) recipe.watch = parse_watch_policy(reader, f->value);
+  if (const Field* f = fields.find("image")) {
+    if (auto image = reader.string(f->value, "for 'image'")) {
+      // A repository as the engine names it: lower-case path components,
+      // an optional registry host; the tag is the tier's.
+      const bool valid = !image->empty() && image->find_first_of(" @") == std::string::npos &&
+                         image->find(':', image->rfind('/') == std::string::npos ? 0 : image->rfind('/')) ==
+                             std::string::npos;
+      if (valid)
+        recipe.image = std::move(*image);
+      else
+        reader.error(f->value, "invalid image repository '" + *image +
+                                   "': give REPO or HOST[:PORT]/REPO without a tag (the tag is the tier)");
+    }
+  }
+  if (const Field* f = fields.find("stamp")) {
+    const auto text = reader.string(f->value, "for 'stamp'");
+    if (text && *text != "true" && *text != "false")
+      reader.error(f->value, "'stamp' is true or false, not '" + *text + "'");
+    else if (text)
+      recipe.stamp = *text == "true";
+    if (recipe.stamp && !fields.find("image"))
+      reader.error(f->value, "'stamp: true' needs 'image:' (the repository of the image the build makes)");
+  }
   return recipe;
 }
 

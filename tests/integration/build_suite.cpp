@@ -78,18 +78,19 @@ int creates_since(std::time_t since, int at_least) {
 
 // A saxpy-cmake recipe entry of the test configurations.
 std::string saxpy_recipe(const std::string& name, const std::string& tiers, const std::string& steps,
-                         const std::string& artifacts) {
+                         const std::string& artifacts, const std::string& extra = {}) {
   const std::string src = std::string(ORC_SOURCE_DIR) + "/recipes/examples/saxpy-cmake";
   return "  - name: " + name + "\n    framework: cmake\n    source: {path: " + src + "}\n    tiers: [" + tiers +
-         "]\n    build:\n" + steps + "    artifacts: [\"" + artifacts + "\"]\n";
+         "]\n    build:\n" + steps + "    artifacts: [\"" + artifacts + "\"]\n" + extra;
 }
 
-std::string config_text(const std::string& gpus) {
+// `extra` goes under the saxpy-cmake recipe (image:, stamp:).
+std::string config_text(const std::string& gpus, const std::string& extra = {}) {
   const std::string cmake_steps =
       "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"
       "      - cmake --build build --parallel\n";
   return "toolkits: [\"13.0\"]\ntiers:\n  tier-x:\n    gpus: [" + gpus + "]\nrecipes:\n" +
-         saxpy_recipe("saxpy-cmake", "tier-x", cmake_steps, "build/saxpy") +
+         saxpy_recipe("saxpy-cmake", "tier-x", cmake_steps, "build/saxpy", extra) +
          saxpy_recipe("fails", "tier-x", "      - [\"false\"]\n", "build/saxpy") +
          saxpy_recipe("no-match", "tier-x", "      - [\"true\"]\n", "build/nothing-*.so") +
          saxpy_recipe("slow", "tier-x", "      - [\"sh\", \"-c\", \"echo started; exec sleep 20\"]\n", "build/saxpy");
@@ -156,7 +157,9 @@ class BuildInEngine : public ::testing::Test {
     return report.builds.front();
   }
 
-  void write_config(const std::string& gpus) { std::ofstream(m_config) << config_text(gpus); }
+  void write_config(const std::string& gpus, const std::string& extra = {}) {
+    std::ofstream(m_config) << config_text(gpus, extra);
+  }
 
   // Artifact sets the store's index holds for a cache key.
   std::size_t sets_for(const std::string& key) {
@@ -200,6 +203,27 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   EXPECT_EQ(second.key, first.key);
   EXPECT_EQ(second.manifest, first.manifest);
   EXPECT_EQ(creates_since(second_start, 0), 0) << "a cache hit created a container";
+
+  // `image:` and `stamp: true` (issue 16): the same set, still a hit, made
+  // into the image orc-test/saxpy:tier-x with the constraints of its code
+  // (sm_100 and sm_120 SASS, compute_120 PTX, the CUDA 13 runtime linked
+  // statically), which inspect docker:// reads back as native on both GPUs.
+  write_config("\"B200\", \"RTX 5090\"", "    image: orc-test/saxpy\n    stamp: true\n");
+  const app::BuildResult imaged = build("saxpy-cmake");
+  EXPECT_EQ(imaged.status, app::BuildStatus::cached) << errors(imaged);
+  EXPECT_EQ(imaged.exit_code, util::ExitCode::ok) << errors(imaged);
+  EXPECT_TRUE(imaged.image_made.starts_with("orc-test/saxpy:tier-x (sha256:")) << imaged.image_made;
+  EXPECT_EQ(imaged.image_env, (std::vector<std::string>{"NVIDIA_REQUIRE_CUDA=cuda>=13.0",
+                                                        "NVIDIA_REQUIRE_ARCH=arch>=10.0,arch<11.0 arch>=12.0"}));
+  const auto env = run_process({"curl", "-sf", "--unix-socket", engine_service().socket.string(),
+                                "http://localhost/images/orc-test/saxpy:tier-x/json"});
+  ASSERT_EQ(env.exit_code, 0) << env.output;
+  // Podman's JSON writes '<' and '>' as \u003c and \u003e: read it as JSON.
+  const auto image = nlohmann::json::parse(env.output, nullptr, false);
+  ASSERT_FALSE(image.is_discarded()) << env.output;
+  const auto vars = image["Config"]["Env"].get<std::vector<std::string>>();
+  EXPECT_NE(std::ranges::find(vars, "NVIDIA_REQUIRE_ARCH=arch>=10.0,arch<11.0 arch>=12.0"), vars.end()) << env.output;
+  EXPECT_TRUE(image["Config"]["Labels"].contains("org.orchestrate.set")) << env.output;
 
   // Another tier: another key, a rebuild for Hopper.
   write_config("\"H100\"");

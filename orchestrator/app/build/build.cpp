@@ -214,6 +214,7 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
                                .trigger = request.trigger ? &*request.trigger : nullptr};
     run_misses(misses, context, request.jobs);
   }
+  for (auto& job : jobs) detail::make_image(job, *discovery);
   console.done();
   BuildReport report;
   for (auto& job : jobs) report.builds.push_back(std::move(job.result));

@@ -74,6 +74,8 @@ struct BuildResult {
   std::vector<std::string> warnings;
   std::string log_file;
   std::string kept_tree;  // with --keep-failed: where the failed build's tree was kept
+  std::string image_made;               // `image:`: "REPO:TIER (sha256:...)"
+  std::vector<std::string> image_env;   // `stamp: true`: the NVIDIA_REQUIRE_* written into it
   double seconds = 0;
   util::ExitCode exit_code = util::ExitCode::ok;  // 1 build or verification failed, 2 bad input, 3 the engine
 };

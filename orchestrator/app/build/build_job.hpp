@@ -109,6 +109,10 @@ struct RunContext {
   const cache::RebuildTrigger* trigger = nullptr;  // recorded in the manifest of what is stored
 };
 
+// `image:` on the recipe: the image REPO:TIER of the built (or cached) set,
+// stamped with `stamp: true` (build_image.cpp); a failure fails the job.
+void make_image(BuildJob& job, const engine::Discovery& discovery);
+
 // Runs a job that missed the cache: fills job.result (status, artifacts,
 // manifest, errors, exit code). Never throws for a failed build.
 void run_job(BuildJob& job, const RunContext& context);

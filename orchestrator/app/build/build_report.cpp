@@ -56,6 +56,8 @@ Json build_json(const BuildResult& b) {
                               {"ptx", a.ptx}});
   j["manifest"] = b.manifest ? Json(b.manifest->to_string()) : Json(nullptr);
   j["kept_tree"] = b.kept_tree.empty() ? Json(nullptr) : Json(utf8_escaped(b.kept_tree));
+  j["image"] = b.image_made.empty() ? Json(nullptr) : Json(utf8_escaped(b.image_made));
+  j["image_env"] = b.image_env;
   if (!b.errors.empty()) j["errors"] = escaped_all(b.errors, utf8_escaped);
   if (!b.warnings.empty()) j["warnings"] = escaped_all(b.warnings, utf8_escaped);
   return j;
@@ -97,6 +99,8 @@ std::string render_build_text(const BuildReport& report, bool explain) {
              (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
     for (const auto& w : escaped_all(b.warnings, util::printable)) out += "    warning: " + w + '\n';
     if (!b.kept_tree.empty()) out += "    build tree kept at " + util::printable(b.kept_tree) + '\n';
+    if (!b.image_made.empty()) out += "    image " + util::printable(b.image_made) + '\n';
+    for (const auto& e : b.image_env) out += "      " + e + '\n';
   }
   return out;
 }

@@ -186,11 +186,13 @@ TEST(Bom, VersionsComeFromTheBestEvidenceAndSayWhere) {
       "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.1.0.70-1\n\n"
       "Package: libcudnn9-dev-cuda-12\nStatus: deinstall ok config-files\nVersion: 9.0.0.1-1\n";
   in.texts["/usr/local/cuda-12.4/version.json"] = R"({"cuda_cudart":{"name":"CUDA Runtime","version":"12.4.127"}})";
+  in.links["/usr/lib/x86_64-linux-gnu/libcublas.so.12"] = "libcublas.so.12.4.5.8";
   const auto bom = bill_of_materials(in);
   std::map<std::string, Component> by;
   for (const auto& c : bom) by[c.key] = c;
   EXPECT_EQ(by["cublas"].version, "12.4.5.8");
   EXPECT_EQ(by["cublas"].source, "file name");
+  EXPECT_EQ(by["cublas"].files, std::vector<std::string>{"/usr/lib/x86_64-linux-gnu/libcublas.so.12.4.5.8"});
   EXPECT_EQ(by["cudnn"].version, "9.1.0.70");
   EXPECT_EQ(by["cudnn"].source, "dpkg libcudnn9-cuda-12");
   EXPECT_EQ(by["cudnn"].files.size(), 2u);

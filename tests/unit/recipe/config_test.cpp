@@ -366,3 +366,26 @@ TEST(RecipeConfig, IncludedFilesCannotIncludeOrDeclareTiers) {
 
 }  // namespace
 }  // namespace orc::recipe
+
+namespace orc::recipe {
+namespace {
+
+TEST(RecipeConfig, ImageAndStamp) {
+  const std::string recipe = std::string(testing::k_tiers) +
+                             "recipes:\n  - name: app\n    framework: cmake\n    source: {path: .}\n"
+                             "    tiers: [tier-new]\n";
+  const Config config = parse_ok(recipe + "    image: 127.0.0.1:5000/team/app\n    stamp: true\n");
+  ASSERT_EQ(config.recipes.size(), 1u);
+  EXPECT_EQ(config.recipes[0].image, "127.0.0.1:5000/team/app");
+  EXPECT_TRUE(config.recipes[0].stamp);
+  EXPECT_FALSE(parse_ok(recipe).recipes[0].stamp);
+
+  EXPECT_EQ(testing::error_headlines(recipe + "    stamp: true\n"),
+            std::vector<std::string>{"orchestrate: error: t.yaml:9:12: 'stamp: true' needs 'image:' (the repository "
+                                     "of the image the build makes)"});
+  EXPECT_EQ(testing::error_headlines(recipe + "    image: team/app:v1\n").size(), 1u);
+  EXPECT_EQ(testing::error_headlines(recipe + "    image: team/app\n    stamp: yes please\n").size(), 1u);
+}
+
+}  // namespace
+}  // namespace orc::recipe
