@@ -59,6 +59,17 @@ class Producer {
   std::optional<std::string> m_error;
 };
 
+// Reads what the scan left in the pipe (a tar's padding after its end
+// blocks) so that the download runs to its end and its digest is checked
+// over every byte.
+void drain(util::BytePipe& pipe) {
+  std::vector<std::byte> sink(1 << 16);
+  for (;;) {
+    auto n = pipe.read(sink);
+    if (!n || *n == 0) return;
+  }
+}
+
 inspect::StreamRead reader(util::BytePipe& pipe) {
   return [&pipe](std::span<std::byte> out) { return pipe.read(out); };
 }
@@ -104,7 +115,10 @@ ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOption
       return std::nullopt;
     });
     archive = inspect::scan_image_archive(reader(pipe), options);
-    if (!archive) cancel = true;
+    if (!archive)
+      cancel = true;
+    else
+      drain(pipe);
     engine_error = producer.join();
   }
   if (!archive) {
@@ -211,6 +225,7 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
           return std::nullopt;
         });
         added = scanner.add_layer(layer.digest.to_string(), reader(pipe));
+        if (added) drain(pipe);
         outcomes[i].source_error = producer.join();
       }
       if (!added) outcomes[i].scan_error = std::move(added.error());

@@ -77,7 +77,14 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
     result = engine::rewrite_image_archive([&](std::span<std::byte> out) { return exported.read(out); },
                                            [&](std::string_view bytes) { return rewritten.write(bytes); }, edit,
                                            new_ref);
-    if (!result) exported.abandon();
+    if (!result) {
+      exported.abandon();
+    } else {
+      // What follows the archive's end blocks: read, so the export ends.
+      std::vector<std::byte> sink(1 << 16);
+      for (auto n = exported.read(sink); n && *n > 0; n = exported.read(sink)) {
+      }
+    }
     rewritten.close(result ? std::nullopt : std::optional<std::string>(result.error().message));
   });
   net::StreamedBody body{

@@ -25,6 +25,7 @@ SOCK = None
 REGISTRY = None
 LIBS = {}
 ENV = None
+PADDED = 0  # the padded layer's size
 
 KERNEL = r"""
 __global__ void scale(float* x, float a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }
@@ -99,6 +100,12 @@ def setUpModule():
     fx.push(REGISTRY, "cov/bad", "dotdot", [ok, fx.layer([("file", "usr/../../etc/evil", b"x")])])
     fx.push(REGISTRY, "cov/bad", "hardlink", [ok, fx.layer([("hardlink", "usr/passwd", "../../etc/passwd")])])
     fx.push(REGISTRY, "cov/bad", "huge", [ok, fx.layer([("declare", "usr/big", 5 << 30)])])
+    # A plain tar padded far past its end blocks (tar pads to its record size;
+    # nothing stops a writer padding more): the scan must read the blob to its
+    # end, or the download is cut and the digest never checked.
+    global PADDED
+    PADDED = len(base) + (4 << 20)
+    fx.push(REGISTRY, "cov/img", "padded", [base + b"\0" * (4 << 20)], compress=False)
 
 
 def tearDownModule():
@@ -160,6 +167,11 @@ class Scan(unittest.TestCase):
             self.assertIn("nothing was written", p.stderr)
             self.assertEqual(p.stdout, "")
             self.assertEqual(os.listdir(ENV["TMPDIR"]), [])
+
+    def test_a_layer_padded_past_its_end_is_read_to_its_end(self):
+        _, doc = scan("oci://%s/cov/img:padded" % REGISTRY, check=1)
+        self.assertEqual([r["path"] for r in doc["tiers"][0]["rows"]], ["/usr/lib/libgone.so", "/usr/lib/libk.so"])
+        self.assertEqual(doc["layer_bytes"], PADDED)
 
     def test_missing_image_and_unreachable_registry(self):
         p = run("inspect", "docker://cov:absent", "--gpu", "H100", check=2)
