@@ -1,5 +1,4 @@
 #include <CLI/CLI.hpp>
-#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <ostream>
@@ -9,6 +8,7 @@
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/fs.hpp"
 #include <unistd.h>
@@ -99,6 +99,9 @@ void attach_inspect(CLI::App& sub, Io& io) {
     if (!opt->list_elf && !opt->list_ptx && opt->short_list.empty())
       for (const auto& f : opt->files)
         if (auto s = app::parse_image_source(f)) {
+          // Beside other files a directory stays what it was before images:
+          // an entry that cannot be read. Alone it is a root file system.
+          if (s->kind == app::ImageSourceKind::directory && opt->files.size() > 1) continue;
           if (opt->files.size() > 1)
             throw util::Failure(util::ExitCode::bad_input,
                                 "'" + util::printable(f) + "' is an image or a directory: inspect one at a time, "
@@ -135,7 +138,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
           throw util::Failure(util::ExitCode::bad_input,
                               "--report " + util::printable(opt->report) + ": " + written.error().message);
       }
-      const bool colour = !opt->json && ::isatty(STDOUT_FILENO) == 1 && !std::getenv("NO_COLOR");
+      const bool colour = !opt->json && ::isatty(STDOUT_FILENO) == 1 && !util::env_get("NO_COLOR");
       emit(io, result, opt->json ? Format::json : Format::text, colour);
       if (!report_format.empty() && !opt->json) io.err << "report written to " << opt->report << "\n";
       return;

@@ -159,7 +159,20 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
   PackageLimits limits;
   limits.hash = false;
   limits.in_memory = k_layer_member_in_memory;
-  const PackageWalk walk = walk_tar_stream(counted(read), filter, visit, observe, limits);
+  const StreamRead source = counted(read);
+  const PackageWalk walk = walk_tar_stream(source, filter, visit, observe, limits);
+  // What follows the tar's end blocks (its padding) is the layer's too: read
+  // to the end, so the whole blob streams past its digest check.
+  if (!walk.damage) {
+    std::vector<std::byte> rest(1 << 16);
+    for (;;) {
+      auto n = source(rest);
+      if (!n)
+        return std::unexpected(ImageError{.message = where + " could not be read to its end: " + util::printable(n.error()),
+                                          .refused = false});
+      if (*n == 0) break;
+    }
+  }
   const bool empty_layer = only_zeros && layer->entries.empty() && layer->bytes >= 1024 && layer->bytes <= 10240;
   if (walk.damage && !empty_layer) {
     std::string message = walk.refused ? walk.damage->what

@@ -68,7 +68,7 @@ class ImageScanner {
   ImageScanner(const ImageScanner&) = delete;
   ImageScanner& operator=(const ImageScanner&) = delete;
 
-  // Reads one layer to its end, keyed by `id` (its digest, or its path in
+  // Reads one layer to its end (past the tar's end blocks), keyed by `id` (its digest, or its path in
   // an image archive). Several layers may be read at once, from several
   // threads. An error leaves the scanner unusable.
   std::expected<void, ImageError> add_layer(const std::string& id, const StreamRead& read);

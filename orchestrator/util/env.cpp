@@ -39,6 +39,7 @@ constexpr EnvVariable k_variables[] = {
      "build, images, watch"},
     {"DOCKER_HOST", "Docker's engine socket (unix:// only).", "/var/run/docker.sock", "build, images, watch"},
     {"HOME", "Where the XDG defaults fall back to (~/.cache, ~/.config).", "the passwd entry's home", "every command"},
+    {"NO_COLOR", "When set, terminal output is plain (no colours), as no-color.org asks.", "unset", "inspect"},
     {"SLURM_CONF", "The Slurm configuration sbatch, scontrol and scancel read (--engine slurm).",
      "Slurm's built-in path", "build, smoke"},
     {"SLURM_JOB_ID", "Set by Slurm in a job: the job whose comment `orchestrate job` writes its set into.", "unset",

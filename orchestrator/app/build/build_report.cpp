@@ -56,7 +56,8 @@ Json build_json(const BuildResult& b) {
                               {"ptx", a.ptx}});
   j["manifest"] = b.manifest ? Json(b.manifest->to_string()) : Json(nullptr);
   j["kept_tree"] = b.kept_tree.empty() ? Json(nullptr) : Json(utf8_escaped(b.kept_tree));
-  j["image"] = b.image_made.empty() ? Json(nullptr) : Json(utf8_escaped(b.image_made));
+  // The image this build made (image: REPO), beside "image", the one it built in.
+  j["image_made"] = b.image_made.empty() ? Json(nullptr) : Json(utf8_escaped(b.image_made));
   j["image_env"] = b.image_env;
   if (!b.errors.empty()) j["errors"] = escaped_all(b.errors, utf8_escaped);
   if (!b.warnings.empty()) j["warnings"] = escaped_all(b.warnings, utf8_escaped);

@@ -225,7 +225,6 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
           return std::nullopt;
         });
         added = scanner.add_layer(layer.digest.to_string(), reader(pipe));
-        if (added) drain(pipe);
         outcomes[i].source_error = producer.join();
       }
       if (!added) outcomes[i].scan_error = std::move(added.error());

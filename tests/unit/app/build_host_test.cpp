@@ -97,6 +97,7 @@ TEST_F(BuildHost, EveryReportSaysTheToolkitImageAndEngineItUsed) {
   const auto j = nlohmann::json::parse(render_build_json(m_report));
   EXPECT_EQ(j["builds"][0]["toolkit"], "13.0.88");
   EXPECT_EQ(j["builds"][0]["image"], "host");
+  EXPECT_TRUE(j["builds"][0]["image_made"].is_null()) << "no image: key, none made";
   EXPECT_EQ(j["builds"][0]["engine"], "host");
   EXPECT_NE(render_build_text(m_report, false).find("with CUDA 13.0.88 in host (host)"), std::string::npos)
       << render_build_text(m_report, false);
