@@ -7,6 +7,7 @@
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::cli {
 
@@ -61,16 +62,23 @@ void attach_stamp(CLI::App& sub, Io& io) {
       if (r.stamped_ok) {
         io.out << "stamped " << util::printable(r.stamped) << " (" << r.identity << ")\n";
       } else {
-        io.out << (r.values.runs_nowhere ? std::string("not stamped: its libraries share no GPU they all run on")
-                                         : "not stamped: the image gets \"none\" on a GPU of " +
-                                               util::printable(opt->tier))
-               << "\n";
+        std::string why;
+        if (r.coverage.exit_code == util::ExitCode::bad_input)
+          why = "files of the image are damaged (above)";
+        else if (r.values.runs_nowhere)
+          why = "its libraries share no GPU they all run on";
+        else if (!r.values.refused_gpus.empty())
+          why = "NVIDIA_REQUIRE_ARCH would refuse " + util::printable(util::join(r.values.refused_gpus, ", ")) + " of " +
+                util::printable(opt->tier) + (opt->native_only ? " (only PTX reaches it; drop --native-only)" : "");
+        else
+          why = "the image gets \"none\" on a GPU of " + util::printable(opt->tier);
+        io.out << "not stamped: " << why << "\n";
       }
       if (!r.values.require_cuda.empty()) io.out << "  NVIDIA_REQUIRE_CUDA=" << r.values.require_cuda << "\n";
       if (!r.values.require_arch.empty()) io.out << "  NVIDIA_REQUIRE_ARCH=" << r.values.require_arch << "\n";
       for (const auto& u : r.values.unbounded)
         io.out << "  not bounding NVIDIA_REQUIRE_ARCH: " << util::printable(u)
-               << " (builds its kernels at run time)\n";
+               << " (registers no kernel; builds its own at run time)\n";
     }
     io.exit_code = r.coverage.exit_code;
   });

@@ -355,12 +355,15 @@ std::string stamp_json(const app::StampReport& r) {
   nlohmann::json doc = nlohmann::json::parse(coverage_json(r.coverage));
   nlohmann::json unbounded = nlohmann::json::array();
   for (const auto& u : r.values.unbounded) unbounded.push_back(util::utf8_escaped(u));
+  nlohmann::json refused = nlohmann::json::array();
+  for (const auto& g : r.values.refused_gpus) refused.push_back(util::utf8_escaped(g));
   const nlohmann::json out = {{"coverage", doc},
                               {"stamped", r.stamped_ok ? nlohmann::json(util::utf8_escaped(r.stamped)) : nlohmann::json()},
                               {"identity", r.identity},
                               {"NVIDIA_REQUIRE_CUDA", r.values.require_cuda},
                               {"NVIDIA_REQUIRE_ARCH", r.values.require_arch},
-                              {"unbounded", unbounded}};
+                              {"unbounded", unbounded},
+                              {"refused_gpus", refused}};
   return out.dump(2) + "\n";
 }
 

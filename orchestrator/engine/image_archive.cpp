@@ -147,8 +147,8 @@ std::expected<Rewritten, Error> rewrite_image_archive(const ArchiveSource& in, c
   const std::string new_config = old_config.starts_with("blobs/sha256/") ? "blobs/sha256/" + hex : hex + ".json";
 
   for (const auto& name : held_order) {
-    if (name == "manifest.json" || name == "index.json" || name == "oci-layout" || name == old_config ||
-        name == new_config)
+    if (name == "manifest.json" || name == "index.json" || name == "oci-layout" || name == "repositories" ||
+        name == old_config || name == new_config)
       continue;
     if (auto ok = write_file(name, held[name]); !ok) return std::unexpected(ok.error());
   }

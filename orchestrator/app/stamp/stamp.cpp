@@ -1,6 +1,8 @@
 #include "orchestrator/app/stamp/stamp.hpp"
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "orchestrator/arch/requirement.hpp"
@@ -147,22 +149,46 @@ StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool nat
   for (const auto* f : all) {
     if (f->runtime) runtime = std::max(runtime, f->runtime->major);
     if (!f->members.empty() || f->entries == 0 || f->object) continue;
-    if (f->runtime_code.any()) {
-      v.unbounded.push_back(f->path);
+    // The code of the modules that hold kernels (a module known to hold
+    // none launches nothing: coverage calls such a file no-kernels), and
+    // the images the library loads itself, which the verdicts count too.
+    std::set<arch::ComputeCapability> sass, ptx;
+    if (f->modules.empty()) {
+      sass = f->sass;
+      ptx = f->ptx;
+    }
+    for (const auto& m : f->modules) {
+      if (!m.loadable() || m.kernels == inspect::Kernels::no) continue;
+      sass.insert(m.sass.begin(), m.sass.end());
+      for (const auto& p : m.ptx) ptx.insert(p.arch);
+    }
+    const auto& rt = f->runtime_code;
+    if (rt.containers > 0) {
+      sass.insert(rt.sass.begin(), rt.sass.end());
+      for (const auto& p : rt.ptx) ptx.insert(p.arch);
+    }
+    if (sass.empty() && ptx.empty()) {
+      if (!rt.builders.empty()) v.unbounded.push_back(f->path);
       continue;
     }
-    const auto code = inspect::loadable_code(*f);
     arch::Targets t;
-    t.sass.assign(code.sass.begin(), code.sass.end());
-    if (!native_only) t.ptx.assign(code.ptx.begin(), code.ptx.end());
+    t.sass.assign(sass.begin(), sass.end());
+    if (!native_only) t.ptx.assign(ptx.begin(), ptx.end());
     targets.push_back(std::move(t));
   }
   if (runtime > 0) v.require_cuda = "cuda>=" + std::to_string(runtime) + ".0";
   if (!targets.empty()) {
-    v.require_arch = arch::require_arch(arch::runnable_on(targets));
+    v.intervals = arch::runnable_on(targets);
+    v.require_arch = arch::require_arch(v.intervals);
     v.runs_nowhere = v.require_arch.empty();
   }
   return v;
+}
+
+bool allows(const std::vector<arch::CcInterval>& intervals, arch::ComputeCapability cc) {
+  return std::ranges::any_of(intervals, [&](const arch::CcInterval& i) {
+    return !(cc < i.low) && (!i.high || cc < *i.high);
+  });
 }
 
 std::expected<std::string, std::string> stamp_config(const std::string& config, const StampValues& values,
@@ -179,11 +205,16 @@ std::expected<std::string, std::string> stamp_config(const std::string& config, 
   if (!c.is_object()) return std::unexpected("the image config's \"config\" is not an object");
   nlohmann::json env = nlohmann::json::array();
   std::string kept_cuda;
+  std::string earlier_image;  // an earlier stamp kept the image's own constraint here
   if (c.contains("Env") && c["Env"].is_array()) {
     for (const auto& e : c["Env"]) {
       if (!e.is_string()) continue;
       const std::string s = e.get<std::string>();
-      if (s.starts_with("NVIDIA_REQUIRE_ARCH=") || s.starts_with("NVIDIA_REQUIRE_CUDA_IMAGE=")) continue;
+      if (s.starts_with("NVIDIA_REQUIRE_CUDA_IMAGE=")) {
+        earlier_image = s.substr(26);
+        continue;
+      }
+      if (s.starts_with("NVIDIA_REQUIRE_ARCH=")) continue;
       if (s.starts_with("NVIDIA_REQUIRE_CUDA=")) {
         if (!values.require_cuda.empty()) {
           kept_cuda = s.substr(20);
@@ -193,7 +224,10 @@ std::expected<std::string, std::string> stamp_config(const std::string& config, 
       env.push_back(s);
     }
   }
-  if (!kept_cuda.empty() && kept_cuda != values.require_cuda) env.push_back("NVIDIA_REQUIRE_CUDA_IMAGE=" + kept_cuda);
+  if (!earlier_image.empty())
+    env.push_back("NVIDIA_REQUIRE_CUDA_IMAGE=" + earlier_image);
+  else if (!kept_cuda.empty() && kept_cuda != values.require_cuda)
+    env.push_back("NVIDIA_REQUIRE_CUDA_IMAGE=" + kept_cuda);
   if (!values.require_cuda.empty()) env.push_back("NVIDIA_REQUIRE_CUDA=" + values.require_cuda);
   if (!values.require_arch.empty()) env.push_back("NVIDIA_REQUIRE_ARCH=" + values.require_arch);
   c["Env"] = env;
@@ -221,6 +255,15 @@ StampReport stamp(const StampRequest& request) {
   report.values = stamp_values(report.coverage.image.content.files, request.native_only);
   if (report.coverage.exit_code != ExitCode::ok) return report;
   if (report.values.runs_nowhere) {
+    report.coverage.exit_code = ExitCode::check_failed;
+    return report;
+  }
+  if (!report.values.require_arch.empty())
+    for (const auto& t : report.coverage.tiers)
+      for (const auto& gpu : t.gpus)
+        if (!allows(report.values.intervals, gpu.cc))
+          report.values.refused_gpus.push_back((gpu.name.empty() ? "CC" : gpu.name) + " (" + gpu.cc.dotted() + ")");
+  if (!report.values.refused_gpus.empty()) {
     report.coverage.exit_code = ExitCode::check_failed;
     return report;
   }

@@ -26,17 +26,28 @@
 #include <vector>
 
 #include "orchestrator/app/inspect/coverage.hpp"
+#include "orchestrator/arch/requirement.hpp"
 
 namespace orc::app {
 
 struct StampValues {
   std::string require_cuda;  // empty when no file links a CUDA runtime
   std::string require_arch;  // empty when nothing bounds the GPUs
-  // Libraries left out of NVIDIA_REQUIRE_ARCH: they build kernels at run
-  // time, so their embedded code does not bound where they run.
+  // Libraries left out of NVIDIA_REQUIRE_ARCH: they register no kernel of
+  // their own and build theirs at run time (NVRTC, nvJitLink), so nothing
+  // embedded bounds where they run. A library that registers kernels is
+  // bounded by them whatever it builds besides (a builder does not excuse
+  // registered kernels that cannot run, as the verdicts say).
   std::vector<std::string> unbounded;
   bool runs_nowhere = false;  // libraries with device code share no GPU: nothing to stamp
+  std::vector<arch::CcInterval> intervals;  // what require_arch says, as intervals
+  // The tier's GPUs the constraint would refuse (with --native-only, those
+  // only PTX reaches): the image is not stamped.
+  std::vector<std::string> refused_gpus;
 };
+
+// Whether `cc` is inside one of `intervals`.
+bool allows(const std::vector<arch::CcInterval>& intervals, arch::ComputeCapability cc);
 
 StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only);
 

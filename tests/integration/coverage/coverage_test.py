@@ -230,6 +230,17 @@ class Stamp(unittest.TestCase):
                 "-f", os.path.join(WORK, "tiers.yaml"), check=0)
         self.assertIn("NVIDIA_REQUIRE_ARCH=arch>=8.0,arch<9.0", image_json("cov:native")["Config"]["Env"])
 
+    def test_native_only_refuses_a_tier_gpu_that_only_ptx_reaches(self):
+        # cov:ptx has sm_80 SASS and compute_80 PTX: the H100 and H200 of
+        # tier-hopper run it by JIT only, and a native-only stamp would refuse
+        # them.
+        p = run("stamp", "docker://cov:ptx", "--tier", "tier-hopper", "--native-only", "--tag", "refused",
+                "-f", os.path.join(WORK, "tiers.yaml"), check=1)
+        self.assertIn("NVIDIA_REQUIRE_ARCH would refuse H100 (9.0), H200 (9.0) of tier-hopper", p.stdout)
+        self.assertIn("drop --native-only", p.stdout)
+        status, _ = fx.engine(SOCK, "GET", "/images/cov:refused/json")
+        self.assertEqual(status, 404)
+
     def test_an_image_that_gets_none_on_the_tier_is_not_stamped(self):
         p = run("stamp", "docker://cov:sm80", "--tier", "tier-hopper", "-f", os.path.join(WORK, "tiers.yaml"),
                 check=1)

@@ -55,12 +55,52 @@ TEST(StampValues, ArchSpecificSassRunsOnItsOwnCcOnly) {
   EXPECT_EQ(stamp_values({lib("/a.so", {sm90.with(Variant::arch_specific)}, {sm90})}, false).require_arch, "arch>=9.0");
 }
 
-TEST(StampValues, LibrariesThatBuildKernelsAtRunTimeDoNotBound) {
-  auto jit = lib("/libcufft.so.12", {sm120});
-  jit.runtime_code.builders = {"nvJitLink (imports nvJitLinkCreate)"};
-  const auto v = stamp_values({lib("/a.so", {sm80}, {sm80}), jit}, false);
+// A library that registers no kernel and builds its own at run time is not
+// bounded by what it embeds; one that registers kernels is bounded by them
+// whatever it builds besides, as its verdicts are.
+TEST(StampValues, OnlyLibrariesWithoutRegisteredKernelsGoUnbounded) {
+  auto builder = lib("/libcufft.so.12", {});
+  builder.entries = 3;  // LTO entries only: nothing registered to launch
+  builder.runtime_code.builders = {"nvJitLink (imports nvJitLinkCreate)"};
+  auto v = stamp_values({lib("/a.so", {sm80}, {sm80}), builder}, false);
   EXPECT_EQ(v.require_arch, "arch>=8.0");
   EXPECT_EQ(v.unbounded, std::vector<std::string>{"/libcufft.so.12"});
+
+  auto registered = lib("/libnvrtc-user.so", {sm120});
+  registered.runtime_code.builders = {"NVRTC (names libnvrtc.so)"};
+  v = stamp_values({lib("/a.so", {sm80}, {sm80}), registered}, false);
+  EXPECT_EQ(v.require_arch, "arch>=12.0,arch<13.0");
+  EXPECT_TRUE(v.unbounded.empty());
+}
+
+TEST(StampValues, ImagesALibraryLoadsItselfWidenItsRegisteredCode) {
+  auto loads = lib("/libcublasLt.so", {sm80});
+  loads.runtime_code.containers = 2;
+  loads.runtime_code.sass = {sm90};
+  EXPECT_EQ(stamp_values({loads}, false).require_arch, "arch>=8.0,arch<10.0");
+}
+
+TEST(StampValues, AModuleWithoutKernelsBoundsNothing) {
+  auto f = lib("/b.so", {sm80, sm100});
+  inspect::Module kernels;
+  kernels.sass = {sm80};
+  kernels.kernels = inspect::Kernels::yes;
+  inspect::Module link_only;  // a device-link module: no kernel of its own
+  link_only.sass = {sm100};
+  link_only.kernels = inspect::Kernels::no;
+  f.modules = {kernels, link_only};
+  EXPECT_EQ(stamp_values({f}, false).require_arch, "arch>=8.0,arch<9.0");
+}
+
+TEST(StampValues, AllowsReadsTheIntervals) {
+  const auto v = stamp_values({lib("/a.so", {sm80, sm120}, {sm120})}, false);
+  ASSERT_EQ(v.require_arch, "arch>=8.0,arch<9.0 arch>=12.0");
+  EXPECT_TRUE(allows(v.intervals, sm80));
+  EXPECT_TRUE(allows(v.intervals, sm86));
+  EXPECT_FALSE(allows(v.intervals, sm90));
+  EXPECT_FALSE(allows(v.intervals, sm100));
+  EXPECT_TRUE(allows(v.intervals, sm120));
+  EXPECT_TRUE(allows(v.intervals, ComputeCapability{13, 0}));
 }
 
 TEST(StampValues, TheNewestRuntimeMajorSetsTheCudaRequirement) {
@@ -89,10 +129,11 @@ TEST(StampConfig, OursAreSetTheImagesOwnCudaConstraintIsKeptAndStillChecked) {
   EXPECT_EQ(doc["config"]["Labels"]["org.orchestrate.stamp.tier"], "tier-new");
   EXPECT_EQ(doc["rootfs"]["diff_ids"][0], "sha256:00");  // the layers stay
 
-  // Stamping a stamped image again replaces, never piles up.
+  // Stamping a stamped image again replaces ours, never piles up, and
+  // keeps the image's own constraint the first stamp set aside.
   auto again = stamp_config(*out, v, "tier-new", "sha256:def");
   ASSERT_TRUE(again);
-  EXPECT_EQ(nlohmann::json::parse(*again)["config"]["Env"].size(), 3u);
+  EXPECT_EQ(nlohmann::json::parse(*again)["config"]["Env"].get<std::vector<std::string>>(), env);
 
   EXPECT_FALSE(stamp_config("not json", v, "t", "s"));
   EXPECT_FALSE(stamp_config("[1]", v, "t", "s"));
