@@ -1,6 +1,7 @@
 #include "orchestrator/app/stamp/stamp.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -40,9 +41,17 @@ std::string default_tag(const ImageSource& source, const std::string& tier) {
   return (has_tag ? reference.substr(colon + 1) : std::string("latest")) + "-" + tier;
 }
 
-std::string repo_of(const std::string& reference) {
+// The repository of a local reference: "repo:tag", "repo@sha256:..." and
+// "repo:tag@sha256:..." all give "repo". An image ID names no repository.
+std::string repo_of(const ImageSource& source) {
+  std::string reference = source.reference.substr(0, source.reference.find('@'));
+  const bool hex_id = reference.size() >= 12 && reference.size() <= 64 &&
+                      reference.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (reference.starts_with("sha256:") || hex_id)
+    throw Failure(ExitCode::bad_input, source.given + " is an image ID, which names no repository for the stamped "
+                                                      "image: name it docker://REPO:TAG or docker://REPO@sha256:...");
   const auto colon = reference.rfind(':');
-  if (colon != std::string::npos && reference.find('/', colon) == std::string::npos) return reference.substr(0, colon);
+  if (colon != std::string::npos && reference.find('/', colon) == std::string::npos) reference.resize(colon);
   return reference;
 }
 
@@ -65,14 +74,24 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
   if (!info)
     throw Failure(info.error().kind == engine::ErrorKind::not_found ? ExitCode::bad_input : ExitCode::outside_failure,
                   source.given + ": " + info.error().message);
-  const std::string new_ref = repo_of(source.reference) + ":" + tag;
+  const std::string new_ref = repo_of(source) + ":" + tag;
   util::BytePipe exported, rewritten;
   std::optional<std::string> export_error;
+  // Which of the three failed first (the others fail because it did, and
+  // their messages would hide its own): 1 export, 2 rewrite, 3 load.
+  std::atomic<int> first_failure = 0;
+  const auto failed = [&](int who) {
+    int none = 0;
+    first_failure.compare_exchange_strong(none, who);
+  };
   std::expected<engine::Rewritten, engine::Error> result = std::unexpected(engine::Error{});
   std::thread export_thread([&] {
     net::CallbackSink sink([&](std::string_view bytes) { return exported.write(bytes); });
     auto done = exporter.export_image(info->id, sink);
-    if (!done) export_error = done.error().message;
+    if (!done) {
+      failed(1);
+      export_error = done.error().message;
+    }
     exported.close(export_error);
   });
   std::thread rewrite_thread([&] {
@@ -80,6 +99,7 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
                                            [&](std::string_view bytes) { return rewritten.write(bytes); }, edit,
                                            new_ref);
     if (!result) {
+      failed(2);
       exported.abandon();
     } else {
       // What follows the archive's end blocks: read, so the export ends.
@@ -95,10 +115,13 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
       },
       .size = std::nullopt};
   auto loaded = loader.load_image(std::move(body));
+  if (!loaded) failed(3);
   rewritten.abandon();
   export_thread.join();
   rewrite_thread.join();
-  if (export_error) throw Failure(ExitCode::outside_failure, source.given + ": " + *export_error);
+  if (first_failure == 3) throw Failure(ExitCode::outside_failure, source.given + ": " + loaded.error().message);
+  if (export_error && first_failure != 2)
+    throw Failure(ExitCode::outside_failure, source.given + ": " + *export_error);
   if (!result)
     throw Failure(result.error().kind == engine::ErrorKind::invalid_spec ? ExitCode::bad_input
                                                                         : ExitCode::outside_failure,
@@ -247,6 +270,7 @@ StampReport stamp(const StampRequest& request) {
   const std::string tag = request.tag.empty() ? default_tag(*source, request.tier) : request.tag;
   if (!registry::is_valid_tag(tag))
     throw Failure(ExitCode::bad_input, "the stamped tag '" + util::printable(tag) + "' is not valid: give --tag");
+  if (source->kind == ImageSourceKind::docker) (void)repo_of(*source);  // before the scan, not after
   InspectRequest inspect;
   inspect.tiers = {request.tier};
   inspect.config = request.config;

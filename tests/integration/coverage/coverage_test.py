@@ -241,6 +241,12 @@ class Stamp(unittest.TestCase):
         status, _ = fx.engine(SOCK, "GET", "/images/cov:refused/json")
         self.assertEqual(status, 404)
 
+    def test_an_image_id_names_no_repository_to_stamp_into(self):
+        image_id = image_json("cov:ptx")["Id"]
+        p = run("stamp", "docker://" + image_id, "--tier", "tier-hopper", "--tag", "x",
+                "-f", os.path.join(WORK, "tiers.yaml"), check=2)
+        self.assertIn("is an image ID, which names no repository", p.stderr)
+
     def test_an_image_that_gets_none_on_the_tier_is_not_stamped(self):
         p = run("stamp", "docker://cov:sm80", "--tier", "tier-hopper", "-f", os.path.join(WORK, "tiers.yaml"),
                 check=1)
