@@ -21,6 +21,25 @@ bool runs(const Targets& t, ComputeCapability device) {
          std::ranges::any_of(t.ptx, [&](const ComputeCapability& p) { return p.ptx_runs_on(device); });
 }
 
+// The driver version `t` needs on `device`: none where SASS runs; else that
+// of the newest PTX that runs there (the one the driver JIT-compiles).
+std::optional<util::Version> needs(const Targets& t, ComputeCapability device) {
+  if (t.ptx_cuda.size() != t.ptx.size()) return std::nullopt;
+  if (std::ranges::any_of(t.sass, [&](const ComputeCapability& s) { return s.sass_runs_on(device); }))
+    return std::nullopt;
+  std::optional<std::size_t> chosen;
+  for (std::size_t i = 0; i < t.ptx.size(); ++i)
+    if (t.ptx[i].ptx_runs_on(device) && (!chosen || t.ptx[*chosen] < t.ptx[i])) chosen = i;
+  return chosen ? t.ptx_cuda[*chosen] : std::nullopt;
+}
+
+std::optional<util::Version> most_needed(std::span<const Targets> binaries, ComputeCapability device) {
+  std::optional<util::Version> most;
+  for (const auto& t : binaries)
+    if (auto n = needs(t, device); n && (!most || *most < *n)) most = n;
+  return most;
+}
+
 }  // namespace
 
 std::vector<CcInterval> runnable_on(std::span<const Targets> binaries) {
@@ -28,20 +47,26 @@ std::vector<CcInterval> runnable_on(std::span<const Targets> binaries) {
   if (binaries.empty()) return out;
   const std::vector<ComputeCapability> all = devices();
   std::optional<ComputeCapability> open;
+  std::optional<util::Version> open_needs;
   for (std::size_t i = 0; i < all.size(); ++i) {
     const bool ok = std::ranges::all_of(binaries, [&](const Targets& t) { return runs(t, all[i]); });
-    if (ok && !open) open = all[i];
-    if (!ok && open) {
-      out.push_back({*open, all[i]});
+    const auto need = ok ? most_needed(binaries, all[i]) : std::nullopt;
+    if (open && (!ok || need != open_needs)) {
+      out.push_back({*open, all[i], open_needs});
       open.reset();
+    }
+    if (ok && !open) {
+      open = all[i];
+      open_needs = need;
     }
   }
   // Open-ended only when a device past the lattice would run it too (PTX,
-  // which a newer device JIT-compiles).
+  // which a newer device JIT-compiles), with the same driver.
   if (open) {
     const ComputeCapability beyond(k_max_major + 1, 0);
-    const bool unbounded = std::ranges::all_of(binaries, [&](const Targets& t) { return runs(t, beyond); });
-    out.push_back({*open, unbounded ? std::nullopt : std::optional<ComputeCapability>(beyond)});
+    const bool unbounded = std::ranges::all_of(binaries, [&](const Targets& t) { return runs(t, beyond); }) &&
+                           most_needed(binaries, beyond) == open_needs;
+    out.push_back({*open, unbounded ? std::nullopt : std::optional<ComputeCapability>(beyond), open_needs});
   }
   return out;
 }
@@ -59,6 +84,7 @@ std::string require_arch(std::span<const CcInterval> intervals) {
       out += "arch=" + i.low.dotted();
     else
       out += "arch>=" + i.low.dotted() + ",arch<" + i.high->dotted();
+    if (i.cuda) out += ",cuda>=" + i.cuda->str();
   }
   return out;
 }

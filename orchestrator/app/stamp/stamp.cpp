@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <atomic>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
 #include "orchestrator/arch/requirement.hpp"
+#include "orchestrator/compat/toolkits.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker.hpp"
 #include "orchestrator/engine/image_archive.hpp"
@@ -163,32 +165,52 @@ std::pair<std::string, std::string> stamp_in_registry(const ImageSource& source,
 
 }  // namespace
 
+// The CUDA version a driver reports from the first release whose JIT
+// compiles PTX of `isa` (the first toolkit that emits it); nullopt when
+// the ISA is not known or newer than the table.
+std::optional<util::Version> cuda_for_ptx_isa(const util::Version& isa) {
+  if (isa.empty()) return std::nullopt;
+  for (const compat::Toolkit& t : compat::toolkit_table())
+    if (t.released && !t.ptx_isa.empty() && !(t.ptx_isa < isa)) return t.version;
+  return std::nullopt;
+}
+
 StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only) {
   StampValues v;
   std::vector<const inspect::FileReport*> all;
   for (const auto& f : files) leaves(f, all);
-  std::vector<arch::Targets> targets;
   int runtime = 0;
-  for (const auto* f : all) {
+  for (const auto* f : all)
     if (f->runtime) runtime = std::max(runtime, f->runtime->major);
+  // NVIDIA_REQUIRE_CUDA asks the runtime's major of every node; PTX that
+  // needs a newer driver is asked of the GPUs that JIT-compile it only.
+  const util::Version floor = runtime > 0 ? util::Version(runtime, 0) : util::Version();
+  std::vector<arch::Targets> targets;
+  for (const auto* f : all) {
     if (!f->members.empty() || f->entries == 0 || f->object) continue;
     // The code of the modules that hold kernels (a module known to hold
     // none launches nothing: coverage calls such a file no-kernels), and
     // the images the library loads itself, which the verdicts count too.
-    std::set<arch::ComputeCapability> sass, ptx;
+    // PTX by target, with the newest ISA among its images.
+    std::set<arch::ComputeCapability> sass;
+    std::map<arch::ComputeCapability, util::Version> ptx;
+    const auto add_ptx = [&](const inspect::PtxImage& p) {
+      auto& isa = ptx[p.arch];
+      if (isa < p.isa) isa = p.isa;
+    };
     if (f->modules.empty()) {
       sass = f->sass;
-      ptx = f->ptx;
+      for (const auto& p : f->ptx) ptx.try_emplace(p);
     }
     for (const auto& m : f->modules) {
       if (!m.loadable() || m.kernels == inspect::Kernels::no) continue;
       sass.insert(m.sass.begin(), m.sass.end());
-      for (const auto& p : m.ptx) ptx.insert(p.arch);
+      for (const auto& p : m.ptx) add_ptx(p);
     }
     const auto& rt = f->runtime_code;
     if (rt.containers > 0) {
       sass.insert(rt.sass.begin(), rt.sass.end());
-      for (const auto& p : rt.ptx) ptx.insert(p.arch);
+      for (const auto& p : rt.ptx) add_ptx(p);
     }
     if (sass.empty() && ptx.empty()) {
       if (!rt.builders.empty()) v.unbounded.push_back(f->path);
@@ -196,7 +218,13 @@ StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool nat
     }
     arch::Targets t;
     t.sass.assign(sass.begin(), sass.end());
-    if (!native_only) t.ptx.assign(ptx.begin(), ptx.end());
+    if (!native_only)
+      for (const auto& [target, isa] : ptx) {
+        t.ptx.push_back(target);
+        auto cuda = cuda_for_ptx_isa(isa);
+        if (cuda && !floor.empty() && !(floor < *cuda)) cuda.reset();
+        t.ptx_cuda.push_back(cuda);
+      }
     targets.push_back(std::move(t));
   }
   if (runtime > 0) v.require_cuda = "cuda>=" + std::to_string(runtime) + ".0";

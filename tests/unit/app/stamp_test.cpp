@@ -103,6 +103,26 @@ TEST(StampValues, AllowsReadsTheIntervals) {
   EXPECT_TRUE(allows(v.intervals, ComputeCapability{13, 0}));
 }
 
+// PTX from a newer toolkit than the runtime's major: the GPUs that JIT it
+// need a driver that compiles its ISA (8.7: CUDA 12.8), the others do not.
+TEST(StampValues, JitOfANewerPtxIsaAsksItsDriverOfTheGpusThatNeedIt) {
+  auto f = lib("/a.so", {sm80}, {sm80});
+  f.runtime = inspect::FileReport::Runtime{12, "libcudart.so.12"};
+  inspect::Module m;
+  m.sass = {sm80};
+  m.ptx = {inspect::PtxImage{.arch = sm80, .isa = util::Version(8, 7)}};
+  m.kernels = inspect::Kernels::yes;
+  f.modules = {m};
+  auto v = stamp_values({f}, false);
+  EXPECT_EQ(v.require_cuda, "cuda>=12.0");
+  EXPECT_EQ(v.require_arch, "arch>=8.0,arch<9.0 arch>=9.0,cuda>=12.8");
+  EXPECT_EQ(stamp_values({f}, true).require_arch, "arch>=8.0,arch<9.0");
+  // The runtime's own major already asks as much: no extra term.
+  f.runtime = inspect::FileReport::Runtime{13, "libcudart.so.13"};
+  f.modules[0].ptx[0].isa = util::Version(9, 0);
+  EXPECT_EQ(stamp_values({f}, false).require_arch, "arch>=8.0");
+}
+
 TEST(StampValues, TheNewestRuntimeMajorSetsTheCudaRequirement) {
   auto a = lib("/a.so", {sm80});
   a.runtime = inspect::FileReport::Runtime{12, "libcudart.so.12"};

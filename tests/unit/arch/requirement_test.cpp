@@ -35,6 +35,25 @@ TEST(RequireArch, EveryBinaryOfASetMustRun) {
   EXPECT_EQ(expr({}), "");
 }
 
+// Where a device runs a binary only by JIT, the PTX the driver picks (the
+// newest that runs there) can need a newer driver than the rest: the
+// interval says so, and splits where the need changes.
+TEST(RequireArch, JitOnlyDevicesCarryTheDriverTheirPtxNeeds) {
+  const util::Version v128(12, 8), v130(13, 0);
+  // sm_80 SASS, compute_80 PTX of 12.8: Ampere and Ada natively, every
+  // later device by JIT with a 12.8 driver.
+  EXPECT_EQ(expr({{.sass = {cc("80")}, .ptx = {cc("80")}, .ptx_cuda = {v128}}}),
+            "arch>=8.0,arch<9.0 arch>=9.0,cuda>=12.8");
+  // Two PTX targets: 9.x JITs compute_90 (no need), 10.0 on compute_100.
+  EXPECT_EQ(expr({{.sass = {}, .ptx = {cc("90"), cc("100")}, .ptx_cuda = {std::nullopt, v130}}}),
+            "arch>=9.0,arch<10.0 arch>=10.0,cuda>=13.0");
+  // Across binaries the most needed wins; SASS of one does not excuse the other's JIT.
+  EXPECT_EQ(expr({{.sass = {cc("90")}, .ptx = {}}, {.sass = {}, .ptx = {cc("90")}, .ptx_cuda = {v128}}}),
+            "arch>=9.0,arch<10.0,cuda>=12.8");
+  // Without ptx_cuda nothing changes.
+  EXPECT_EQ(expr({{.sass = {cc("80")}, .ptx = {cc("80")}}}), "arch>=8.0");
+}
+
 TEST(RequireArch, IntervalsWriteAsTheToolkitReadsThem) {
   const std::vector<CcInterval> one = {{cc("8.6"), cc("8.7")}};
   EXPECT_EQ(require_arch(one), "arch=8.6");
