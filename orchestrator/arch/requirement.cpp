@@ -71,6 +71,11 @@ std::vector<CcInterval> runnable_on(std::span<const Targets> binaries) {
   return out;
 }
 
+bool allows(std::span<const CcInterval> intervals, ComputeCapability cc) {
+  return std::ranges::any_of(intervals,
+                             [&](const CcInterval& i) { return !(cc < i.low) && (!i.high || cc < *i.high); });
+}
+
 std::string require_arch(std::span<const CcInterval> intervals) {
   std::string out;
   for (const auto& i : intervals) {

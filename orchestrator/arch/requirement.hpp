@@ -46,6 +46,9 @@ struct CcInterval {
 // the interval's `cuda`, and intervals split where it changes.
 std::vector<CcInterval> runnable_on(std::span<const Targets> binaries);
 
+// Whether a device of `cc` is inside one of `intervals`.
+bool allows(std::span<const CcInterval> intervals, ComputeCapability cc);
+
 // "arch>=8.0,arch<9.0 arch>=9.0,cuda>=12.8": the intervals as an
 // NVIDIA_REQUIRE_ARCH value (an interval one CC wide is "arch=9.0"; the
 // toolkit's rules `cuda`, `driver`, `arch` and `brand` hold in every

@@ -16,12 +16,27 @@ constexpr std::array<std::pair<int, std::string_view>, 3> k_runtime_floor = {
 
 }  // namespace
 
-std::optional<util::Version> driver_for_ptx_isa(const util::Version& isa) {
+namespace {
+
+// The first released toolkit that emits PTX of `isa`, with a known driver.
+const Toolkit* first_toolkit_for_ptx_isa(const util::Version& isa) {
   for (const Toolkit& t : toolkit_table()) {
     if (!t.released || t.ptx_isa.empty() || t.min_driver.empty()) continue;
-    if (!(t.ptx_isa < isa)) return t.min_driver;
+    if (!(t.ptx_isa < isa)) return &t;
   }
-  return std::nullopt;
+  return nullptr;
+}
+
+}  // namespace
+
+std::optional<util::Version> driver_for_ptx_isa(const util::Version& isa) {
+  const Toolkit* t = first_toolkit_for_ptx_isa(isa);
+  return t ? std::optional(t->min_driver) : std::nullopt;
+}
+
+std::optional<util::Version> cuda_for_ptx_isa(const util::Version& isa) {
+  const Toolkit* t = isa.empty() ? nullptr : first_toolkit_for_ptx_isa(isa);
+  return t ? std::optional(t->version) : std::nullopt;
 }
 
 util::Version ptx_isa_for_driver(const util::Version& driver) {

@@ -19,6 +19,9 @@ namespace orc::compat {
 // The oldest driver whose JIT compiles PTX of `isa`; nullopt when no toolkit
 // of the table emits it (newer than the table).
 std::optional<util::Version> driver_for_ptx_isa(const util::Version& isa);
+// The CUDA version that driver reports (the toolkit's, 8.7 -> 12.8), as
+// NVIDIA_REQUIRE_* compares `cuda`; nullopt as above, or for no ISA.
+std::optional<util::Version> cuda_for_ptx_isa(const util::Version& isa);
 
 // The newest PTX ISA `driver` compiles; empty when the driver is older than
 // every row with a known ISA.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <vector>
 
 namespace orc::util {
 
@@ -57,6 +58,12 @@ void BytePipe::abandon() {
   m_chunks.clear();
   m_waiting = 0;
   m_changed.notify_all();
+}
+
+void BytePipe::drain() {
+  std::vector<std::byte> sink(1 << 16);
+  for (auto n = read(sink); n && *n > 0; n = read(sink)) {
+  }
 }
 
 }  // namespace orc::util

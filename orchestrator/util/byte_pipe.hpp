@@ -30,6 +30,9 @@ class BytePipe {
   std::expected<std::size_t, std::string> read(std::span<std::byte> out);
   // The reader stops early: writes fail from now on, so the writer ends.
   void abandon();
+  // Reads and drops the rest, up to the end or the writer's error (what
+  // follows an archive's end blocks: the writer streams to its end).
+  void drain();
 
  private:
   std::mutex m_mutex;

@@ -62,14 +62,6 @@ class Producer {
 // Reads what the scan left in the pipe (a tar's padding after its end
 // blocks) so that the download runs to its end and its digest is checked
 // over every byte.
-void drain(util::BytePipe& pipe) {
-  std::vector<std::byte> sink(1 << 16);
-  for (;;) {
-    auto n = pipe.read(sink);
-    if (!n || *n == 0) return;
-  }
-}
-
 inspect::StreamRead reader(util::BytePipe& pipe) {
   return [&pipe](std::span<std::byte> out) { return pipe.read(out); };
 }
@@ -118,7 +110,7 @@ ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOption
     if (!archive)
       cancel = true;
     else
-      drain(pipe);
+      pipe.drain();
     engine_error = producer.join();
   }
   if (!archive) {

@@ -8,7 +8,7 @@
 #include <thread>
 
 #include "orchestrator/arch/requirement.hpp"
-#include "orchestrator/compat/toolkits.hpp"
+#include "orchestrator/compat/driver.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker.hpp"
 #include "orchestrator/engine/image_archive.hpp"
@@ -104,10 +104,7 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
       failed(2);
       exported.abandon();
     } else {
-      // What follows the archive's end blocks: read, so the export ends.
-      std::vector<std::byte> sink(1 << 16);
-      for (auto n = exported.read(sink); n && *n > 0; n = exported.read(sink)) {
-      }
+      exported.drain();  // what follows the archive's end blocks, so the export ends
     }
     rewritten.close(result ? std::nullopt : std::optional<std::string>(result.error().message));
   });
@@ -165,16 +162,6 @@ std::pair<std::string, std::string> stamp_in_registry(const ImageSource& source,
 
 }  // namespace
 
-// The CUDA version a driver reports from the first release whose JIT
-// compiles PTX of `isa` (the first toolkit that emits it); nullopt when
-// the ISA is not known or newer than the table.
-std::optional<util::Version> cuda_for_ptx_isa(const util::Version& isa) {
-  if (isa.empty()) return std::nullopt;
-  for (const compat::Toolkit& t : compat::toolkit_table())
-    if (t.released && !t.ptx_isa.empty() && !(t.ptx_isa < isa)) return t.version;
-  return std::nullopt;
-}
-
 StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only) {
   StampValues v;
   std::vector<const inspect::FileReport*> all;
@@ -221,7 +208,7 @@ StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool nat
     if (!native_only)
       for (const auto& [target, isa] : ptx) {
         t.ptx.push_back(target);
-        auto cuda = cuda_for_ptx_isa(isa);
+        auto cuda = compat::cuda_for_ptx_isa(isa);
         if (cuda && !floor.empty() && !(floor < *cuda)) cuda.reset();
         t.ptx_cuda.push_back(cuda);
       }
@@ -234,12 +221,6 @@ StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool nat
     v.runs_nowhere = v.require_arch.empty();
   }
   return v;
-}
-
-bool allows(const std::vector<arch::CcInterval>& intervals, arch::ComputeCapability cc) {
-  return std::ranges::any_of(intervals, [&](const arch::CcInterval& i) {
-    return !(cc < i.low) && (!i.high || cc < *i.high);
-  });
 }
 
 std::expected<std::string, std::string> stamp_config(const std::string& config, const StampValues& values,
@@ -313,7 +294,7 @@ StampReport stamp(const StampRequest& request) {
   if (!report.values.require_arch.empty())
     for (const auto& t : report.coverage.tiers)
       for (const auto& gpu : t.gpus)
-        if (!allows(report.values.intervals, gpu.cc))
+        if (!arch::allows(report.values.intervals, gpu.cc))
           report.values.refused_gpus.push_back((gpu.name.empty() ? "CC" : gpu.name) + " (" + gpu.cc.dotted() + ")");
   if (!report.values.refused_gpus.empty()) {
     report.coverage.exit_code = ExitCode::check_failed;

@@ -46,8 +46,6 @@ struct StampValues {
   std::vector<std::string> refused_gpus;
 };
 
-// Whether `cc` is inside one of `intervals`.
-bool allows(const std::vector<arch::CcInterval>& intervals, arch::ComputeCapability cc);
 
 StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only);
 

@@ -95,12 +95,12 @@ TEST(StampValues, AModuleWithoutKernelsBoundsNothing) {
 TEST(StampValues, AllowsReadsTheIntervals) {
   const auto v = stamp_values({lib("/a.so", {sm80, sm120}, {sm120})}, false);
   ASSERT_EQ(v.require_arch, "arch>=8.0,arch<9.0 arch>=12.0");
-  EXPECT_TRUE(allows(v.intervals, sm80));
-  EXPECT_TRUE(allows(v.intervals, sm86));
-  EXPECT_FALSE(allows(v.intervals, sm90));
-  EXPECT_FALSE(allows(v.intervals, sm100));
-  EXPECT_TRUE(allows(v.intervals, sm120));
-  EXPECT_TRUE(allows(v.intervals, ComputeCapability{13, 0}));
+  EXPECT_TRUE(arch::allows(v.intervals, sm80));
+  EXPECT_TRUE(arch::allows(v.intervals, sm86));
+  EXPECT_FALSE(arch::allows(v.intervals, sm90));
+  EXPECT_FALSE(arch::allows(v.intervals, sm100));
+  EXPECT_TRUE(arch::allows(v.intervals, sm120));
+  EXPECT_TRUE(arch::allows(v.intervals, ComputeCapability{13, 0}));
 }
 
 // PTX from a newer toolkit than the runtime's major: the GPUs that JIT it
