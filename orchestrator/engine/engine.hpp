@@ -51,10 +51,16 @@ struct CopyOut {
   std::filesystem::path host_dir;
 };
 
+// What a host-engine process inherits: a container starts from its image's
+// environment whatever the caller holds; a host process by default from the
+// caller's, and with `exact` from `env` alone, as a container would.
+enum class HostEnvironment { inherit, exact };
+
 struct BuildSpec {
   std::string image;              // reference or ID
   std::vector<std::string> argv;  // run as is, no shell; empty = the image's CMD
   std::vector<std::pair<std::string, std::string>> env;
+  HostEnvironment host_env = HostEnvironment::inherit;
   std::vector<Mount> mounts;
   std::string working_dir;  // empty = the image's
   std::string user;         // "uid[:gid]" or a name; empty = the image's

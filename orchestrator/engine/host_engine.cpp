@@ -82,11 +82,12 @@ std::expected<RunResult, Error> HostEngine::run(const BuildSpec& spec, LogSink& 
                                  .http_status = 0});
 
   const auto started = std::chrono::steady_clock::now();
-  // Ours, with the spec's environment on top, container paths rewritten.
+  // Ours with the spec's environment on top (or the spec's alone), container paths rewritten.
   util::ProcessSpec process{
       .capture_cap = 0, .cancel = m_cancel ? m_cancel->get() : nullptr, .kill_grace = k_kill_grace};
   for (const auto& a : spec.argv) process.argv.push_back(rewrite_container_paths(a, spec.mounts));
   for (const auto& [name, value] : spec.env) process.env.emplace_back(name, rewrite_list(value, spec.mounts));
+  if (spec.host_env == HostEnvironment::exact) process.env_mode = util::EnvMode::replace;
   if (!spec.working_dir.empty()) process.working_dir = rewrite_one(spec.working_dir, spec.mounts);
   process.on_output = [&log](util::OutputStream stream, std::string_view bytes) {
     log.on_output(stream == util::OutputStream::out ? OutputStream::out : OutputStream::err, bytes);

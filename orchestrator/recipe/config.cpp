@@ -15,6 +15,8 @@ namespace orc::recipe {
 
 std::string_view framework_name(Framework f) { return flags::framework_info(f).framework; }
 
+std::string_view nvcc_policy_name(NvccPolicy p) { return p == NvccPolicy::enforce ? "enforce" : "verify"; }
+
 std::string_view ptx_policy_name(PtxPolicy p) {
   switch (p) {
     case PtxPolicy::none:

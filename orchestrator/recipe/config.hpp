@@ -18,6 +18,8 @@
 //       tiers: [tier-new]
 //       build: [["python", "setup.py", "bdist_wheel"]]   # argv lists, or {script: build.sh}
 //       artifacts: ["dist/*.whl"]
+//       env: {USE_NINJA: "1"}             # optional: variables for every step (tiers take env: too)
+//       nvcc: enforce                     # optional: verify (default) or enforce the plan's archs
 //
 // Relative paths resolve against the directory of the file that names them.
 // Every problem is reported with FILE:LINE:COL; nothing is returned unless the
@@ -76,6 +78,19 @@ struct TierKubernetes {
   util::SourceLocation where;
 };
 
+// One `env:` variable of a tier or a recipe.
+struct EnvSetting {
+  std::string name;
+  std::string value;
+  util::SourceLocation where;
+};
+
+// What the nvcc front does with an nvcc call whose archs are not the plan's:
+// verify refuses it (naming the project line that chose them), enforce
+// compiles it for the plan's archs instead.
+enum class NvccPolicy { verify, enforce };
+std::string_view nvcc_policy_name(NvccPolicy p);
+
 struct Tier {
   std::string name;
   std::vector<TierGpu> gpus;
@@ -83,6 +98,7 @@ struct Tier {
   std::optional<util::Version> driver;
   std::optional<TierSlurm> slurm;
   std::optional<TierKubernetes> kubernetes;
+  std::vector<EnvSetting> env;  // every build step of the tier gets these
   util::SourceLocation where;
 };
 
@@ -165,7 +181,10 @@ struct Recipe {
   // verified artifacts into it (app/stamp/stamp.hpp).
   std::string image;
   bool stamp = false;
-  std::filesystem::path file;          // the file it was read from
+  // `env:` variables every build step gets (over the tier's of the same name).
+  std::vector<EnvSetting> env;
+  NvccPolicy nvcc = NvccPolicy::verify;
+  std::filesystem::path file;  // the file it was read from
   util::SourceLocation where;
 };
 

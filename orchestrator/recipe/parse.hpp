@@ -56,6 +56,11 @@ WatchSettings parse_watch(Reader& reader, const YAML::Node& watch);
 // A policy name of k_watch_policies, else an error at `node`.
 std::optional<std::string> parse_watch_policy(Reader& reader, const YAML::Node& node);
 
+// env.cpp: `env:` of a tier or recipe (NAME: value; names the build sets
+// from the plan are refused), and a recipe's `nvcc:` policy.
+std::vector<EnvSetting> parse_env(Reader& reader, const YAML::Node& node);
+std::optional<NvccPolicy> parse_nvcc_policy(Reader& reader, const YAML::Node& node);
+
 // recipe_parse.cpp: the declared tier names recipes are checked against, in
 // a set (a configuration may declare very many) and in declaration order
 // (for did-you-mean, which must answer the same way every run).

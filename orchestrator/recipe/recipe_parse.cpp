@@ -228,9 +228,9 @@ std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const
     if (auto image = reader.string(f->value, "for 'image'")) {
       // A repository as the engine names it: lower-case path components,
       // an optional registry host; the tag is the tier's.
-      const bool valid = !image->empty() && image->find_first_of(" @") == std::string::npos &&
-                         image->find(':', image->rfind('/') == std::string::npos ? 0 : image->rfind('/')) ==
-                             std::string::npos;
+      const bool valid =
+          !image->empty() && image->find_first_of(" @") == std::string::npos &&
+          image->find(':', image->rfind('/') == std::string::npos ? 0 : image->rfind('/')) == std::string::npos;
       if (valid)
         recipe.image = std::move(*image);
       else
@@ -238,6 +238,9 @@ std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const
                                    "': give REPO or HOST[:PORT]/REPO without a tag (the tag is the tier)");
     }
   }
+  if (const Field* f = fields.find("env")) recipe.env = parse_env(reader, f->value);
+  if (const Field* f = fields.find("nvcc"))
+    if (auto policy = parse_nvcc_policy(reader, f->value)) recipe.nvcc = *policy;
   if (const Field* f = fields.find("stamp")) {
     const auto text = reader.string(f->value, "for 'stamp'");
     if (text && *text != "true" && *text != "false")

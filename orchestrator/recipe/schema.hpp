@@ -12,7 +12,7 @@ inline constexpr std::array<std::string_view, 7> k_top_keys = {"tiers",  "recipe
                                                                "remote", "trusted_keys", "watch"};
 inline constexpr std::array<std::string_view, 1> k_top_required = {"tiers"};
 
-inline constexpr std::array<std::string_view, 5> k_tier_keys = {"gpus", "ptx", "driver", "slurm", "kubernetes"};
+inline constexpr std::array<std::string_view, 6> k_tier_keys = {"gpus", "ptx", "driver", "slurm", "kubernetes", "env"};
 // Where a tier's nodes are (issue 15).
 inline constexpr std::array<std::string_view, 6> k_tier_slurm_keys = {"partition", "constraint", "gres",
                                                                       "account",   "qos",        "time"};
@@ -21,8 +21,8 @@ inline constexpr std::array<std::string_view, 1> k_tier_required = {"gpus"};
 // A declared device: `{name: "Lab Card X", cc: 8.6}` (both required).
 inline constexpr std::array<std::string_view, 2> k_gpu_keys = {"name", "cc"};
 
-inline constexpr std::array<std::string_view, 10> k_recipe_keys = {
-    "name", "framework", "source", "requires", "tiers", "build", "artifacts", "watch", "image", "stamp"};
+inline constexpr std::array<std::string_view, 12> k_recipe_keys = {
+    "name", "framework", "source", "requires", "tiers", "build", "artifacts", "watch", "image", "stamp", "env", "nvcc"};
 inline constexpr std::array<std::string_view, 4> k_recipe_required = {"name", "framework", "source", "tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_source_keys = {"path", "git", "ref"};

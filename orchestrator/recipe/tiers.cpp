@@ -125,7 +125,8 @@ std::optional<PtxPolicy> parse_ptx(Reader& reader, const YAML::Node& node) {
 // sbatch's words: no blank, no quote, nothing a shell or sbatch would split.
 bool sbatch_word(const std::string& s) {
   return !s.empty() && std::ranges::all_of(s, [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_-.:,&|[]*=()!").find(c) != std::string_view::npos;
+    return std::isalnum(static_cast<unsigned char>(c)) ||
+           std::string_view("_-.:,&|[]*=()!").find(c) != std::string_view::npos;
   });
 }
 
@@ -166,12 +167,11 @@ bool label_key(const std::string& k) {
   return ok(name, "-_.", 63) && (slash == std::string::npos || ok(k.substr(0, slash), "-.", 253));
 }
 bool label_value(const std::string& v) {
-  return v.size() <= 63 && (v.empty() || (std::isalnum(static_cast<unsigned char>(v.front())) &&
-                                          std::isalnum(static_cast<unsigned char>(v.back())) &&
-                                          std::ranges::all_of(v, [](char c) {
-                                            return std::isalnum(static_cast<unsigned char>(c)) || c == '-' ||
-                                                   c == '_' || c == '.';
-                                          })));
+  return v.size() <= 63 &&
+         (v.empty() || (std::isalnum(static_cast<unsigned char>(v.front())) &&
+                        std::isalnum(static_cast<unsigned char>(v.back())) && std::ranges::all_of(v, [](char c) {
+                          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
+                        })));
 }
 
 TierKubernetes parse_tier_kubernetes(Reader& reader, const YAML::Node& node) {
@@ -185,7 +185,8 @@ TierKubernetes parse_tier_kubernetes(Reader& reader, const YAML::Node& node) {
     const auto value = reader.string(it->second, "as a label value");
     if (!key || !value) continue;
     if (!label_key(*key))
-      reader.error(it->first, "invalid node label '" + *key + "': [prefix/]name, name up to 63 of letters, digits, -_.");
+      reader.error(it->first,
+                   "invalid node label '" + *key + "': [prefix/]name, name up to 63 of letters, digits, -_.");
     else if (!label_value(*value))
       reader.error(it->second, "invalid label value '" + *value + "': up to 63 of letters, digits, -_.");
     else
@@ -216,6 +217,7 @@ Tier parse_tier(Reader& reader, std::string name, const YAML::Node& key, const Y
   }
   if (const Field* f = fields.find("slurm")) tier.slurm = parse_tier_slurm(reader, f->value);
   if (const Field* f = fields.find("kubernetes")) tier.kubernetes = parse_tier_kubernetes(reader, f->value);
+  if (const Field* f = fields.find("env")) tier.env = parse_env(reader, f->value);
   return tier;
 }
 

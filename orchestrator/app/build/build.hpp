@@ -13,6 +13,7 @@
 #include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/engine.hpp"
+#include "orchestrator/front/front.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
 
@@ -58,6 +59,19 @@ struct BuiltArtifact {
 
 enum class BuildStatus { built, cached, failed };
 
+// What the nvcc front saw in one build (front/front.hpp): every nvcc call
+// and every GPU probe of every step, as its call log holds them.
+struct NvccReport {
+  front::Policy policy = front::Policy::verify;
+  std::vector<front::CallRecord> calls;
+  // Device code in the artifacts, yet no nvcc call went through the front:
+  // the project runs nvcc by a path of its own.
+  bool bypassed = false;
+};
+// Lines for the text report: how many calls were judged and how they
+// fared, what was enforced and why, each GPU probe once.
+std::vector<std::string> nvcc_summary(const NvccReport& report);
+
 struct BuildResult {
   std::string recipe;
   std::string tier;
@@ -73,9 +87,10 @@ struct BuildResult {
   std::vector<std::string> errors;
   std::vector<std::string> warnings;
   std::string log_file;
-  std::string kept_tree;  // with --keep-failed: where the failed build's tree was kept
-  std::string image_made;               // `image:`: "REPO:TIER (sha256:...)"
-  std::vector<std::string> image_env;   // `stamp: true`: the NVIDIA_REQUIRE_* written into it
+  std::string kept_tree;               // with --keep-failed: where the failed build's tree was kept
+  std::string image_made;              // `image:`: "REPO:TIER (sha256:...)"
+  std::vector<std::string> image_env;  // `stamp: true`: the NVIDIA_REQUIRE_* written into it
+  std::optional<NvccReport> nvcc;      // a build that ran (not a cache hit)
   double seconds = 0;
   util::ExitCode exit_code = util::ExitCode::ok;  // 1 build or verification failed, 2 bad input, 3 the engine
 };

@@ -147,13 +147,44 @@ std::expected<DriverPlan, std::string> plan_driver(const DriverInput& in) {
   DriverPlan out;
   for (const auto& v : in.plan->framework.env) out.env.emplace_back(v.name, v.value);
   out.env.emplace_back("CUDA_HOME", in.cuda_home);
-  const std::string base = in.base_path.empty() ? std::string(k_container_path) : in.base_path;
-  out.env.emplace_back("PATH", in.cuda_home + "/bin:" + base);
+  // The tier's and the recipe's `env:` (the recipe's wins); PATH from them
+  // is the system part, behind the front and the toolkit.
+  std::vector<std::pair<std::string, std::string>> chosen;
+  const auto choose = [&chosen](const std::vector<recipe::EnvSetting>& settings) {
+    for (const auto& s : settings) {
+      const auto it = std::ranges::find(chosen, s.name, &std::pair<std::string, std::string>::first);
+      if (it != chosen.end())
+        it->second = s.value;
+      else
+        chosen.emplace_back(s.name, s.value);
+    }
+  };
+  if (in.plan->tier) choose(in.plan->tier->env);
+  choose(in.recipe->env);
+  std::string system_path(k_container_path);
+  if (const auto it = std::ranges::find(chosen, "PATH", &std::pair<std::string, std::string>::first);
+      it != chosen.end()) {
+    system_path = it->second;
+    chosen.erase(it);
+  }
+  const std::string front_bin = std::string(k_front_dir) + "/bin";
+  out.env.emplace_back("PATH", front_bin + ":" + in.cuda_home + "/bin:" + system_path);
+  // CMake takes its CUDA compiler from CUDACXX before PATH; PyTorch's
+  // extension builder (ninja) from PYTORCH_NVCC before CUDA_HOME/bin.
+  out.env.emplace_back("CUDACXX", front_bin + "/nvcc");
+  out.env.emplace_back("PYTORCH_NVCC", front_bin + "/nvcc");
+  out.env.emplace_back("HOME", std::string(k_home_dir));
+  out.env.emplace_back("LANG", "C");
   // Parallelism: PyTorch and ninja-driven extensions read MAX_JOBS, `cmake --build` the other.
   out.env.emplace_back("MAX_JOBS", std::to_string(in.jobs));
   out.env.emplace_back("CMAKE_BUILD_PARALLEL_LEVEL", std::to_string(in.jobs));
-  // A container runs as the invoking user, who has no home in the image.
-  if (in.place == BuildPlace::container) out.env.emplace_back("HOME", "/tmp");
+  for (auto& c : chosen) {
+    const auto it = std::ranges::find(out.env, c.first, &std::pair<std::string, std::string>::first);
+    if (it != out.env.end())
+      it->second = std::move(c.second);
+    else
+      out.env.push_back(std::move(c));
+  }
   recipe_steps(*in.recipe, out);
   if (auto ok = std::visit(FrameworkSteps{.in = in, .out = out, .defaults = in.recipe->build.empty()},
                            in.plan->framework.vars);

@@ -8,6 +8,15 @@
 //   /build       an empty build directory (the default CMake build tree)
 //   /orc/steps   recipe script steps, read-only, each run as `bash /orc/steps/NAME`
 //   /orc/bazel   bazel's output root, kept between builds (tensorflow)
+//   /orc/front   the nvcc front: bin/nvcc (first on PATH, and CUDACXX),
+//                bin/__nvcc_device_query, bin/nvidia-smi, front.conf, and
+//                the call log calls.jsonl (front/front.hpp)
+//   /orc/home    HOME, empty at the start of every build
+//
+// Every step gets the same fixed environment, whatever the shell that ran
+// orchestrate held: PATH (the front, the toolkit's bin, the system's),
+// HOME, LANG=C, CUDA_HOME, CUDACXX, the plan's variables, the parallelism
+// ones, then the tier's `env:` and the recipe's (which wins).
 #include <expected>
 #include <filesystem>
 #include <optional>
@@ -26,6 +35,8 @@ inline constexpr std::string_view k_src_dir = "/src";
 inline constexpr std::string_view k_build_dir = "/build";
 inline constexpr std::string_view k_steps_dir = "/orc/steps";
 inline constexpr std::string_view k_bazel_dir = "/orc/bazel";
+inline constexpr std::string_view k_front_dir = "/orc/front";
+inline constexpr std::string_view k_home_dir = "/orc/home";
 // The file in a workspace that remembers the archs of bazel's last configure.
 inline constexpr std::string_view k_bazel_fingerprint_file = "bazel-arch-fingerprint";
 
@@ -37,7 +48,6 @@ struct DriverInput {
   const recipe::Recipe* recipe = nullptr;
   BuildPlace place = BuildPlace::container;
   std::string cuda_home = "/usr/local/cuda";  // in the build's file system
-  std::string base_path;                      // PATH the toolkit's bin is put in front of
   unsigned jobs = 1;
   CmakeGenerator generator = CmakeGenerator::makefiles;
   std::filesystem::path source_dir;  // the source tree on the host (caffe reads Makefile.config.example)

@@ -6,6 +6,7 @@
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/fs.hpp"
+#include "orchestrator/util/process.hpp"
 #include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -48,6 +49,22 @@ void KeyHasher::list(std::string_view name, const std::vector<std::string>& valu
     m_lines.emplace_back(std::string(name) + "[" + std::to_string(i) + "]", values[i]);
 }
 
+void KeyHasher::lists(std::string_view name, const std::vector<std::vector<std::string>>& values) {
+  put(m_bytes, name);
+  put(m_bytes, "lists");
+  put(m_bytes, std::to_string(values.size()));
+  for (const auto& list : values) {
+    put(m_bytes, std::to_string(list.size()));
+    for (const auto& v : list) {
+      put(m_bytes, std::to_string(v.size()));
+      put(m_bytes, v);
+    }
+  }
+  if (values.empty()) m_lines.emplace_back(std::string(name), "(none)");
+  for (std::size_t i = 0; i < values.size(); ++i)
+    m_lines.emplace_back(std::string(name) + "[" + std::to_string(i) + "]", util::shell_quoted(values[i]));
+}
+
 std::string KeyHasher::hex() const {
   return digest::sha256(std::as_bytes(std::span(m_bytes.data(), m_bytes.size()))).hex();
 }
@@ -87,6 +104,7 @@ std::string canonical_recipe(const recipe::Recipe& r) {
       out += "step=argv " + util::join(step.argv, "\x1f") + "\n";
   }
   for (const auto& glob : r.artifacts) out += "artifact=" + glob + "\n";
+  out += "nvcc=" + std::string(recipe::nvcc_policy_name(r.nvcc)) + "\n";
   return out;
 }
 
@@ -106,7 +124,7 @@ KeyHasher hash_key(const KeyInputs& in) {
   h.list("archs.sass", in.sass);
   h.list("archs.ptx", in.ptx);
   h.list("env", in.env);
-  h.list("steps", in.steps);
+  h.lists("steps", in.steps);
   return h;
 }
 

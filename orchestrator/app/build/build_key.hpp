@@ -18,7 +18,9 @@ namespace orc::app {
 // Bumped when the meaning of a field changes, so old entries miss.
 // v2: the tier's GPU names and PTX policy left out (the resolved arch set
 // says what they mean), the version from project(VERSION).
-inline constexpr std::string_view k_key_schema = "orchestrate-build-key.v2";
+// v3: steps as argv lists (each argument length-delimited), every variable
+// of the fixed environment (PATH included), the recipe's nvcc policy.
+inline constexpr std::string_view k_key_schema = "orchestrate-build-key.v3";
 
 class KeyHasher {
  public:
@@ -26,6 +28,9 @@ class KeyHasher {
   // as  name NUL "list" NUL count NUL, then each element length-prefixed.
   void text(std::string_view name, std::string_view value);
   void list(std::string_view name, const std::vector<std::string>& values);
+  // A list of lists (argv per step): name NUL "lists" NUL count NUL, then
+  // each list as count NUL and its elements length-prefixed.
+  void lists(std::string_view name, const std::vector<std::vector<std::string>>& values);
 
   // The hex SHA-256 of every field added, in order.
   std::string hex() const;
@@ -55,15 +60,16 @@ struct KeyInputs {
   std::string cudnn;
   std::vector<std::string> sass;
   std::vector<std::string> ptx;
-  std::vector<std::string> env;    // NAME=VALUE, sorted; parallelism variables left out
-  std::vector<std::string> steps;  // each step's argv joined with spaces, in order
+  std::vector<std::string> env;                 // NAME=VALUE, sorted; parallelism variables left out
+  std::vector<std::vector<std::string>> steps;  // each step's argv, in order
 };
 
 // The recipe's own fields as stable text: name, framework, source (git URL
 // without credentials, and ref; a local path's location is left out: its
 // content is the tree hash),
 // requirement ranges, steps (a script step by file name and content digest),
-// artifact globs.
+// artifact globs, the nvcc policy, `env:` (tier's and recipe's, as the
+// build's environment holds them, are keyed there).
 std::string canonical_recipe(const recipe::Recipe& recipe);
 
 KeyHasher hash_key(const KeyInputs& inputs);

@@ -20,10 +20,10 @@ namespace {
 namespace fs = std::filesystem;
 
 // Variables kept out of the cache key: the parallelism ones change how fast
-// a build runs, not what it makes (--jobs must not rebuild); PATH is the
-// toolkit's bin (keyed as CUDA_HOME) in front of the caller's own PATH,
-// which differs between shells.
-constexpr std::array<std::string_view, 3> k_unkeyed_env = {"MAX_JOBS", "CMAKE_BUILD_PARALLEL_LEVEL", "PATH"};
+// a build runs, not what it makes (--jobs must not rebuild). Every other
+// variable a step gets is keyed: the environment is fixed (build_drivers.hpp),
+// so nothing of the caller's shell reaches a step unkeyed.
+constexpr std::array<std::string_view, 2> k_unkeyed_env = {"MAX_JOBS", "CMAKE_BUILD_PARALLEL_LEVEL"};
 
 class NullSink final : public engine::LogSink {
  public:
@@ -96,8 +96,8 @@ void add_host_compiler_env(DriverPlan& driver, const std::string& host_compiler)
   }
 }
 
-std::vector<std::string> keyed_steps(const DriverPlan& driver) {
-  std::vector<std::string> out;
+std::vector<std::vector<std::string>> keyed_steps(const DriverPlan& driver) {
+  std::vector<std::vector<std::string>> out;
   for (const auto& step : driver.steps) {
     // The -j of a default step is parallelism too.
     std::vector<std::string> shown;
@@ -107,7 +107,7 @@ std::vector<std::string> keyed_steps(const DriverPlan& driver) {
       else if (!step[i].starts_with("--jobs=") && !(step[i].starts_with("-j") && step[i].size() > 2))
         shown.push_back(step[i]);
     }
-    out.push_back(util::join(shown, " "));
+    out.push_back(std::move(shown));
   }
   return out;
 }
@@ -170,13 +170,10 @@ void key_and_look_up(BuildJob& job, const PrepareContext& context) {
                     .recipe = job.plan.recipe,
                     .place = place,
                     .cuda_home = job.image.cuda_home,
-                    .base_path = {},
                     .jobs = context.jobs_per_build,
                     .generator = CmakeGenerator::makefiles,
                     .source_dir = job.source.dir,
                     .workspace = workspace_dir(*context.store, job.plan.recipe->name)};
-  if (place == BuildPlace::host)
-    if (auto path = util::env_get("PATH")) input.base_path = *path;
   auto driver = plan_driver(input);
   if (!driver) return fail(job, util::ExitCode::bad_input, driver.error());
   job.driver = std::move(*driver);

@@ -33,6 +33,38 @@ std::string printable_lines(std::string_view text) {
   }
 }
 
+Json targets_json(const front::Targets& t) {
+  Json lto = Json::array();
+  for (const auto& cc : t.lto) lto.push_back(cc.lto());
+  return {{"sass", t.code.sass_names()}, {"ptx", t.code.ptx_names()}, {"lto", std::move(lto)}};
+}
+
+// Every nvcc call and GPU probe the front recorded, as the report's JSON.
+Json nvcc_json(const NvccReport& n) {
+  using util::utf8_escaped;
+  Json calls = Json::array();
+  for (const auto& c : n.calls) {
+    Json j;
+    j["tool"] = c.tool;
+    j["outcome"] = front::outcome_name(c.outcome);
+    j["kind"] = front::call_kind_name(c.kind);
+    j["choice"] = front::arch_choice_name(c.choice);
+    j["sources"] = escaped_all(c.sources, utf8_escaped);
+    j["output"] = utf8_escaped(c.output);
+    j["asked"] = targets_json(c.asked);
+    j["compiled"] = c.compiled ? targets_json(*c.compiled) : Json(nullptr);
+    j["arch_flags"] = escaped_all(c.arch_flags, utf8_escaped);
+    j["origin"] = c.origin ? Json{{"file", utf8_escaped(c.origin->file)},
+                                  {"line", c.origin->line},
+                                  {"text", utf8_escaped(c.origin->text)}}
+                           : Json(nullptr);
+    j["note"] = utf8_escaped(c.note);
+    j["exit_code"] = c.exit_code ? Json(*c.exit_code) : Json(nullptr);
+    calls.push_back(std::move(j));
+  }
+  return {{"policy", front::policy_name(n.policy)}, {"bypassed", n.bypassed}, {"calls", std::move(calls)}};
+}
+
 const char* status_name(BuildStatus status) {
   return status == BuildStatus::built ? "built" : status == BuildStatus::cached ? "cached" : "failed";
 }
@@ -59,6 +91,7 @@ Json build_json(const BuildResult& b) {
   // The image this build made (image: REPO), beside "image", the one it built in.
   j["image_made"] = b.image_made.empty() ? Json(nullptr) : Json(utf8_escaped(b.image_made));
   j["image_env"] = b.image_env;
+  j["nvcc"] = b.nvcc ? nvcc_json(*b.nvcc) : Json(nullptr);
   if (!b.errors.empty()) j["errors"] = escaped_all(b.errors, utf8_escaped);
   if (!b.warnings.empty()) j["warnings"] = escaped_all(b.warnings, utf8_escaped);
   return j;
@@ -98,6 +131,8 @@ std::string render_build_text(const BuildReport& report, bool explain) {
       out += "    " + util::printable(a.name) + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
              (a.sass.empty() ? "-" : util::join(a.sass, " ")) + "  PTX " +
              (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
+    if (b.nvcc)
+      for (const auto& line : nvcc_summary(*b.nvcc)) out += "    " + util::printable(line) + '\n';
     for (const auto& w : escaped_all(b.warnings, util::printable)) out += "    warning: " + w + '\n';
     if (!b.kept_tree.empty()) out += "    build tree kept at " + util::printable(b.kept_tree) + '\n';
     if (!b.image_made.empty()) out += "    image " + util::printable(b.image_made) + '\n';

@@ -8,6 +8,7 @@
 #include <deque>
 #include <fstream>
 
+#include "orchestrator/app/build/build_front.hpp"
 #include "orchestrator/app/build/build_job.hpp"
 #include "orchestrator/app/build/build_verify.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
@@ -143,9 +144,12 @@ engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::v
   spec.image = job.image.reference;
   spec.argv = std::move(argv);
   spec.env = job.driver.env;
+  spec.host_env = engine::HostEnvironment::exact;
   spec.mounts = {
       {.host = scratch / "src", .container = std::string(k_src_dir), .access = engine::Access::read_write},
-      {.host = scratch / "build", .container = std::string(k_build_dir), .access = engine::Access::read_write}};
+      {.host = scratch / "build", .container = std::string(k_build_dir), .access = engine::Access::read_write},
+      {.host = scratch / "front", .container = std::string(k_front_dir), .access = engine::Access::read_write},
+      {.host = scratch / "home", .container = std::string(k_home_dir), .access = engine::Access::read_write}};
   spec.mounts.insert(spec.mounts.end(), job.driver.mounts.begin(), job.driver.mounts.end());
   spec.mounts.insert(spec.mounts.end(), job.image.mounts.begin(), job.image.mounts.end());
   spec.working_dir = std::string(k_src_dir);
@@ -270,12 +274,22 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
     if (auto ok = cache::write_file_atomic(scratch / "src" / f.relative, f.text, context.store->tmp_dir()); !ok)
       return fail(job, util::ExitCode::outside_failure, ok.error().message);
 
+  if (auto ok = stage_front(job, scratch, context.discovery.kind, front_program()); !ok)
+    return fail(job, util::ExitCode::outside_failure, ok.error());
+
   std::string engine_error;
   auto engine = open_engine(context, engine_error);
   if (!engine) return fail(job, util::ExitCode::outside_failure, engine_error);
   if (auto* docker = dynamic_cast<engine::DockerEngine*>(engine.get()); docker && !check_image(job, context, *docker))
     return;
-  if (!run_steps(job, context, *engine, scratch, log)) return;
+  const bool steps_ok = run_steps(job, context, *engine, scratch, log);
+  job.result.nvcc = read_front(scratch, job.plan.recipe->nvcc);
+  if (const front::CallRecord* refused = first_refusal(*job.result.nvcc)) {
+    // The cause first: the step only failed because the front stopped it.
+    job.result.errors.insert(job.result.errors.begin(), "the nvcc front stopped the build:\n" + refused->note);
+    job.result.exit_code = std::max(job.result.exit_code, util::ExitCode::check_failed);
+  }
+  if (!steps_ok) return;
 
   if (job.plan.recipe->artifacts.empty())
     return fail(job, util::ExitCode::bad_input,
@@ -298,6 +312,13 @@ void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch,
     reports[i].path = (*files)[i].name;
   }
   if (unreadable) return;
+  job.result.nvcc->bypassed =
+      !judged_any(*job.result.nvcc) &&
+      std::ranges::any_of(reports, [](const inspect::FileReport& r) { return !r.sass.empty() || !r.ptx.empty(); });
+  if (job.result.nvcc->bypassed)
+    log.note(
+        "no nvcc call went through orchestrate's nvcc front, yet the artifacts hold device code: the project "
+        "runs nvcc by a path of its own, so its archs were checked in the binaries only");
   const Verification verification = verify_artifacts(job.plan.archs, job.plan.tier->gpus, reports);
   job.result.warnings.insert(job.result.warnings.end(), verification.warnings.begin(), verification.warnings.end());
   if (!verification.ok()) {

@@ -11,6 +11,7 @@
 #include "orchestrator/compat/resolver.hpp"
 #include "orchestrator/flags/tf_releases.hpp"
 #include "orchestrator/flags/torch_releases.hpp"
+#include "orchestrator/front/origin.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/env.hpp"
@@ -508,6 +509,22 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
   return e;
 }
 
+// Where a recipe's local source chooses its own archs, when its builds would
+// stop there (`nvcc: verify`): said at plan time, before anything is built.
+// Caffe's Makefile.config and bazel's configuration are written by the build
+// drivers from the plan, so those frameworks are not scanned.
+std::optional<std::string> own_arch_warning(const recipe::Recipe& r) {
+  if (r.nvcc != recipe::NvccPolicy::verify || r.source.kind != recipe::Source::Kind::path) return std::nullopt;
+  if (r.framework == recipe::Framework::caffe || r.framework == recipe::Framework::tensorflow) return std::nullopt;
+  std::error_code ec;
+  if (!std::filesystem::is_directory(r.source.path, ec)) return std::nullopt;
+  const auto found = front::find_arch_settings(r.source.path, 1);
+  if (found.empty()) return std::nullopt;
+  return "recipe '" + r.name + "': its source chooses its own CUDA archs at " + found.front().str() +
+         "; its build stops at the first nvcc call whose archs are not the plan's, unless the recipe says "
+         "`nvcc: enforce`";
+}
+
 // Tier name -> the recipes (of `wanted`, or all when it is empty) that list
 // it, in declaration order. Built once, so a plan is linear in the tiers
 // recipes name rather than tiers x recipes x their tiers (125,000 tiers of
@@ -546,12 +563,21 @@ PlanReport plan(std::shared_ptr<const recipe::Config> shared, const PlanScope& s
   const ImageContext images = image_context();
   // Tier order as declared, recipes in declaration order within each tier.
   const auto by_tier = recipes_by_tier(config, scope.recipes);
+  // Each recipe's source is scanned once, however many tiers it has.
+  std::unordered_map<const recipe::Recipe*, std::optional<std::string>> own_archs;
   for (const auto& tier : config.tiers) {
     if (!scope.tiers.empty() && std::ranges::find(scope.tiers, tier.name) == scope.tiers.end()) continue;
     const auto recipes = by_tier.find(tier.name);
     if (recipes == by_tier.end()) continue;
-    for (const recipe::Recipe* r : recipes->second)
-      report.plans.push_back(plan_one(config, *r, tier, images, scope.toolkits));
+    for (const recipe::Recipe* r : recipes->second) {
+      PlanEntry e = plan_one(config, *r, tier, images, scope.toolkits);
+      if (e.ok) {
+        auto [it, fresh] = own_archs.try_emplace(r);
+        if (fresh) it->second = own_arch_warning(*r);
+        if (it->second) e.warnings.push_back(*it->second);
+      }
+      report.plans.push_back(std::move(e));
+    }
   }
   report.config = std::move(shared);
   return report;

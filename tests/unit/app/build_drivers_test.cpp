@@ -95,7 +95,6 @@ class DriverTest : public ::testing::Test {
                    .recipe = &m_recipe,
                    .place = BuildPlace::container,
                    .cuda_home = "/usr/local/cuda",
-                   .base_path = {},
                    .jobs = 6,
                    .generator = CmakeGenerator::ninja,
                    .source_dir = m_dir / "src",
@@ -125,9 +124,25 @@ TEST_F(DriverTest, CmakeDefaultsConfigureWithThePlansArchitectures) {
   EXPECT_EQ(p.steps[1], (std::vector<std::string>{"cmake", "--build", "/build", "-j", "6"}));
   EXPECT_EQ(env_of(p, "CUDAARCHS"), "80-real;90");
   EXPECT_EQ(env_of(p, "CUDA_HOME"), "/usr/local/cuda");
-  EXPECT_TRUE(env_of(p, "PATH").starts_with("/usr/local/cuda/bin:"));
+  // The nvcc front first, then the toolkit, then the system: nothing of the caller's PATH.
+  EXPECT_EQ(env_of(p, "PATH"),
+            "/orc/front/bin:/usr/local/cuda/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+  EXPECT_EQ(env_of(p, "CUDACXX"), "/orc/front/bin/nvcc");
   EXPECT_EQ(env_of(p, "MAX_JOBS"), "6");
-  EXPECT_EQ(env_of(p, "HOME"), "/tmp");
+  EXPECT_EQ(env_of(p, "HOME"), "/orc/home");
+  EXPECT_EQ(env_of(p, "LANG"), "C");
+}
+
+TEST_F(DriverTest, TierAndRecipeEnvComeLastTheRecipesWinning) {
+  m_tier.env = {{.name = "USE_NINJA", .value = "0", .where = {}},
+                {.name = "PATH", .value = "/opt/py/bin:/usr/bin", .where = {}}};
+  m_recipe.env = {{.name = "USE_NINJA", .value = "1", .where = {}}, {.name = "LANG", .value = "C.UTF-8", .where = {}}};
+  const auto p = run(recipe::Framework::cmake, flags::CmakeVars{.architectures = "80"});
+  EXPECT_EQ(env_of(p, "USE_NINJA"), "1");
+  EXPECT_EQ(env_of(p, "LANG"), "C.UTF-8");
+  // PATH from env: is the system part, behind the front and the toolkit.
+  EXPECT_EQ(env_of(p, "PATH"), "/orc/front/bin:/usr/local/cuda/bin:/opt/py/bin:/usr/bin");
+  EXPECT_EQ(std::ranges::count_if(p.env, [](const auto& e) { return e.first == "USE_NINJA"; }), 1);
 }
 
 TEST_F(DriverTest, RecipeCmakeStepsGetTheArchsOnConfigureStepsOnly) {

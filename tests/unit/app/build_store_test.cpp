@@ -44,7 +44,7 @@ KeyInputs inputs() {
                    .sass = {"sm_80"},
                    .ptx = {"compute_80"},
                    .env = {"CUDAARCHS=80"},
-                   .steps = {"cmake -S /src"}};
+                   .steps = {{"cmake", "-S", "/src"}}};
 }
 
 TEST(BuildKey, SameInputsSameKeyAndEveryFieldCounts) {
@@ -74,6 +74,30 @@ TEST(BuildKey, FieldsAreDelimitedSoMovedBytesChangeTheKey) {
   d.text("x", "");
   d.text("y", "1");
   EXPECT_NE(c.hex(), d.hex());
+}
+
+// Issue 27: ["echo", "a b"] and ["echo", "a", "b"] are different steps.
+TEST(BuildKey, ArgumentBoundariesOfStepsChangeTheKey) {
+  auto one = inputs();
+  one.steps = {{"echo", "a b"}};
+  auto two = inputs();
+  two.steps = {{"echo", "a", "b"}};
+  EXPECT_NE(hash_key(one).hex(), hash_key(two).hex());
+  auto split = inputs();
+  split.steps = {{"echo"}, {"a", "b"}};
+  EXPECT_NE(hash_key(split).hex(), hash_key(two).hex());
+  // explain shows the boundary as a shell would need it.
+  EXPECT_NE(hash_key(one).explain().find("steps[0]: echo 'a b'\n"), std::string::npos) << hash_key(one).explain();
+}
+
+TEST(BuildKey, EveryVariableOfTheEnvironmentChangesTheKey) {
+  const std::string key = hash_key(inputs()).hex();
+  auto other = inputs();
+  other.env.push_back("GPU_COMPUTE_CAPABILITY=90");
+  EXPECT_NE(hash_key(other).hex(), key);
+  other = inputs();
+  other.env = {"CUDAARCHS=80", "PATH=/orc/front/bin:/usr/local/cuda/bin:/usr/bin"};
+  EXPECT_NE(hash_key(other).hex(), key);
 }
 
 TEST(BuildKey, ExplainPrintsEveryFieldOnePerLine) {
