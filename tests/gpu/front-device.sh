@@ -45,7 +45,6 @@ build() {  # TIER RECIPE
   echo; echo "\$ orchestrate build $1 -r $2 --engine host -f orchestrate.yaml"
   "$orc" build "$1" -r "$2" --engine host -f orchestrate.yaml --json >"$work/$2-$1.json" 2>"$work/$2-$1.err"
   echo "exit $?"
-  grep -v '^\[' "$work/$2-$1.err" | grep -E "orchestrate: (error|note|fix)|^  " | head -12
   python3 - "$work/$2-$1.json" <<'PY'
 import json, sys
 b = json.load(open(sys.argv[1]))["builds"][0]
@@ -64,11 +63,16 @@ for c in n.get("calls", []):
           f'{"; compiled " + str(c["compiled"]["sass"] + c["compiled"]["ptx"]) if c.get("compiled") else ""}'
           f'{"; at " + org["file"] + ":" + str(org["line"]) if org else ""}'
           f'{"; " + c["note"].splitlines()[0] if c["tool"] != "nvcc" else ""}')
+for e in b.get("errors", []):
+    print("  error:", e.replace("\n", "\n    "))
+import os, shutil, stat, subprocess
 for a in b["artifacts"]:
-    print("run:", a["name"])
-    import subprocess
-    r = subprocess.run([a["path"]], capture_output=True, text=True)
-    print("  exit", r.returncode, r.stdout.strip(), r.stderr.strip())
+    # Blobs in the store are read-only: run a copy.
+    run = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(a["name"]) + "-" + b["recipe"] + "-" + b["tier"])
+    shutil.copyfile(a["path"], run)
+    os.chmod(run, stat.S_IRWXU)
+    r = subprocess.run([run], capture_output=True, text=True)
+    print("run:", a["name"], "exit", r.returncode, r.stdout.strip(), r.stderr.strip())
 PY
 }
 build tier-new pinned-verify

@@ -10,6 +10,7 @@
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/env.hpp"
+#include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/version.hpp"
 
@@ -96,6 +97,34 @@ void add_host_compiler_env(DriverPlan& driver, const std::string& host_compiler)
   }
 }
 
+// On the host, the programs the steps name are found where the caller's
+// PATH finds them (a cmake or python3 in a virtual environment, say): their
+// directories go into the steps' fixed PATH after the front and the
+// toolkit, and so into the key. Nothing else of the caller's PATH does.
+void add_step_program_dirs(DriverPlan& driver, const std::string& caller_path) {
+  const auto path = std::ranges::find(driver.env, "PATH", &std::pair<std::string, std::string>::first);
+  if (path == driver.env.end()) return;
+  std::vector<std::string> have = util::split_any(path->second, ":");
+  std::vector<std::string> dirs;
+  for (const auto* steps : {&driver.pre_steps, &driver.steps})
+    for (const auto& step : *steps) {
+      if (step.empty() || step.front().find('/') != std::string::npos) continue;
+      // Already found on the fixed PATH: nothing to add.
+      if (util::find_program(step.front(), path->second)) continue;
+      const auto found = util::find_program(step.front(), caller_path);
+      if (!found) continue;
+      const std::string dir = fs::path(*found).parent_path().string();
+      if (std::ranges::find(have, dir) == have.end() && std::ranges::find(dirs, dir) == dirs.end())
+        dirs.push_back(dir);
+    }
+  if (dirs.empty()) return;
+  // After the front's bin and the toolkit's: the plan's nvcc stays first.
+  std::vector<std::string> parts = have;
+  parts.insert(parts.begin() + std::min<std::ptrdiff_t>(2, static_cast<std::ptrdiff_t>(parts.size())), dirs.begin(),
+               dirs.end());
+  path->second = util::join(parts, ":");
+}
+
 std::vector<std::vector<std::string>> keyed_steps(const DriverPlan& driver) {
   std::vector<std::vector<std::string>> out;
   for (const auto& step : driver.steps) {
@@ -178,6 +207,7 @@ void key_and_look_up(BuildJob& job, const PrepareContext& context) {
   if (!driver) return fail(job, util::ExitCode::bad_input, driver.error());
   job.driver = std::move(*driver);
   add_host_compiler_env(job.driver, job.image.host_compiler);
+  if (place == BuildPlace::host) add_step_program_dirs(job.driver, util::env_value("PATH"));
   const KeyHasher key = hash_key(key_inputs(job, context.kind));
   job.key = key.hex();
   job.result.key = job.key;

@@ -161,6 +161,11 @@ engine::BuildSpec step_spec(const BuildJob& job, const fs::path& scratch, std::v
   return spec;
 }
 
+std::string path_of(const DriverPlan& driver) {
+  const auto it = std::ranges::find(driver.env, "PATH", &std::pair<std::string, std::string>::first);
+  return it == driver.env.end() ? std::string("unset") : it->second;
+}
+
 // Runs every step; false (with the result filled) when one failed.
 bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine, const fs::path& scratch,
                BuildLog& log) {
@@ -177,6 +182,11 @@ bool run_steps(BuildJob& job, const RunContext& context, engine::Engine& engine,
       else if (e.engine_unreachable())
         fail(job, util::ExitCode::outside_failure,
              "the " + std::string(engine.name()) + " engine failed during the build: " + e.message);
+      else if (e.kind == engine::ErrorKind::not_found && context.discovery.kind == engine::EngineKind::host)
+        // Steps get a fixed PATH, not the caller's (build_drivers.hpp).
+        fail(job, util::ExitCode::bad_input,
+             "step " + std::to_string(i + 1) + ": " + e.message + " (the steps' PATH is " + path_of(job.driver) +
+                 "); install it there, or name its directory in `env: {PATH: ...}` of the tier or recipe");
       else
         fail(job,
              e.kind == engine::ErrorKind::invalid_spec ? util::ExitCode::bad_input : util::ExitCode::outside_failure,
