@@ -201,17 +201,16 @@ constexpr const char* k_launch_cu = R"(__global__ void k(int* p) { *p = 1; }
 void launch() { k<<<1, 1>>>(nullptr); }
 )";
 
-constexpr const char* k_build_sh = R"(set -eu
-for cc in gcc g++ cc c++; do echo "default $cc: GCC $($cc -dumpversion)";
-done nvcc - o x x.cu echo "built x" cmake - S cmake - B cmake / build > cmake / configure.log 2 > &1 || {
-  cat cmake / configure.log;
-  exit 1;
-}
+constexpr const char* k_build_sh = R"sh(set -eu
+for cc in gcc g++ cc c++; do echo "default $cc: GCC $($cc -dumpversion)"; done
+nvcc -o x x.cu
+echo "built x"
+cmake -S cmake -B cmake/build >cmake/configure.log 2>&1 || { cat cmake/configure.log; exit 1; }
 cmake --build cmake/build
 echo "built cmake/build/plain"
 make -C make
 echo "built make/app"
-)";
+)sh";
 
 void write_plain_projects(const fs::path& dir) {
   std::ofstream(dir / "x.cu") << k_plain_cu;
