@@ -38,6 +38,36 @@ orc_install() {
   apt-get install -y -q --no-install-recommends "$@"
 }
 
+# The toolkit's host compiler as the image's default C and C++ compiler:
+# `orc_default_compiler 11` makes gcc, g++ and cpp GCC 11's, and cc and c++
+# (Debian's alternatives, as the gcc and g++ packages register them) follow.
+# nvcc without -ccbin runs `gcc`/`g++` from PATH, CMake without CC/CXX finds
+# `cc`/`c++`, make's defaults are `cc`/`g++`: each then gets the GCC the
+# toolkit takes. A distribution default that is installed all the same
+# (a dependency pulled it in) is diverted to NAME.distrib, not overwritten.
+orc_default_compiler() {
+  for tool in gcc g++ cpp; do
+    if [ ! -x "/usr/bin/$tool-$1" ]; then
+      echo "setup: /usr/bin/$tool-$1 is missing (add its package to the image's list)" >&2
+      exit 1
+    fi
+    if dpkg -S "/usr/bin/$tool" >/dev/null 2>&1; then
+      dpkg-divert --quiet --local --rename --divert "/usr/bin/$tool.distrib" --add "/usr/bin/$tool"
+    fi
+    ln -sfn "$tool-$1" "/usr/bin/$tool"
+  done
+  update-alternatives --quiet --install /usr/bin/cc cc /usr/bin/gcc 20
+  update-alternatives --quiet --install /usr/bin/c++ c++ /usr/bin/g++ 20
+}
+
+# Fails the setup when NAME does not run GCC MAJOR: `orc_check_compiler cc 11`.
+orc_check_compiler() {
+  if ! "$1" -dumpversion | grep -q "^$2\(\.\|\$\)"; then
+    echo "setup: $1 is GCC $("$1" -dumpversion 2>&1), not $2" >&2
+    exit 1
+  fi
+}
+
 # The downloaded .debs and the package lists are hundreds of MB that no
 # build uses; apt in the image works again after `apt-get update`.
 orc_cleanup() {

@@ -3,9 +3,12 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 #include <ostream>
+#include <set>
 
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/cli/table.hpp"
+#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/inspect/verdict.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -23,15 +26,47 @@ using util::human_size;
 // apart at a glance; --json has all 64.
 constexpr std::size_t k_short_digest = 16;
 
-std::vector<std::string> sass_names(const FileReport& r) {
+std::vector<std::string> sass_names_of(const std::set<arch::ComputeCapability>& ccs) {
   std::vector<std::string> out;
-  for (const auto& cc : r.sass) out.push_back(cc.sm());
+  for (const auto& cc : ccs) out.push_back(cc.sm());
   return out;
 }
 
-std::vector<std::string> ptx_names(const FileReport& r) {
+std::vector<std::string> ptx_names_of(const std::set<arch::ComputeCapability>& ccs) {
   std::vector<std::string> out;
-  for (const auto& cc : r.ptx) out.push_back(cc.compute());
+  for (const auto& cc : ccs) out.push_back(cc.compute());
+  return out;
+}
+
+std::vector<std::string> sass_names(const FileReport& r) { return sass_names_of(r.sass); }
+std::vector<std::string> ptx_names(const FileReport& r) { return ptx_names_of(r.ptx); }
+
+// The table's SASS and PTX cells: an arch found only in relocatable modules
+// of a linked file is marked with a `*` (one word, so a narrow table never
+// splits it), and the note below the row, starting with `*`, says what that
+// means.
+std::string code_cell(const std::vector<std::string>& names, const std::set<arch::ComputeCapability>& relocatable,
+                      bool ptx) {
+  if (names.empty()) return "-";
+  std::vector<std::string> shown;
+  for (const auto& name : names) {
+    const bool marked = std::ranges::any_of(
+        relocatable, [&](const arch::ComputeCapability& cc) { return (ptx ? cc.compute() : cc.sm()) == name; });
+    shown.push_back(marked ? name + "*" : name);
+  }
+  return util::join(shown, " ");
+}
+
+// One note per kind held only in relocatable modules, in verification's words.
+std::vector<std::string> relocatable_notes(const FileReport& r) {
+  const auto only = inspect::relocatable_only_code(r);
+  std::vector<std::string> out;
+  if (!only.sass.empty())
+    out.push_back("SASS " + util::join(sass_names_of(only.sass), ", ") + " is " +
+                  std::string(inspect::relocatable_only_why(false)));
+  if (!only.ptx.empty())
+    out.push_back("PTX " + util::join(ptx_names_of(only.ptx), ", ") + " is " +
+                  std::string(inspect::relocatable_only_why(true)));
   return out;
 }
 
@@ -84,6 +119,13 @@ ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& ver
   j["counts"] = {{"elf", r.elf_entries}, {"ptx", r.ptx_entries}, {"lto_ir", r.lto_entries}};
   j["compressed"] = r.compressed;
   j["modules"] = modules_json(r);
+  // "sass" and "ptx" list every module's code, as cuobjdump -all does; what
+  // a linked file holds only in __nv_relfatbin is named here too.
+  if (const auto only = inspect::relocatable_only_code(r); !only.sass.empty() || !only.ptx.empty())
+    j["relocatable_only"] = {
+        {"sass", sass_names_of(only.sass)}, {"ptx", ptx_names_of(only.ptx)}, {"notes", relocatable_notes(r)}};
+  else
+    j["relocatable_only"] = nullptr;
   j["runtime"] = r.runtime ? ordered_json{{"major", r.runtime->major}, {"from", util::utf8_escaped(r.runtime->from)}}
                            : ordered_json(nullptr);
   if (r.runtime_code.any()) {
@@ -141,7 +183,7 @@ std::string entry_counts(const FileReport& r) {
 
 struct Row {
   std::string name, size, digest, entries, compressed, sass, ptx;
-  std::string note;  // damage, shown on its own line below the row
+  std::vector<std::string> notes;  // damage, relocatable-only code: each on its own line below the row
 };
 
 // Members are shown by their path inside the container, indented under it.
@@ -154,18 +196,20 @@ void add_rows(const FileReport& r, std::size_t depth, std::string_view parent, s
     else if (name.starts_with(":"))
       name = name.substr(1);
   }
-  const auto sass = sass_names(r), ptx = ptx_names(r);
+  const auto relocatable = inspect::relocatable_only_code(r);
   Row row{.name = std::string(2 * depth, ' ') + util::printable(name),
           .size = human_size(r.size),
           .digest = r.sha256.substr(0, k_short_digest),
           .entries = entry_counts(r),
           .compressed = r.entries == 0 ? "-" : (r.compressed ? "yes" : "no"),
-          .sass = sass.empty() ? "-" : util::join(sass, " "),
-          .ptx = ptx.empty() ? "-" : util::join(ptx, " "),
-          .note = {}};
+          .sass = code_cell(sass_names(r), relocatable.sass, false),
+          .ptx = code_cell(ptx_names(r), relocatable.ptx, true),
+          .notes = {}};
+  const std::string indent(2 * depth + 2, ' ');
   if (r.damage)
-    row.note = std::string(2 * depth + 2, ' ') + "! damaged at offset " + std::to_string(r.damage->offset) + ": " +
-               util::printable(r.damage->what);
+    row.notes.push_back(indent + "! damaged at offset " + std::to_string(r.damage->offset) + ": " +
+                        util::printable(r.damage->what));
+  for (const auto& note : relocatable_notes(r)) row.notes.push_back(indent + "* " + note);
   rows.push_back(std::move(row));
   for (const auto& m : r.members) add_rows(m, depth + 1, r.path, rows);
 }
@@ -192,7 +236,7 @@ std::string inspect_text(const std::vector<FileReport>& reports, const std::vect
   Table table({"FILE", "SIZE", "SHA256", "ENTRIES", "COMPRESSED", "SASS", "PTX"});
   for (auto& row : rows) {
     table.add_row({row.name, row.size, row.digest, row.entries, row.compressed, row.sass, row.ptx});
-    if (!row.note.empty()) table.add_note(row.note);
+    for (const auto& note : row.notes) table.add_note(note);
   }
   std::string out = table.render();
   if (verdicts.empty()) return out;

@@ -298,6 +298,20 @@ CodeSets loadable_code(const FileReport& r) {
   return out;
 }
 
+CodeSets relocatable_only_code(const FileReport& r) {
+  CodeSets out;
+  if (r.modules.empty() || r.object) return out;
+  const CodeSets loadable = loadable_code(r);
+  for (const auto& m : r.modules) {
+    if (m.loadable()) continue;
+    for (const auto& cc : m.sass)
+      if (!loadable.sass.contains(cc)) out.sass.insert(cc);
+    for (const auto& p : m.ptx)
+      if (!loadable.ptx.contains(p.arch)) out.ptx.insert(p.arch);
+  }
+  return out;
+}
+
 bool FileReport::device_code() const {
   return entries > 0 || std::ranges::any_of(members, [](const FileReport& m) { return m.device_code(); });
 }

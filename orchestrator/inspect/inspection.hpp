@@ -77,6 +77,13 @@ struct CodeSets {
   std::set<arch::ComputeCapability> ptx;
 };
 CodeSets loadable_code(const FileReport& report);
+// The archs a linked file holds only in relocatable modules: in some
+// __nv_relfatbin module and in no module the runtime registers, because the
+// device link did not make them (nvcc 13.0's device link writes SASS only,
+// so with -rdc every PTX lands here). Listed with the file's code, marked
+// as such; empty for an object (all its code waits for a link) and for a
+// report without modules.
+CodeSets relocatable_only_code(const FileReport& report);
 
 struct InspectOptions {
   bool exact = false;    // decompress compressed cubins to name them

@@ -87,6 +87,15 @@ struct ModuleVerdict {
   bool relinked = false;           // the relocatable images decided
   std::optional<Verdict> running;  // for a partial module: what its kernels that run get
 };
+// What code found only in relocatable modules (relocatable_only_code) means
+// and what puts it in the registered module, for SASS or PTX: the words
+// inspect's table, its --json and build verification share, after "PTX
+// compute_120 is " or "planned SASS sm_90 is ". The runtime's load-time
+// link of relocatable images is the H200's (tests/gpu/verdicts-h200.txt);
+// that the device link makes SASS only is nvcc 13.0's (`nvcc -dlink
+// --dryrun`: nvlink --arch=sm_XX per SASS target, a PTX target dropped).
+std::string_view relocatable_only_why(bool ptx);
+
 ModuleVerdict judge_module(const Module& module, const std::vector<Module>& modules, arch::ComputeCapability device,
                            const DriverFacts& driver = {});
 

@@ -70,6 +70,18 @@ Verdict needs_link(const FileReport& file, ComputeCapability device, const Drive
 
 }  // namespace
 
+std::string_view relocatable_only_why(bool ptx) {
+  if (ptx)
+    return "only in relocatable device code (__nv_relfatbin, from -rdc): the device link puts no PTX in the module "
+           "the runtime registers (it makes SASS only), so the runtime JIT-links it at load time, and only on a GPU "
+           "the device-linked code has nothing for; to have the PTX in the registered module, build without "
+           "separable compilation (no -rdc; CMake: CUDA_SEPARABLE_COMPILATION OFF)";
+  return "only in relocatable device code (__nv_relfatbin, from -rdc): the device link did not make it, so the "
+         "runtime links it at load time, and only on a GPU the device-linked code has nothing for; to have it in "
+         "the registered module, give the device link the same -gencode (nvcc -dlink, or the final nvcc -rdc=true "
+         "link; CMake passes CUDA_ARCHITECTURES to it)";
+}
+
 namespace {
 
 bool shares_a_name(const std::vector<std::string>& a, const std::vector<std::string>& b) {

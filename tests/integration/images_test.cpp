@@ -5,13 +5,17 @@
 // the image with network none. Rootfs tars are cached in the build tree
 // (fixtures/images), so a rerun skips debootstrap and apt.
 //
-// Two ctest cases run this binary: integration_images (host-bookworm, with
-// the host's CUDA 13.0 mounted) and integration_images_cuda118 (the 5.4 GB
-// Debian CUDA 11.8 image: minutes the first time, so CI runs it once).
+// Three ctest cases run this binary: integration_images (host-bookworm, with
+// the host's CUDA 13.0 mounted), integration_images_cuda118 and
+// integration_images_cuda124 (the ~5 GB Debian CUDA 11.8 and 12.4 images:
+// minutes each the first time, so CI runs them once). In every image, plain
+// `nvcc x.cu`, a CMake project and a Makefile project build with the
+// image's default compilers.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <iostream>
@@ -138,6 +142,12 @@ class Images : public ::testing::Test {
     say(quoted(spec.argv) + " in " + image + ": " + seconds_since(start) + " s");
     return {ran ? ran->exit_code : -1, out.text};
   }
+
+  // Builds the plain projects in /work (mounted from the host) with the
+  // image's defaults, and checks that each default compiler is GCC `gcc`.
+  // nvcc is found on PATH; the host's toolkit, where mounted, is put there.
+  void expect_plain_projects_build(const std::string& image, const std::string& gcc,
+                                   const std::vector<engine::Mount>& mounts);
 };
 
 constexpr const char* k_kernel = R"(__global__ void saxpy(int n, float a, const float* x, float* y) {
@@ -145,6 +155,93 @@ constexpr const char* k_kernel = R"(__global__ void saxpy(int n, float a, const 
   if (i < n) y[i] = a * x[i] + y[i];
 }
 )";
+
+// A user's three first projects, built with the image's defaults only (no
+// -ccbin, CC, CXX or CUDAHOSTCXX): plain `nvcc x.cu`, a CMake project in C,
+// C++ and CUDA, and a Makefile whose rules use make's $(CC) and $(CXX) and
+// call nvcc by name. build.sh prints the GCC major behind each default name.
+constexpr const char* k_plain_cu = R"(#include <cstdio>
+#include <vector>
+__global__ void fill(int* out) { out[threadIdx.x] = threadIdx.x; }
+int main() {
+  std::vector<int> host(32);
+  std::printf("%zu\n", host.size());
+  return 0;
+}
+)";
+
+constexpr const char* k_cmake_lists = R"(cmake_minimum_required(VERSION 3.18)
+project(plain LANGUAGES C CXX CUDA)
+add_executable(plain main.cpp util.c k.cu)
+set_target_properties(plain PROPERTIES CUDA_ARCHITECTURES 75)
+)";
+
+constexpr const char* k_makefile =
+    "app: main.o util.o k.o\n"
+    "\tnvcc -o $@ main.o util.o k.o\n"
+    "main.o: main.cpp\n"
+    "\t$(CXX) -c -o $@ main.cpp\n"
+    "util.o: util.c\n"
+    "\t$(CC) -c -o $@ util.c\n"
+    "k.o: k.cu\n"
+    "\tnvcc -c -o $@ k.cu\n";
+
+constexpr const char* k_main_cpp = R"(#include <string>
+extern "C" int util_answer();
+void launch();
+int main() {
+  launch();
+  return std::to_string(util_answer()) == "42" ? 0 : 1;
+}
+)";
+
+constexpr const char* k_util_c = "int util_answer(void) { return 42; }\n";
+
+constexpr const char* k_launch_cu = R"(__global__ void k(int* p) { *p = 1; }
+void launch() { k<<<1, 1>>>(nullptr); }
+)";
+
+constexpr const char* k_build_sh = R"sh(set -eu
+for cc in gcc g++ cc c++; do echo "default $cc: GCC $($cc -dumpversion)"; done
+nvcc -o x x.cu
+echo "built x"
+cmake -S cmake -B cmake/build >cmake/configure.log 2>&1 || { cat cmake/configure.log; exit 1; }
+cmake --build cmake/build
+echo "built cmake/build/plain"
+make -C make
+echo "built make/app"
+)sh";
+
+void write_plain_projects(const fs::path& dir) {
+  std::ofstream(dir / "x.cu") << k_plain_cu;
+  std::ofstream(dir / "build.sh") << k_build_sh;
+  for (const char* sub : {"cmake", "make"}) {
+    fs::create_directories(dir / sub);
+    std::ofstream(dir / sub / "main.cpp") << k_main_cpp;
+    std::ofstream(dir / sub / "util.c") << k_util_c;
+    std::ofstream(dir / sub / "k.cu") << k_launch_cu;
+  }
+  std::ofstream(dir / "cmake" / "CMakeLists.txt") << k_cmake_lists;
+  std::ofstream(dir / "make" / "Makefile") << k_makefile;
+}
+
+void Images::expect_plain_projects_build(const std::string& image, const std::string& gcc,
+                                         const std::vector<engine::Mount>& mounts) {
+  const auto work = std::ranges::find(mounts, "/work", &engine::Mount::container);
+  ASSERT_NE(work, mounts.end());
+  write_plain_projects(work->host);
+  const bool host_cuda =
+      std::ranges::any_of(mounts, [](const engine::Mount& m) { return m.container == "/usr/local/cuda"; });
+  const std::string path = std::string(host_cuda ? "/usr/local/cuda/bin:" : "") +
+                           "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+  auto [code, out] = run_in(image, {"env", "PATH=" + path, "sh", "build.sh"}, mounts);
+  EXPECT_EQ(code, 0) << out;
+  for (const char* name : {"gcc", "g++", "cc", "c++"})
+    EXPECT_NE(out.find(std::string("default ") + name + ": GCC " + gcc + "\n"), std::string::npos) << name << "\n"
+                                                                                                   << out;
+  for (const char* built : {"x", "cmake/build/plain", "make/app"})
+    EXPECT_TRUE(fs::is_regular_file(work->host / built)) << built << " was not built:\n" << out;
+}
 
 TEST_F(Images, HostBookwormServesTheHostToolkit) {
   if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
@@ -175,6 +272,7 @@ TEST_F(Images, HostBookwormServesTheHostToolkit) {
              {"/usr/local/cuda/bin/nvcc", "-c", "-gencode", "arch=compute_90,code=sm_90", "k.cu", "-o", "k.o"}, mounts);
   EXPECT_EQ(code, 0) << out;
   EXPECT_TRUE(fs::is_regular_file(work.path() / "k.o"));
+  expect_plain_projects_build(first.record.reference, "12", mounts);
 
   // A second build reuses the cached rootfs and the imported image.
   const auto start = Clock::now();
@@ -240,6 +338,20 @@ TEST_F(Images, Cuda118CompilesKeplerAndAmpereWithoutNetwork) {
   EXPECT_EQ(code, 0) << out;
   EXPECT_NE(out.find("sm_35"), std::string::npos) << out;
   EXPECT_NE(out.find("sm_80"), std::string::npos) << out;
+
+  // GCC 11 is the image's default compiler: nvcc 11.8 refuses bookworm's 12.
+  expect_plain_projects_build(built.record.reference, "11", mounts);
+}
+
+TEST_F(Images, Cuda124CompilesWithItsDefaultCompiler) {
+  const app::ImageBuildResult built = build("12.4-trixie");
+  EXPECT_EQ(built.record.reference, "orchestrate/cuda:12.4-trixie");
+  EXPECT_TRUE(built.record.toolkit.starts_with("12.4")) << built.record.toolkit;
+  TempDir work("orc-images-work");
+  const std::vector<engine::Mount> mounts = {
+      {.host = work.path(), .container = "/work", .access = engine::Access::read_write}};
+  // GCC 13 is the image's default compiler: nvcc 12.4 refuses trixie's 14.
+  expect_plain_projects_build(built.record.reference, "13", mounts);
 }
 
 }  // namespace

@@ -14,5 +14,7 @@ orc_no_daemons
 orc_install $ORC_PACKAGES
 # The mount point, so the image documents where the toolkit goes.
 mkdir -p /usr/local/cuda
-g++ --version >/dev/null
+# Bookworm's own GCC 12 is the default here (its g++ package brings gcc,
+# cc and c++), and nvcc 13.0 takes it.
+for cc in gcc g++ cc c++; do orc_check_compiler "$cc" 12; done
 orc_cleanup

@@ -81,20 +81,41 @@ Verification verify_artifacts(const arch::ArchSet& planned, const std::vector<re
   for (const auto& r : reports) {
     if (!r.device_code()) continue;
     any_device_code = true;
-    // What the runtime loads: in a linked file, __nv_relfatbin does not count.
+    // What the runtime registers, and what a linked file holds only in
+    // __nv_relfatbin: listed by inspect too, marked, in the same words.
     const auto [sass, ptx] = inspect::loadable_code(r);
+    const auto relocatable = inspect::relocatable_only_code(r);
     if (r.damage)
       v.errors.push_back(r.path + ": damaged at offset " + std::to_string(r.damage->offset) + ": " + r.damage->what);
-    for (const auto& cc : want_sass)
-      if (!sass.contains(cc)) v.errors.push_back(r.path + ": planned SASS " + cc.sm() + " is missing");
-    for (const auto& cc : want_ptx)
-      if (!ptx.contains(cc)) v.errors.push_back(r.path + ": planned PTX " + cc.compute() + " is missing");
+    // Planned code the runtime does not register is missing, or relocatable
+    // only: an error for SASS (the device link can make it), a warning for
+    // PTX (it cannot; the runtime JIT-links the relocatable PTX).
+    const auto require = [&](const std::set<ComputeCapability>& want, const std::set<ComputeCapability>& have,
+                             const std::set<ComputeCapability>& only_relocatable, bool is_ptx) {
+      for (const auto& cc : want) {
+        if (have.contains(cc)) continue;
+        const std::string what = r.path + ": planned " + (is_ptx ? "PTX " + cc.compute() : "SASS " + cc.sm()) + " is ";
+        if (!only_relocatable.contains(cc))
+          v.errors.push_back(what + "missing");
+        else
+          (is_ptx ? v.warnings : v.errors).push_back(what + std::string(inspect::relocatable_only_why(is_ptx)));
+      }
+    };
+    require(want_sass, sass, relocatable.sass, false);
+    require(want_ptx, ptx, relocatable.ptx, true);
+    const auto unplanned = [&](const std::string& kind, const std::string& name, bool only_relocatable) {
+      v.warnings.push_back(r.path + ": embeds " + kind + " " + name +
+                           (only_relocatable ? " (only in relocatable device code, __nv_relfatbin)" : "") +
+                           ", which the plan did not ask for");
+    };
     for (const auto& cc : sass)
-      if (!want_sass.contains(cc))
-        v.warnings.push_back(r.path + ": embeds SASS " + cc.sm() + ", which the plan did not ask for");
+      if (!want_sass.contains(cc)) unplanned("SASS", cc.sm(), false);
+    for (const auto& cc : relocatable.sass)
+      if (!want_sass.contains(cc)) unplanned("SASS", cc.sm(), true);
     for (const auto& cc : ptx)
-      if (!want_ptx.contains(cc))
-        v.warnings.push_back(r.path + ": embeds PTX " + cc.compute() + ", which the plan did not ask for");
+      if (!want_ptx.contains(cc)) unplanned("PTX", cc.compute(), false);
+    for (const auto& cc : relocatable.ptx)
+      if (!want_ptx.contains(cc)) unplanned("PTX", cc.compute(), true);
     for (const auto& gpu : gpus) {
       const ComputeCapability device = gpu.cc;
       const auto verdict = inspect::judge_file(r, device).verdict;

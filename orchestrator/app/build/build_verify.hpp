@@ -37,10 +37,14 @@ struct Verification {
   bool ok() const { return errors.empty(); }
 };
 
-// Per artifact holding device code: every planned SASS and PTX present;
-// every GPU of the tier native (JIT is accepted only for a GPU the plan gave
-// no SASS to: the plan then meant it); an embedded arch the plan did not ask
-// for is a warning. No artifact with device code at all is an error.
+// Per artifact holding device code: every planned SASS and PTX present in a
+// module the runtime registers; every GPU of the tier native (JIT is
+// accepted only for a GPU the plan gave no SASS to: the plan then meant it);
+// an embedded arch the plan did not ask for is a warning. A planned arch
+// found only in relocatable modules (-rdc) is named so, with the change that
+// fixes it: an error for SASS (the device link can make it), a warning for
+// PTX (the device link cannot; the runtime JIT-links the relocatable PTX).
+// No artifact with device code at all is an error.
 Verification verify_artifacts(const arch::ArchSet& planned, const std::vector<recipe::TierGpu>& gpus,
                               const std::vector<inspect::FileReport>& reports);
 

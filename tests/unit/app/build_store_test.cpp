@@ -8,6 +8,7 @@
 #include "orchestrator/app/build/build_key.hpp"
 #include "orchestrator/app/build/build_source.hpp"
 #include "orchestrator/app/build/build_verify.hpp"
+#include "orchestrator/inspect/verdict.hpp"
 
 namespace orc::app {
 namespace {
@@ -250,6 +251,57 @@ TEST(Verify, AnExtraArchIsAWarningAndNoDeviceCodeAnError) {
   ASSERT_EQ(v.warnings.size(), 1u);
   EXPECT_NE(v.warnings[0].find("embeds SASS sm_86, which the plan did not ask for"), std::string::npos);
   EXPECT_FALSE(verify_artifacts(tier_plan(), {report_with({}, {})}).ok());
+}
+
+// An -rdc artifact: the registered (device-linked) module and one
+// relocatable module, each with its SASS and PTX.
+inspect::FileReport rdc_report(std::set<arch::ComputeCapability> linked_sass,
+                               std::set<arch::ComputeCapability> rel_sass, std::set<arch::ComputeCapability> rel_ptx) {
+  inspect::FileReport r = report_with(linked_sass, {});
+  inspect::Module linked{.section = inspect::CodeSection::executable, .sass = linked_sass};
+  linked.kernels = inspect::Kernels::yes;
+  inspect::Module relocatable{.section = inspect::CodeSection::relocatable, .sass = rel_sass};
+  for (const auto& cc : rel_ptx) relocatable.ptx.push_back({cc, util::Version(9, 0)});
+  relocatable.kernels = inspect::Kernels::yes;
+  r.modules = {linked, relocatable};
+  r.sass.insert(rel_sass.begin(), rel_sass.end());
+  r.ptx = rel_ptx;
+  return r;
+}
+
+// Issue 27: PTX an -rdc build holds only in __nv_relfatbin is not "missing"
+// (inspect lists it); it is named so, with the change that puts it in the
+// registered module. The runtime JIT-links it, so the set is stored.
+TEST(Verify, PlannedPtxOnlyInRelocatableCodeIsNamedSoWithTheFix) {
+  const auto v = verify_artifacts(tier_plan(), {rdc_report({{8, 0}, {9, 0}}, {{8, 0}, {9, 0}}, {{9, 0}})});
+  EXPECT_TRUE(v.ok()) << v.errors.at(0);
+  ASSERT_EQ(v.warnings.size(), 1u);
+  EXPECT_EQ(v.warnings[0],
+            "build/saxpy: planned PTX compute_90 is " + std::string(inspect::relocatable_only_why(true)));
+  EXPECT_NE(v.warnings[0].find("only in relocatable device code (__nv_relfatbin, from -rdc)"), std::string::npos);
+  EXPECT_NE(v.warnings[0].find("build without separable compilation (no -rdc; CMake: CUDA_SEPARABLE_COMPILATION OFF)"),
+            std::string::npos)
+      << v.warnings[0];
+  EXPECT_EQ(v.warnings[0].find("missing"), std::string::npos) << v.warnings[0];
+}
+
+TEST(Verify, PlannedSassOnlyInRelocatableCodeAsksForItInTheDeviceLink) {
+  const auto v = verify_artifacts(tier_plan(), {rdc_report({{9, 0}}, {{8, 0}, {9, 0}}, {})});
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.errors.at(0), "build/saxpy: planned SASS sm_80 is " + std::string(inspect::relocatable_only_why(false)));
+  EXPECT_NE(v.errors[0].find("give the device link the same -gencode"), std::string::npos) << v.errors[0];
+  // Still missing where no module holds it at all.
+  ASSERT_EQ(v.errors.size(), 2u);
+  EXPECT_EQ(v.errors[1], "build/saxpy: planned PTX compute_90 is missing");
+}
+
+TEST(Verify, UnplannedRelocatableOnlyCodeIsSaidAsSuch) {
+  const auto v = verify_artifacts(tier_plan(), {rdc_report({{8, 0}, {9, 0}}, {{7, 5}, {8, 0}, {9, 0}}, {{9, 0}})});
+  EXPECT_TRUE(v.ok());
+  ASSERT_EQ(v.warnings.size(), 2u);
+  EXPECT_EQ(v.warnings[1],
+            "build/saxpy: embeds SASS sm_75 (only in relocatable device code, __nv_relfatbin), which the plan did not "
+            "ask for");
 }
 
 }  // namespace

@@ -55,6 +55,36 @@ TEST(ModuleNvcc, RelocatableCodeDecidesOnlyWhenTheDeviceLinkedCodeHasNothing) {
   EXPECT_EQ(judge_file(r, {10, 0}).verdict.outcome, Outcome::none);
 }
 
+// Issue 27: nvcc 13.0's device link drops a PTX target, so an -rdc build's
+// PTX is in __nv_relfatbin only; it is listed, and named as relocatable only.
+TEST(ModuleNvcc, TheDeviceLinkMakesNoPtxSoRdcPtxIsRelocatableOnly) {
+  ORC_NVCC_OUTPUT(path, "rdc-ptx90");
+  const FileReport r = inspect_one(path);
+  EXPECT_EQ(r.ptx, (std::set<ComputeCapability>{{9, 0}}));  // as cuobjdump -all lists it
+  for (const Module& m : r.modules)
+    if (m.loadable()) EXPECT_TRUE(m.ptx.empty()) << "a registered module holds PTX at " << m.offset;
+  const CodeSets loadable = loadable_code(r);
+  EXPECT_EQ(loadable.sass, (std::set<ComputeCapability>{{9, 0}}));
+  EXPECT_TRUE(loadable.ptx.empty());
+  const CodeSets only = relocatable_only_code(r);
+  EXPECT_TRUE(only.sass.empty());  // the device link made sm_90 too
+  EXPECT_EQ(only.ptx, (std::set<ComputeCapability>{{9, 0}}));
+  // On a GPU above 9.0 the device-linked code has nothing, and the runtime
+  // JIT-links the relocatable PTX (the H200 record's rdc-sm75-compute80 case).
+  const FileVerdict blackwell = judge_file(r, {10, 0});
+  EXPECT_EQ(blackwell.verdict.outcome, Outcome::jit) << blackwell.verdict.detail;
+  EXPECT_TRUE(blackwell.relinked);
+}
+
+TEST(ModuleNvcc, ObjectsAndPlainBuildsHoldNothingRelocatableOnly) {
+  ORC_NVCC_OUTPUT(object, "kr.o");
+  const CodeSets in_object = relocatable_only_code(inspect_one(object));
+  EXPECT_TRUE(in_object.sass.empty() && in_object.ptx.empty()) << "an object's code all waits for a link";
+  ORC_NVCC_OUTPUT(plain, "t75");
+  const CodeSets in_plain = relocatable_only_code(inspect_one(plain));
+  EXPECT_TRUE(in_plain.sass.empty() && in_plain.ptx.empty());
+}
+
 TEST(ModuleNvcc, TheDeviceLinkModuleHasNoKernelAndDoesNotDecide) {
   ORC_NVCC_OUTPUT(path, "t75");
   const FileReport r = inspect_one(path);

@@ -108,6 +108,11 @@ class NvccOutputs {
          "nvcc -Xcompiler -fPIC -rdc=true -gencode arch=compute_75,code=sm_75 -gencode arch=compute_80,code=sm_80 "
          "-gencode arch=compute_90,code=sm_90 -c -o kr3.o k.cu && "
          "nvcc -shared -rdc=true -gencode arch=compute_75,code=sm_75 -o rdc75.so kr3.o"},
+        // -rdc with the same SASS and PTX targets for the compile and the
+        // device link (what CMake's CUDA_SEPARABLE_COMPILATION does): the
+        // device link makes the sm_90 cubin and no PTX, so compute_90 sits in
+        // __nv_relfatbin only.
+        {"rdc-ptx90", "nvcc -rdc=true -gencode arch=compute_90,code=[sm_90,compute_90] -o rdc-ptx90 m.cu k.cu"},
         // nvcc 13's default for an executable: sm_75 SASS and compute_75 PTX.
         {"t75", "nvcc -gencode arch=compute_75,code=[sm_75,compute_75] -o t75 m.cu k.cu"},
         {"dev.cubin", "nvcc -cubin -rdc=true -arch=sm_90 -o dev.cubin d.cu"},
