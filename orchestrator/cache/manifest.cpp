@@ -142,13 +142,56 @@ void read_chunks(Reader& r, const json& j, const std::string& path, ManifestFile
   if (auto problem = chunk_layout_problem(file.chunks, file.size); !problem.empty()) r.fail(path, problem);
 }
 
+// A library key as inspect's table writes them: lower-case letters and digits.
+bool library_key(std::string_view s) {
+  return !s.empty() && s.size() <= 64 && s.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789") == s.npos;
+}
+
+// "libcublas.so.13" names major 13: the soname's first version component.
+bool soname_names_major(std::string_view soname, std::optional<int> major) {
+  const auto so = soname.rfind(".so");
+  if (so == std::string_view::npos) return false;
+  const std::string_view rest = soname.substr(so + 3);
+  if (!major) return rest.empty();
+  const std::string digits = std::to_string(*major);
+  return rest.starts_with("." + digits) && (rest.size() == digits.size() + 1 || rest[digits.size() + 1] == '.');
+}
+
+constexpr int k_max_library_major = 9999;
+
+// Present only on a file that needs something: each soname once, sorted.
+void read_needs(Reader& r, const json& j, const std::string& path, ManifestFile& file) {
+  if (!j.is_array()) return r.fail(path, "expected an array");
+  if (j.empty()) return r.fail(path, "empty (a file that needs nothing has no \"needs\" key)");
+  if (j.size() > k_max_manifest_list) return r.fail(path, "more entries than the limit");
+  for (std::size_t i = 0; i < j.size() && !r.error; ++i) {
+    const std::string at = path + "[" + std::to_string(i) + "]";
+    if (!r.object(j[i], at, {"library", "major", "soname"})) return;
+    LibraryNeed need{.library = r.string(j[i]["library"], at + ".library"),
+                     .major = std::nullopt,
+                     .soname = r.string(j[i]["soname"], at + ".soname")};
+    if (!j[i]["major"].is_null()) {
+      const std::uint64_t major = r.size(j[i]["major"], at + ".major");
+      if (major > k_max_library_major) return r.fail(at + ".major", "larger than the limit");
+      need.major = static_cast<int>(major);
+    }
+    if (r.error) return;
+    if (!library_key(need.library)) return r.fail(at + ".library", "expected lower-case letters and digits");
+    if (need.soname.find('/') != std::string::npos || !soname_names_major(need.soname, need.major))
+      return r.fail(at + ".soname", "'" + need.soname + "' is not a file name of that major");
+    if (!file.needs.empty() && !(file.needs.back().soname < need.soname))
+      return r.fail(at + ".soname", "needs are not sorted by soname, or '" + need.soname + "' appears twice");
+    file.needs.push_back(std::move(need));
+  }
+}
+
 void read_files(Reader& r, const json& j, Manifest& m) {
   if (!j.is_array()) return r.fail("files", "expected an array");
   if (j.size() > k_max_manifest_files) return r.fail("files", "more files than the limit");
   for (std::size_t i = 0; i < j.size() && !r.error; ++i) {
     const std::string path = "files[" + std::to_string(i) + "]";
     const json& f = j[i];
-    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"}, {"chunks", "mode"})) return;
+    if (!r.object(f, path, {"path", "sha256", "size", "requested", "embedded"}, {"chunks", "mode", "needs"})) return;
     ManifestFile file{.path = r.string(f["path"], path + ".path"),
                       .sha256 = r.digest(f["sha256"], path + ".sha256"),
                       .size = r.size(f["size"], path + ".size")};
@@ -156,6 +199,7 @@ void read_files(Reader& r, const json& j, Manifest& m) {
     r.archs(f["embedded"], path + ".embedded", file.embedded_sass, file.embedded_ptx);
     if (f.contains("chunks")) read_chunks(r, f["chunks"], path + ".chunks", file);
     if (f.contains("mode")) read_mode(r, f["mode"], path + ".mode", file);
+    if (f.contains("needs")) read_needs(r, f["needs"], path + ".needs", file);
     if (file.path.empty()) r.fail(path + ".path", "empty");
     if (!m.files.empty() && !(m.files.back().path < file.path))
       r.fail(path + ".path", "files are not sorted by path, or '" + file.path + "' appears twice");
@@ -276,6 +320,16 @@ std::string canonical_json(const Manifest& m) {
               {"embedded", archs(f->embedded_sass, f->embedded_ptx)}};
     if (f->chunks.size != 0) file["chunks"] = {{"sha256", f->chunks.sha256}, {"size", f->chunks.size}};
     if (f->mode) file["mode"] = mode_text(*f->mode);
+    if (!f->needs.empty()) {
+      std::vector<const LibraryNeed*> needs;
+      for (const auto& n : f->needs) needs.push_back(&n);
+      std::ranges::sort(needs, {}, &LibraryNeed::soname);
+      json list = json::array();
+      for (const LibraryNeed* n : needs)
+        list.push_back(
+            {{"library", n->library}, {"major", n->major ? json(*n->major) : json(nullptr)}, {"soname", n->soname}});
+      file["needs"] = std::move(list);
+    }
     j["files"].push_back(std::move(file));
   }
   j["build_log"] = m.build_log ? json(m.build_log->to_string()) : json(nullptr);

@@ -11,8 +11,11 @@
 //    "files": [{"embedded": {"ptx": [..], "sass": [..]}, "path": str,
 //               "requested": {"ptx": [..], "sass": [..]}, "sha256": "<hex>", "size": N,
 //               "mode": "0755",                     (permission bits, 4 octal digits, 0777 at most)
-//               "chunks": {"sha256": ["<hex>", ..], "size": N}}],   (chunks only on a
+//               "chunks": {"sha256": ["<hex>", ..], "size": N},   (chunks only on a
 //                                          file larger than one chunk: chunks.hpp)
+//               "needs": [{"library": str, "major": N | null, "soname": str}]}],
+//                                          (needs only on a file that has some; sorted
+//                                          by soname, each once)
 //    "framework": str, "host_compiler": str | null,
 //    "image": {"digest": str | null, "reference": str}, "key": str, "recipe": str,
 //    "schema_version": 2,
@@ -30,6 +33,11 @@
 // group or others, or setuid. A manifest without modes (written before) still
 // parses and verifies with the bytes it had; its files land 0755 when their
 // packed mode lets the owner execute them, else 0644 (landing_mode).
+// "needs" came the same way as "mode" and "chunks" below, for their reasons:
+// the CUDA libraries a file links (DT_NEEDED) that no file of the set
+// carries, each with the soname major a node must provide (inspect/needs.hpp
+// says how); "library" is the key of inspect's table ("cublas"). A manifest
+// without it reads as a set that needs nothing it could name.
 // "chunks" came after the first schema 2 manifests without a version bump:
 // a manifest without it has the bytes it always had, and this project had
 // no release whose strict parser would refuse one with it. The five signed
@@ -73,6 +81,15 @@ struct SmokeAttestation {
   bool operator==(const SmokeAttestation&) const = default;
 };
 
+// A CUDA library a file links and its set does not carry: the node (or the
+// image around the set) must provide it.
+struct LibraryNeed {
+  std::string library;       // inspect's key: "cublas"
+  std::optional<int> major;  // 13; none for an unversioned name
+  std::string soname;        // "libcublas.so.13"
+  bool operator==(const LibraryNeed&) const = default;
+};
+
 struct ManifestFile {
   std::string path;  // relative to the artifact set: "lib/libx.so"
   std::string sha256;
@@ -85,6 +102,7 @@ struct ManifestFile {
   // Permission bits, 0777 at most (never setuid, setgid or sticky); unset in
   // a manifest written before modes were signed.
   std::optional<unsigned> mode;
+  std::vector<LibraryNeed> needs;  // empty: none (or a manifest written before needs)
   bool operator==(const ManifestFile&) const = default;
 };
 

@@ -79,6 +79,11 @@ void attach_stamp(CLI::App& sub, Io& io) {
       for (const auto& u : r.values.unbounded)
         io.out << "  not bounding NVIDIA_REQUIRE_ARCH: " << util::printable(u)
                << " (registers no kernel; builds its own at run time)\n";
+      // The container toolkit checks the GPU and the driver, not the image's
+      // own libraries: a file linking one the image lacks starts nowhere.
+      for (const auto& n : r.coverage.missing)
+        io.out << "  no NVIDIA_REQUIRE_* can stand in for " << util::printable(inspect::describe_need(n.library))
+               << ": the image must hold it\n";
     }
     io.exit_code = r.coverage.exit_code;
   });

@@ -103,6 +103,16 @@ std::string runtime_text(const app::RuntimeNeed& n) {
   return out;
 }
 
+// "cuBLAS 13 (libcublas.so.13): linked by /app/gemm and 2 more files".
+std::string missing_text(const inspect::SetNeed& n) {
+  std::string out = inspect::describe_need(n.library) + ": linked by " + n.files.front();
+  if (n.files.size() > 1)
+    out += " and " + std::to_string(n.files.size() - 1) + (n.files.size() == 2 ? " more file" : " more files");
+  return out;
+}
+
+constexpr std::string_view k_missing_heading = "CUDA libraries its files link that the image lacks";
+
 std::string bom_version(const inspect::Component& c) {
   if (c.source == "soname") return c.version + " (soname only)";
   return c.version;
@@ -161,6 +171,10 @@ std::string coverage_text(const ImageReport& r, bool colour) {
     out += "\nCUDA runtime the image needs from the driver:\n";
     for (const auto& n : r.runtime) out += "  " + util::printable(runtime_text(n)) + "\n";
   }
+  if (!r.missing.empty()) {
+    out += "\n" + std::string(k_missing_heading) + ":\n";
+    for (const auto& n : r.missing) out += "  " + util::printable(missing_text(n)) + "\n";
+  }
   return out;
 }
 
@@ -201,6 +215,16 @@ std::string coverage_json(const ImageReport& r) {
     runtime.push_back({{"major", n.major}, {"bundled", s(n.bundled)},
                        {"min_driver", n.min_driver ? json(n.min_driver->str()) : json(nullptr)}, {"files", files}});
   }
+  json missing = json::array();
+  for (const auto& n : r.missing) {
+    json files = json::array();
+    for (const auto& f : n.files) files.push_back(s(f));
+    missing.push_back({{"library", n.library.library->key},
+                       {"name", n.library.library->name},
+                       {"major", n.library.major ? json(*n.library.major) : json(nullptr)},
+                       {"soname", s(n.library.soname)},
+                       {"files", files}});
+  }
   json hidden = json::array(), warnings = json::array(), damaged = json::array();
   for (const auto& h : r.image.content.hidden) hidden.push_back(s(h));
   for (const auto& w : r.warnings) warnings.push_back(s(w));
@@ -213,6 +237,7 @@ std::string coverage_json(const ImageReport& r) {
                     {"tiers", tiers},
                     {"bom", bom},
                     {"runtime", runtime},
+                    {"missing", missing},
                     {"hidden", hidden},
                     {"warnings", warnings},
                     {"damaged", damaged},
@@ -289,6 +314,11 @@ ul.warn li{color:#9a6700}
     for (const auto& n : r.runtime) h += "<li>" + html_escape(runtime_text(n)) + "</li>";
     h += "</ul>\n";
   }
+  if (!r.missing.empty()) {
+    h += "<h2>" + std::string(k_missing_heading) + "</h2>\n<ul>";
+    for (const auto& n : r.missing) h += "<li>" + html_escape(missing_text(n)) + "</li>";
+    h += "</ul>\n";
+  }
   if (!r.warnings.empty() || !r.damaged.empty()) {
     h += "<h2>Warnings</h2>\n<ul class=\"warn\">";
     for (const auto& w : r.damaged) h += "<li>" + html_escape(w) + "</li>";
@@ -342,6 +372,10 @@ std::string coverage_markdown(const ImageReport& r) {
   if (!r.runtime.empty()) {
     m += "\n#### CUDA runtime the image needs from the driver\n\n";
     for (const auto& n : r.runtime) m += "- " + md_escape(runtime_text(n)) + "\n";
+  }
+  if (!r.missing.empty()) {
+    m += "\n#### " + std::string(k_missing_heading) + "\n\n";
+    for (const auto& n : r.missing) m += "- " + md_escape(missing_text(n)) + "\n";
   }
   if (!r.warnings.empty() || !r.damaged.empty()) {
     m += "\n#### Warnings\n\n";

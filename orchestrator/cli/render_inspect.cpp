@@ -9,6 +9,7 @@
 #include "orchestrator/cli/table.hpp"
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/inspect/needs.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -103,13 +104,28 @@ ordered_json modules_json(const FileReport& r) {
   return list;
 }
 
-ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& verdicts, bool with_verdicts) {
+// What a node must provide, typed as the build report and the manifest have it.
+ordered_json needs_json(const std::vector<inspect::LinkedLibrary>& needs) {
+  ordered_json list = ordered_json::array();
+  for (const auto& n : needs)
+    list.push_back({{"library", n.library->key},
+                    {"major", n.major ? ordered_json(*n.major) : ordered_json(nullptr)},
+                    {"soname", util::utf8_escaped(n.soname)},
+                    {"name", n.library->name}});
+  return list;
+}
+
+// `needs`: the file's, for a file given (members have theirs in it).
+ordered_json file_json(const FileReport& r, const std::vector<LeafVerdicts>& verdicts, bool with_verdicts,
+                       const std::vector<inspect::LinkedLibrary>* needs = nullptr) {
   ordered_json j;
   j["path"] = util::utf8_escaped(r.path);
   if (r.error) {
     j["error"] = util::utf8_escaped(*r.error);
     return j;
   }
+  if (needs) j["needs"] = needs_json(*needs);
+  j["soname"] = r.soname.empty() ? ordered_json(nullptr) : ordered_json(util::utf8_escaped(r.soname));
   j["format"] = r.format;
   j["size"] = r.size;
   j["sha256"] = r.sha256;
@@ -183,7 +199,7 @@ std::string entry_counts(const FileReport& r) {
 
 struct Row {
   std::string name, size, digest, entries, compressed, sass, ptx;
-  std::vector<std::string> notes;  // damage, relocatable-only code: each on its own line below the row
+  std::vector<std::string> notes;  // damage, relocatable-only code, needs: each on its own line below the row
 };
 
 // Members are shown by their path inside the container, indented under it.
@@ -214,11 +230,12 @@ void add_rows(const FileReport& r, std::size_t depth, std::string_view parent, s
   for (const auto& m : r.members) add_rows(m, depth + 1, r.path, rows);
 }
 
-std::string inspect_json(const std::vector<FileReport>& reports, const std::vector<LeafVerdicts>& verdicts,
-                         const std::vector<std::string>& warnings) {
+std::string inspect_json(const app::InspectReport& report) {
+  const auto& [reports, verdicts, warnings] = std::tie(report.files, report.verdicts, report.warnings);
   ordered_json files = ordered_json::array();
   const bool with_verdicts = !verdicts.empty();
-  for (const auto& r : reports) files.push_back(file_json(r, verdicts, with_verdicts));
+  for (std::size_t i = 0; i < reports.size(); ++i)
+    files.push_back(file_json(reports[i], verdicts, with_verdicts, &report.needs.at(i)));
   ordered_json root;
   root["files"] = std::move(files);
   root["warnings"] = utf8_escaped(warnings);
@@ -227,16 +244,23 @@ std::string inspect_json(const std::vector<FileReport>& reports, const std::vect
   return root.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
 }
 
-std::string inspect_text(const std::vector<FileReport>& reports, const std::vector<LeafVerdicts>& verdicts) {
+std::string inspect_text(const app::InspectReport& report) {
+  const auto& [reports, verdicts] = std::tie(report.files, report.verdicts);
   std::vector<Row> rows;
-  for (const auto& r : reports)
-    if (!r.error) add_rows(r, 0, "", rows);
+  for (std::size_t i = 0; i < reports.size(); ++i) {
+    if (reports[i].error) continue;
+    const std::size_t at = rows.size();
+    add_rows(reports[i], 0, "", rows);
+    // What a node must provide, under the file's own row.
+    for (const auto& n : report.needs.at(i))
+      rows[at].notes.push_back("  needs " + util::printable(inspect::describe_need(n)) + ", not among the files given");
+  }
   // Nothing could be read: the errors on stderr say it all.
   if (rows.empty()) return {};
   Table table({"FILE", "SIZE", "SHA256", "ENTRIES", "COMPRESSED", "SASS", "PTX"});
   for (auto& row : rows) {
     table.add_row({row.name, row.size, row.digest, row.entries, row.compressed, row.sass, row.ptx});
-    for (const auto& note : row.notes) table.add_note(note);
+    for (auto& note : row.notes) table.add_note(std::move(note));
   }
   std::string out = table.render();
   if (verdicts.empty()) return out;
@@ -264,9 +288,9 @@ void emit(Io& io, const app::InspectReport& report, Format format) {
     return;
   }
   if (format == Format::json) {
-    io.out << inspect_json(report.files, report.verdicts, report.warnings);
+    io.out << inspect_json(report);
   } else {
-    io.out << inspect_text(report.files, report.verdicts);
+    io.out << inspect_text(report);
     for (const auto& w : report.warnings)
       io.err << Diagnostic{.severity = util::Severity::warning, .message = util::printable(w)}.render();
   }

@@ -3,45 +3,13 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/inspect/cuda_libraries.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/util/version.hpp"
 
 namespace orc::inspect {
 
 namespace {
-
-struct Known {
-  std::string_view key;
-  std::string_view name;
-  std::string_view library;                // "libcublas.so"
-  std::vector<std::string_view> packages;  // dpkg package name prefixes
-  std::string_view wheel;                  // pip project prefix ("nvidia-cublas")
-  std::string_view json_key;               // version.json's key
-  std::string_view family = {};            // sibling libraries: "libcudnn_" (libcudnn_ops.so.9, ...)
-};
-
-// NVIDIA's package names: cuda-cudart-12-4, libcublas-12-4, libcudnn9-cuda-12,
-// libnccl2; wheels nvidia-cublas-cu12, nvidia-cudnn-cu12 (CUDA 13's drop the
-// suffix). version.json keys as NVIDIA's redistributable layout has them.
-const std::vector<Known>& known() {
-  static const std::vector<Known> table = {
-      {"cudart", "CUDA runtime", "libcudart.so", {"cuda-cudart-"}, "nvidia-cuda-runtime", "cuda_cudart"},
-      {"cublas", "cuBLAS", "libcublas.so", {"libcublas-"}, "nvidia-cublas", "libcublas"},
-      {"cublaslt", "cuBLASLt", "libcublasLt.so", {"libcublas-"}, "nvidia-cublas", "libcublas"},
-      {"cudnn", "cuDNN", "libcudnn.so", {"libcudnn"}, "nvidia-cudnn", "", "libcudnn_"},
-      {"nccl", "NCCL", "libnccl.so", {"libnccl"}, "nvidia-nccl", ""},
-      {"cufft", "cuFFT", "libcufft.so", {"libcufft-"}, "nvidia-cufft", "libcufft"},
-      {"curand", "cuRAND", "libcurand.so", {"libcurand-"}, "nvidia-curand", "libcurand"},
-      {"cusparse", "cuSPARSE", "libcusparse.so", {"libcusparse-"}, "nvidia-cusparse", "libcusparse"},
-      {"cusolver", "cuSOLVER", "libcusolver.so", {"libcusolver-"}, "nvidia-cusolver", "libcusolver"},
-      {"nvrtc", "NVRTC", "libnvrtc.so", {"cuda-nvrtc-"}, "nvidia-cuda-nvrtc", "cuda_nvrtc"},
-      {"nvjitlink", "nvJitLink", "libnvJitLink.so", {"libnvjitlink-"}, "nvidia-nvjitlink", "libnvjitlink"},
-      {"cupti", "CUPTI", "libcupti.so", {"cuda-cupti-"}, "nvidia-cuda-cupti", "cuda_cupti"},
-      {"tensorrt", "TensorRT", "libnvinfer.so", {"libnvinfer"}, "tensorrt", ""},
-      {"libcuda", "CUDA driver (libcuda)", "libcuda.so", {}, "", ""},
-  };
-  return table;
-}
 
 std::string_view base_name(std::string_view path) {
   const auto slash = path.rfind('/');
@@ -148,15 +116,14 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
     return soname_major.empty() || version == soname_major || version.starts_with(soname_major + ".");
   };
   std::vector<Component> out;
-  for (const Known& k : known()) {
+  for (const CudaLibrary& k : cuda_libraries()) {
     // One row per directory that holds the library: two copies (a wheel's
     // and a plugin's) may be two versions.
     std::map<std::string, std::vector<std::string>> groups;
     for (const auto& p : input.paths) {
       const std::string_view base = base_name(p);
       const auto split = split_soname(base);
-      const bool match = base == k.library || (split && split->stem == k.library) ||
-                         (!k.family.empty() && split && split->stem.starts_with(k.family));
+      const bool match = cuda_library_of_stem(split ? std::string_view(split->stem) : base) == &k;
       if (!match) continue;
       // The toolkit's link-time stub (lib64/stubs/libcuda.so) is no driver.
       if (p.find("/stubs/") != std::string::npos) continue;
@@ -216,11 +183,10 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
         }
         if (toolkit) c.built_with = "CUDA " + toolkit->truncated(2).str();
       }
-      if (k.key == "libcuda" && !c.files.empty()) {
+      if (k.provider == Provider::driver && !c.files.empty()) {
         c.warning = true;
-        c.note =
-            "the image bundles the driver's user-space library: the NVIDIA container toolkit mounts the host's "
-            "libcuda.so.1, and a bundled one that shadows it fails on any other driver";
+        c.note = "the image bundles the driver's user-space library: the NVIDIA container toolkit mounts the host's " +
+                 std::string(k.stem) + ".1, and a bundled one that shadows it fails on any other driver";
       }
       std::sort(c.files.begin(), c.files.end());
       out.push_back(std::move(c));

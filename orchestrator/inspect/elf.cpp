@@ -190,7 +190,9 @@ constexpr std::uint32_t k_sht_symtab = 2;
 constexpr std::uint32_t k_sht_dynamic = 6;
 constexpr std::uint32_t k_sht_dynsym = 11;
 constexpr std::uint64_t k_dt_null = 0;
+constexpr std::uint32_t k_sht_strtab = 3;
 constexpr std::uint64_t k_dt_needed = 1;
+constexpr std::uint64_t k_dt_soname = 14;
 constexpr std::uint8_t k_stt_func = 2;
 constexpr std::uint8_t k_sto_cuda_entry = 0x10;
 
@@ -227,23 +229,48 @@ class NameBudget {
 }  // namespace
 
 // Dynamic entries: ELF64 {i64 d_tag, u64 d_val} (16 bytes), ELF32 {i32, u32}
-// (8 bytes); DT_NEEDED's d_val is an offset into the linked .dynstr.
-std::vector<std::string> needed_libraries(Bytes data, const ElfFile& elf) {
-  std::vector<std::string> out;
+// (8 bytes), up to DT_NULL; DT_NEEDED's and DT_SONAME's d_val is an offset
+// into the string table the section's sh_link names (.dynstr, SHT_STRTAB).
+// The loader reads the same names through PT_DYNAMIC and DT_STRTAB; a file
+// stripped of its section table (sstrip) is read as having none.
+DynamicInfo read_dynamic(Bytes data, const ElfFile& elf) {
+  DynamicInfo out;
   const std::uint64_t width = elf.is64 ? 8 : 4;
+  const auto damaged = [&](std::uint64_t offset, std::string what) {
+    if (!out.damage) out.damage = Damage{offset, std::move(what)};
+  };
   for (const Section& section : elf.sections) {
     if (section.type != k_sht_dynamic) continue;
-    const auto table = sub(data, section.offset, section.size);
-    if (!table) continue;
+    // parse_elf keeps only sections that lie inside the file.
+    const Bytes table = sub(data, section.offset, section.size).value_or(Bytes{});
+    if (section.link >= elf.sections.size() || elf.sections[section.link].type != k_sht_strtab) {
+      damaged(section.offset,
+              "dynamic section links to section " + std::to_string(section.link) + ", which is no string table");
+      continue;
+    }
     const Bytes strings = linked_strings(data, elf, section);
     NameBudget budget;
-    for (std::uint64_t at = 0; at + 2 * width <= table->size(); at += 2 * width) {
-      const auto tag = read_word(*table, at, width);
-      const auto value = read_word(*table, at + width, width);
-      if (!tag || *tag == k_dt_null) break;
-      if (*tag != k_dt_needed || !value) continue;
-      if (auto name = budget.take(strings, *value)) out.push_back(std::move(*name));
+    std::uint64_t at = 0;
+    for (; at + 2 * width <= table.size(); at += 2 * width) {
+      const std::uint64_t tag = *read_word(table, at, width);
+      const std::uint64_t value = *read_word(table, at + width, width);
+      if (tag == k_dt_null) break;
+      if (tag != k_dt_needed && tag != k_dt_soname) continue;
+      auto name = budget.take(strings, value);
+      if (!name) {
+        damaged(section.offset + at, std::string(tag == k_dt_needed ? "DT_NEEDED" : "DT_SONAME") + " name at " +
+                                         std::to_string(value) + " is not a string of the string table (" +
+                                         std::to_string(strings.size()) + " bytes)");
+        continue;
+      }
+      if (tag == k_dt_needed)
+        out.needed.push_back(std::move(*name));
+      else
+        out.soname = std::move(*name);
     }
+    if (at + 2 * width > table.size() && at != table.size())
+      damaged(section.offset + at, "dynamic section ends inside an entry (" + std::to_string(table.size()) +
+                                       " bytes, entries of " + std::to_string(2 * width) + ")");
   }
   return out;
 }

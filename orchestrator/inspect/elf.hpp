@@ -39,10 +39,17 @@ inline constexpr std::uint16_t k_et_rel = 1;
 // not_this_format when the bytes do not start with an ELF identification.
 std::expected<ElfFile, ParseFailure> parse_elf(Bytes data);
 
-// The DT_NEEDED names of the dynamic section ("libcudart.so.12"), in order;
-// empty for a file without one. Entries whose name lies outside the string
-// table are skipped: a damaged dynamic section hides no device code.
-std::vector<std::string> needed_libraries(Bytes data, const ElfFile& elf);
+// What the dynamic section says the loader needs: the DT_NEEDED names
+// ("libcudart.so.12"), in order, and the file's own DT_SONAME. A file
+// without a dynamic section (an object, a static executable) has neither and
+// no damage; a section whose entries or names cannot be read has `damage`,
+// with the names read before it.
+struct DynamicInfo {
+  std::vector<std::string> needed;
+  std::string soname;  // empty when the file names none
+  std::optional<Damage> damage;
+};
+DynamicInfo read_dynamic(Bytes data, const ElfFile& elf);
 
 // The names of the undefined symbols of .dynsym: what a library imports.
 std::vector<std::string> imported_symbols(Bytes data, const ElfFile& elf);

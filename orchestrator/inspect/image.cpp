@@ -7,6 +7,7 @@
 
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/inspect/layers.hpp"
+#include "orchestrator/inspect/needs.hpp"
 #include "orchestrator/util/escape.hpp"
 
 namespace orc::inspect {
@@ -148,7 +149,7 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
       report.size = member->size;
       report.sha256 = std::move(member->sha256);
       if (member->bytes) scan_bytes(report, *member->bytes, m_options);
-      if (!report.device_code() && !report.runtime && !report.damage) return;
+      if (!report.device_code() && !report.runtime && !report.damage && !links_cuda_libraries(report)) return;
     }
     layer->reports.insert_or_assign(current, std::move(report));
   };

@@ -145,7 +145,10 @@ class Scanner {
       return;
     }
     report.object = elf->type == k_et_rel;
-    report.needed = needed_libraries(data, *elf);
+    DynamicInfo dynamic = read_dynamic(data, *elf);
+    report.needed = std::move(dynamic.needed);
+    report.soname = std::move(dynamic.soname);
+    keep_first(report.damage, std::move(dynamic.damage));
     // Every section that holds device code counts for the report, the
     // relocatable one too (cuobjdump needs -all for that); modules say which
     // the runtime loads.

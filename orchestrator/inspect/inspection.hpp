@@ -58,6 +58,7 @@ struct FileReport {
   };
   std::optional<Runtime> runtime;
   std::vector<std::string> needed;  // DT_NEEDED, for a host ELF
+  std::string soname;               // DT_SONAME, for a host ELF that names one
   // Kernels the runtime does not register: images the library loads itself,
   // nvJitLink or NVRTC (inspect/runtime_code.hpp). Read with `modules`.
   RuntimeCode runtime_code;

@@ -30,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     check(!arch && arch.error().kind == elf.error().kind);
     return 0;
   }
-  (void)needed_libraries(bytes, *elf);
+  (void)read_dynamic(bytes, *elf);
   (void)imported_symbols(bytes, *elf);
   (void)cubin_has_entry(bytes);
   const RuntimeCode runtime = find_runtime_code(bytes, *elf);

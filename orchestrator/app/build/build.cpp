@@ -193,6 +193,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
   std::vector<BuildJob> jobs;
   for (const auto& entry : planned.plans) jobs.push_back(detail::prepare_job(entry, prepare));
   check_engine(jobs, *discovery);
+  for (auto& job : jobs)
+    if (job.result.status == BuildStatus::cached) detail::attach_needs(job.result, store);
 
   std::vector<BuildJob*> misses;
   for (auto& job : jobs)

@@ -55,6 +55,8 @@ struct BuiltArtifact {
   std::uint64_t size = 0;
   std::vector<std::string> sass;
   std::vector<std::string> ptx;
+  // The CUDA libraries it links that the set does not carry (the manifest's).
+  std::vector<cache::LibraryNeed> needs;
 };
 
 enum class BuildStatus { built, cached, failed };

@@ -54,6 +54,10 @@ struct PrepareContext {
 // looked up: a hit comes back cached, a problem failed with its exit code.
 BuildJob prepare_job(const PlanEntry& entry, const PrepareContext& context);
 
+// A hit's artifacts get their needs from its manifest, read back from the
+// store; a manifest that cannot be read leaves them without.
+void attach_needs(BuildResult& result, const cache::Store& store);
+
 // The parallelism each of `builds` builds gets from --jobs (0: the cores).
 unsigned jobs_per_build(unsigned requested, std::size_t builds);
 

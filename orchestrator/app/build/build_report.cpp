@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/app/build/build.hpp"
+#include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -69,6 +70,17 @@ const char* status_name(BuildStatus status) {
   return status == BuildStatus::built ? "built" : status == BuildStatus::cached ? "cached" : "failed";
 }
 
+// A library a set needs, typed: its key, name, the major a node needs, the soname.
+Json needs_json(const std::vector<cache::LibraryNeed>& needs) {
+  Json list = Json::array();
+  for (const auto& n : needs)
+    list.push_back({{"library", util::utf8_escaped(n.library)},
+                    {"major", n.major ? Json(*n.major) : Json(nullptr)},
+                    {"soname", util::utf8_escaped(n.soname)},
+                    {"name", site::library_name(n).empty() ? Json(nullptr) : Json(site::library_name(n))}});
+  return list;
+}
+
 Json build_json(const BuildResult& b) {
   using util::utf8_escaped;
   Json j;
@@ -85,7 +97,8 @@ Json build_json(const BuildResult& b) {
                               {"name", utf8_escaped(a.name)},
                               {"sha256", a.sha256},
                               {"sass", a.sass},
-                              {"ptx", a.ptx}});
+                              {"ptx", a.ptx},
+                              {"needs", needs_json(a.needs)}});
   j["manifest"] = b.manifest ? Json(b.manifest->to_string()) : Json(nullptr);
   j["kept_tree"] = b.kept_tree.empty() ? Json(nullptr) : Json(utf8_escaped(b.kept_tree));
   // The image this build made (image: REPO), beside "image", the one it built in.
@@ -127,10 +140,13 @@ std::string render_build_text(const BuildReport& report, bool explain) {
     out += built_with(b) + '\n';
     if (explain && !b.explain.empty())
       for (const auto& line : util::split_any(b.explain, "\n")) out += "    " + line + '\n';
-    for (const auto& a : b.artifacts)
+    for (const auto& a : b.artifacts) {
       out += "    " + util::printable(a.name) + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
              (a.sass.empty() ? "-" : util::join(a.sass, " ")) + "  PTX " +
              (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
+      // What the nodes must provide: the set does not carry it.
+      for (const auto& n : a.needs) out += "      needs " + util::printable(site::describe(n)) + ", not in the set\n";
+    }
     if (b.nvcc)
       for (const auto& line : nvcc_summary(*b.nvcc)) out += "    " + util::printable(line) + '\n';
     for (const auto& w : escaped_all(b.warnings, util::printable)) out += "    warning: " + w + '\n';

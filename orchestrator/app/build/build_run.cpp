@@ -7,6 +7,7 @@
 #include <ctime>
 #include <deque>
 #include <fstream>
+#include <map>
 
 #include "orchestrator/app/build/build_front.hpp"
 #include "orchestrator/app/build/build_job.hpp"
@@ -17,6 +18,7 @@
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -236,6 +238,9 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
     m.files.push_back(std::move(f));
     set.sources.push_back(files[i].path);
   }
+  site::record_needs(m, reports);
+  std::map<std::string, std::vector<cache::LibraryNeed>> needs;
+  for (const auto& f : m.files) needs[f.path] = f.needs;
   set.build_log = job.result.log_file;
   set.key = context.signing_key;
   set.verified = true;
@@ -257,6 +262,7 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
                     .ptx = {}};
     for (const auto& cc : reports[i].sass) a.sass.push_back(cc.sm());
     for (const auto& cc : reports[i].ptx) a.ptx.push_back(cc.compute());
+    a.needs = needs[files[i].name];
     job.result.artifacts.push_back(std::move(a));
   }
   if (job.driver.bazel_fingerprint) {

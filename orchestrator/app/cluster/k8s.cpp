@@ -7,11 +7,12 @@
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/arch/requirement.hpp"
-#include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/util/version.hpp"
 #include "orchestrator/version.hpp"
@@ -70,6 +71,11 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   y << YAML::Key << "orchestrate.dev/recipe" << YAML::Value << job.recipe;
   y << YAML::Key << "orchestrate.dev/tier" << YAML::Value << job.tier;
   if (!job.set.empty()) y << YAML::Key << "orchestrate.dev/set" << YAML::Value << job.set;
+  if (!job.needs.empty()) {
+    std::vector<std::string> sonames;
+    for (const auto& n : job.needs) sonames.push_back(n.soname);
+    y << YAML::Key << "orchestrate.dev/needs" << YAML::Value << util::join(sonames, " ");
+  }
   y << YAML::EndMap << YAML::EndMap;
 
   y << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
@@ -233,6 +239,9 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
       if (!f.embedded_sass.empty() || !f.embedded_ptx.empty())
         binaries.push_back({.sass = parse_ccs(f.embedded_sass), .ptx = parse_ccs(f.embedded_ptx)});
     const auto intervals = arch::runnable_on(binaries);
+    const auto needs = site::set_needs(set->second);
+    std::vector<cache::LibraryNeed> needed;
+    for (const auto& n : needs) needed.push_back(n.need);
     const auto toolkit = util::Version::parse(set->second.toolkit);
     for (std::size_t i = 0; i < selectors.size(); ++i) {
       const auto& sel = selectors[i];
@@ -247,7 +256,8 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
                    .node_selector = sel,
                    .require_cuda = toolkit ? "cuda>=" + toolkit->truncated(2).str() : std::string(),
                    .require_arch = arch::require_arch(intervals),
-                   .set = set->first};
+                   .set = set->first,
+                   .needs = needed};
       if (smoke.require_arch.empty()) {
         out.notes.push_back("no smoke Job for " + recipe + "/" + tier.name + ": its files have no device code in "
                             "common that runs on any GPU");
@@ -256,6 +266,11 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
       emit_job(y, smoke, request);
       out.jobs.push_back(std::move(smoke));
     }
+    // The container toolkit mounts the driver's libraries, nothing else.
+    const bool smoked = !out.jobs.empty() && out.jobs.back().work == "smoke" && out.jobs.back().recipe == recipe;
+    for (const auto& n : smoked ? needs : std::vector<site::SetNeed>{})
+      out.notes.push_back("smoke " + recipe + "/" + tier.name + ": the set needs " + site::describe(n.need) +
+                          ", which it does not carry; " + request.tool_image + " must provide it");
   }
   std::string head = "# orchestrate k8s render " + tier.name + " (orchestrate " + std::string(orc::k_version) +
                      ")\n# Needs: ConfigMap " + request.config_map +

@@ -9,12 +9,15 @@
 // capabilities) picks, asks for one nvidia.com/gpu, and carries
 // NVIDIA_REQUIRE_CUDA and NVIDIA_REQUIRE_ARCH made from the set's embedded
 // archs, so the NVIDIA container toolkit refuses a node the set cannot run
-// on. Registry credentials come from a Secret by reference, never inline.
+// on; the CUDA libraries the set links and does not carry are named on the
+// smoke Job, whose image must provide them. Registry credentials come from a Secret by reference, never inline.
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <string>
 #include <vector>
+
+#include "orchestrator/cache/manifest.hpp"
 
 namespace orc::app {
 
@@ -40,6 +43,9 @@ struct K8sJob {
   std::string require_cuda;  // NVIDIA_REQUIRE_CUDA (smoke)
   std::string require_arch;  // NVIDIA_REQUIRE_ARCH (smoke)
   std::string set;           // the set a smoke Job tests
+  // The CUDA libraries the set links and does not carry (its manifest's):
+  // the smoke Job's image must provide them; an annotation names them.
+  std::vector<cache::LibraryNeed> needs;
 };
 
 struct K8sRender {

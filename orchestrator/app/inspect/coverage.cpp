@@ -125,6 +125,11 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
     if (facts.driver_for_runtime) need.min_driver = facts.driver_for_runtime(major);
     report.runtime.push_back(std::move(need));
   }
+  // What the image holds, by base name: the loader finds a library by its
+  // soname (a link to it counts; a library's own DT_SONAME too).
+  auto carried = inspect::carried_sonames(files);
+  for (const auto& p : report.image.content.paths) carried.emplace(p.substr(p.rfind('/') + 1));
+  report.missing = inspect::set_needs(files, carried);
   for (const auto& c : report.bom)
     if (c.warning) report.warnings.push_back(c.name + ": " + c.note);
   for (const auto& h : report.image.content.hidden)

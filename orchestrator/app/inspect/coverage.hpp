@@ -3,9 +3,10 @@
 // on my cluster? Per tier a GPU x library matrix (native, jit, none,
 // partial, or "run-time" for a library that builds its own kernels at run
 // time and has none for that GPU in the file), the CUDA components the image
-// bundles (inspect/bom.hpp) and the CUDA runtime its files need from the
-// driver. Exit 1 when a library gets `none` on a GPU of a tier asked for
-// (not a run-time one, as inspect's files).
+// bundles (inspect/bom.hpp), the CUDA runtime its files need from the
+// driver and the CUDA libraries its files link that it lacks. Exit 1 when a
+// library gets `none` on a GPU of a tier asked for (not a run-time one, as
+// inspect's files); a library the image lacks is said, not an exit code.
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "orchestrator/app/inspect/image_scan.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/inspect/bom.hpp"
+#include "orchestrator/inspect/needs.hpp"
 
 namespace orc::app {
 
@@ -53,6 +55,9 @@ struct ImageReport {
   std::vector<CoverageTier> tiers;
   std::vector<inspect::Component> bom;
   std::vector<RuntimeNeed> runtime;
+  // CUDA libraries the image's files link that the image does not hold (by
+  // file name or DT_SONAME, anywhere in it): those files cannot start.
+  std::vector<inspect::SetNeed> missing;
   std::vector<std::string> warnings;
   std::vector<std::string> damaged;  // files the scan could read only in part
   util::ExitCode exit_code = util::ExitCode::ok;

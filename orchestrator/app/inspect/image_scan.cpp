@@ -9,6 +9,7 @@
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker.hpp"
+#include "orchestrator/inspect/needs.hpp"
 #include "orchestrator/inspect/package.hpp"
 #include "orchestrator/registry/layout.hpp"
 #include "orchestrator/site/remote.hpp"
@@ -293,7 +294,7 @@ ScannedImage scan_directory(const ImageSource& source, const inspect::InspectOpt
   std::sort(candidates.begin(), candidates.end());
   auto reports = inspect::inspect_files(candidates, options);
   for (auto& r : reports) {
-    if (!r.device_code() && !r.runtime && !r.damage && !r.error) continue;
+    if (!r.device_code() && !r.runtime && !r.damage && !r.error && !inspect::links_cuda_libraries(r)) continue;
     const std::string abs = r.path;
     rebase(r, abs, "/" + fs::path(abs).lexically_relative(root).generic_string());
     out.content.files.push_back(std::move(r));

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "orchestrator/arch/gpu_db.hpp"
+#include "orchestrator/inspect/needs.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/driver_facts.hpp"
@@ -167,6 +168,8 @@ InspectReport inspect(const InspectRequest& request) {
       request.paths,
       inspect::InspectOptions{.exact = request.exact, .threads = request.threads, .modules = !targets.empty()});
   report.verdicts = judge_all(report.files, targets);
+  const auto carried = inspect::carried_sonames(report.files);
+  for (const auto& r : report.files) report.needs.push_back(inspect::unmet_needs(r, carried));
   bool any_none = false;
   report.warnings = verdict_warnings(report, !targets.empty(), any_none);
   for (const auto& r : report.files) collect_problems(r, report.problems);

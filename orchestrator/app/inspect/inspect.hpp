@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/inspect/cuda_libraries.hpp"
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/listing.hpp"
 #include "orchestrator/inspect/verdict.hpp"
@@ -80,6 +81,9 @@ struct InspectReport {
   inspect::ListResult listing;  // list mode only
   std::vector<inspect::FileReport> files;
   std::vector<LeafVerdicts> verdicts;  // empty without --gpu/--cc/--tier
+  // Per file (as `files`): the CUDA libraries it links (members included)
+  // that none of the files given carries: what a node must provide.
+  std::vector<std::vector<inspect::LinkedLibrary>> needs;
   std::vector<std::string> warnings;   // raw text: names as the files gave them
   std::vector<util::Diagnostic> problems;
   util::ExitCode exit_code = util::ExitCode::ok;

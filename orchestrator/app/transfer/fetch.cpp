@@ -10,6 +10,7 @@
 #include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
 #include "orchestrator/site/config_path.hpp"
+#include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/site/store_error.hpp"
 #include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -206,6 +207,11 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
          "refusing " + entry->manifest.to_string() + ": " + util::join(coverage.problems, "; "));
   result.archs_ok = true;
   result.jit = coverage.jit;
+  // Device code that runs on the tier starts only where the node provides these.
+  for (const auto& n : site::set_needs(loaded->manifest))
+    result.warnings.push_back({.severity = util::Severity::warning,
+                               .message = "the set needs " + site::describe(n.need) + ", which it does not carry (" +
+                                          util::join(n.files, ", ") + " links it): the nodes must provide it"});
   if (request.require_smoke) {
     if (auto problem = site::smoke_problem(loaded->manifest, entry->manifest, tier, trusted); !problem.empty())
       fail(ExitCode::check_failed, "refusing " + problem);

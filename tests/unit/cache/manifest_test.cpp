@@ -207,6 +207,54 @@ TEST(Manifest, AManifestWithAnUnsignedRunOfBeforeStillReads) {
   EXPECT_EQ(parsed->smoke.at("tier-new")[0].outcome, "pass");
   EXPECT_FALSE(parsed->smoke.at("tier-new")[0].is_signed());
   EXPECT_EQ(canonical_json(*parsed), frozen);
+  EXPECT_TRUE(parsed->files[0].needs.empty()) << "written before needs: a set that needs nothing it could name";
+}
+
+// The CUDA libraries a file links and its set does not carry, typed: the
+// library's key, the major a node needs, the soname.
+Manifest with_needs() {
+  Manifest m = sample_manifest();
+  m.files[0].needs = {{.library = "cudart", .major = 13, .soname = "libcudart.so.13"},
+                      {.library = "cublas", .major = 13, .soname = "libcublas.so.13"},
+                      {.library = "cudnn", .major = std::nullopt, .soname = "libcudnn_ops.so"}};
+  return m;
+}
+
+TEST(Manifest, NeedsRoundTripSortedBySonameAndAreAbsentOtherwise) {
+  Manifest m = with_needs();
+  const auto j = nlohmann::json::parse(canonical_json(m));
+  const auto& needs = j["files"][0]["needs"];
+  ASSERT_EQ(needs.size(), 3u);
+  EXPECT_EQ(needs[0], (nlohmann::json{{"library", "cublas"}, {"major", 13}, {"soname", "libcublas.so.13"}}));
+  EXPECT_EQ(needs[1]["soname"], "libcudart.so.13");
+  EXPECT_TRUE(needs[2]["major"].is_null());
+  EXPECT_FALSE(j["files"][1].contains("needs"));
+  EXPECT_EQ(canonical_json(sample_manifest()).find("needs"), std::string::npos);
+  // Parsed back in canonical order: the same bytes again.
+  std::ranges::sort(m.files[0].needs, {}, &LibraryNeed::soname);
+  expect_round_trip(m);
+  EXPECT_EQ(parse_manifest(canonical_json(with_needs()))->files[0].needs[0].major, 13);
+}
+
+TEST(Manifest, NeedsThatAreNotTypedAsSuchAreRefused) {
+  const auto good = nlohmann::json::parse(canonical_json(with_needs()));
+  const std::string soname = "files[0].needs[0].soname: 'libcublas.so.12' is not a file name of that major";
+  const Edits edits = {
+      {[](auto& j) { j["files"][0]["needs"] = nlohmann::json::array(); }, "files[0].needs: empty"},
+      {[](auto& j) { j["files"][0]["needs"] = "libcublas.so.13"; }, "files[0].needs: expected an array"},
+      {[](auto& j) { j["files"][0]["needs"][0].erase("major"); }, "files[0].needs[0]: missing key 'major'"},
+      {[](auto& j) { j["files"][0]["needs"][0]["major"] = "13"; }, "files[0].needs[0].major: expected a non-neg"},
+      {[](auto& j) { j["files"][0]["needs"][0]["major"] = 10000; }, "files[0].needs[0].major: larger than"},
+      {[](auto& j) { j["files"][0]["needs"][0]["soname"] = "libcublas.so.12"; }, soname},
+      {[](auto& j) { j["files"][0]["needs"][0]["soname"] = "libcublas.so.130"; }, "files[0].needs[0].soname"},
+      {[](auto& j) { j["files"][0]["needs"][0]["soname"] = "lib/libcublas.so.13"; }, "files[0].needs[0].soname"},
+      {[](auto& j) { j["files"][0]["needs"][2]["soname"] = "libcudnn_ops.so.9"; }, "files[0].needs[2].soname"},
+      {[](auto& j) { j["files"][0]["needs"][0]["library"] = "cuBLAS"; }, "files[0].needs[0].library: expected lower"},
+      {[](auto& j) { j["files"][0]["needs"][1] = j["files"][0]["needs"][0]; }, "appears twice"},
+      {[](auto& j) { std::swap(j["files"][0]["needs"][0], j["files"][0]["needs"][1]); }, "not sorted by soname"},
+      {[](auto& j) { j["files"][0]["needs"][0]["extra"] = 1; }, "files[0].needs[0]: unknown key 'extra'"},
+  };
+  expect_refused(good, edits);
 }
 
 TEST(Manifest, ASignedRunWithPartOrABrokenSignatureIsRefused) {

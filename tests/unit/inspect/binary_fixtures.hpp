@@ -122,6 +122,7 @@ struct SectionSpec {
   std::string name;
   std::uint32_t type = 1;  // SHT_PROGBITS
   Buffer data;
+  std::uint32_t link = 0;  // sh_link: a dynamic section's string table
 };
 
 struct ElfSpec {
@@ -159,18 +160,18 @@ inline Buffer build_elf(const ElfSpec& spec, ElfLayout* layout = nullptr) {
   const std::size_t count = spec.sections.size() + 2;
   for (std::size_t i = 0; i < count; ++i) {
     std::size_t name = 0, off = 0, size = 0;
-    std::uint32_t type = 0;
+    std::uint32_t type = 0, link = 0;
     if (i > 0 && i <= spec.sections.size()) {
       const auto& s = spec.sections[i - 1];
-      name = name_at[i - 1], type = s.type, off = offsets[i - 1], size = s.data.size();
+      name = name_at[i - 1], type = s.type, off = offsets[i - 1], size = s.data.size(), link = s.link;
     } else if (i == count - 1) {
       name = shstrtab_name, type = 3, off = strtab_at, size = names.size();
     }
     w.u32(name).u32(type);
     if (spec.is64) {
-      w.u64(0).u64(0).u64(off).u64(size).u32(0).u32(0).u64(1).u64(0);
+      w.u64(0).u64(0).u64(off).u64(size).u32(link).u32(0).u64(1).u64(0);
     } else {
-      w.u32(0).u32(0).u32(off).u32(size).u32(0).u32(0).u32(1).u32(0);
+      w.u32(0).u32(0).u32(off).u32(size).u32(link).u32(0).u32(1).u32(0);
     }
   }
   w.patch(0, 0x464c457f, 4);  // 7f 'E' 'L' 'F'
