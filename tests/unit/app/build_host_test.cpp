@@ -40,6 +40,12 @@ class BuildHost : public ::testing::Test {
     std::ofstream(m_dir / "cuda" / "bin" / "nvcc")
         << "#!/bin/sh\necho 'Cuda compilation tools, release " << version << ", V" << version << ".88'\n";
     fs::permissions(m_dir / "cuda" / "bin" / "nvcc", fs::perms::owner_all);
+    // What every build needs of a toolkit tree (issue 27), so it is planned with.
+    for (const char* file :
+         {"include/cuda_runtime.h", "include/cuda/std/type_traits", "lib64/libcudart.so", "lib64/libcudart_static.a"}) {
+      fs::create_directories((m_dir / "cuda" / file).parent_path());
+      std::ofstream(m_dir / "cuda" / file) << "x";
+    }
   }
   void write_config(const std::string& toolkits) {
     std::ofstream(m_dir / "orchestrate.yaml") << "toolkits: [\"" << toolkits << "\"]\n"
