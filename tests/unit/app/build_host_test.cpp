@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "orchestrator/app/build/build.hpp"
+#include "tests/unit/fake_toolkit.hpp"
 
 namespace orc::app {
 namespace {
@@ -40,12 +41,7 @@ class BuildHost : public ::testing::Test {
     std::ofstream(m_dir / "cuda" / "bin" / "nvcc")
         << "#!/bin/sh\necho 'Cuda compilation tools, release " << version << ", V" << version << ".88'\n";
     fs::permissions(m_dir / "cuda" / "bin" / "nvcc", fs::perms::owner_all);
-    // What every build needs of a toolkit tree (issue 27), so it is planned with.
-    for (const char* file :
-         {"include/cuda_runtime.h", "include/cuda/std/type_traits", "lib64/libcudart.so", "lib64/libcudart_static.a"}) {
-      fs::create_directories((m_dir / "cuda" / file).parent_path());
-      std::ofstream(m_dir / "cuda" / file) << "x";
-    }
+    orc::unit::fake_toolkit_parts(m_dir / "cuda");  // complete (issue 27), so it is planned with
   }
   void write_config(const std::string& toolkits) {
     std::ofstream(m_dir / "orchestrate.yaml") << "toolkits: [\"" << toolkits << "\"]\n"

@@ -3,6 +3,7 @@
 // engine's fallback said in the plan; warnings once; JSON nulls.
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/cli/render.hpp"
+#include "tests/unit/fake_toolkit.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -247,11 +248,7 @@ TEST_F(PlanTest, ThePlanPrefersAToolkitSomethingProvides) {
   // Not while its tree lacks what every build needs (issue 27).
   report = run({"tier-new"});
   EXPECT_EQ(report.plans.at(0).toolkit->version, util::Version(12, 4));
-  for (const char* file :
-       {"include/cuda_runtime.h", "include/cuda/std/type_traits", "lib64/libcudart.so", "lib64/libcudart_static.a"}) {
-    fs::create_directories((cuda / file).parent_path());
-    std::ofstream(cuda / file) << "x";
-  }
+  orc::unit::fake_toolkit_parts(cuda);
   report = run({"tier-new"});
   e = &report.plans.at(0);
   EXPECT_EQ(e->toolkit->version, util::Version(13, 0));
