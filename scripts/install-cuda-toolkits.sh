@@ -20,21 +20,41 @@
 # lib64/, nvvm/libdevice), needs no environment, can be moved, and serves as
 # CMAKE_CUDA_COMPILER=PREFIX/cuda-X.Y/bin/nvcc.
 #
-# Why this package set: nvcc -c/-cubin needs nvcc, cicc, ptxas, fatbinary,
-# cudafe++ and libdevice (all in nvidia-cuda-toolkit; cicc embeds NVVM, so
-# libnvvm4 is not needed) and the CUDA headers (only in nvidia-cuda-dev, a
-# 0.8-0.9 GB package of which we keep /usr/include, 13 MB, and the static
-# cudart libraries that a linking nvcc uses).
+# Why this package set: a toolkit is complete when an ordinary project builds
+# with it (orchestrate refuses toolkits that are not; `orchestrate doctor`
+# lists what each lacks):
+#   - nvcc -c/-cubin needs nvcc, cicc, ptxas, fatbinary, cudafe++ and
+#     libdevice (all in nvidia-cuda-toolkit; cicc embeds NVVM, so libnvvm4 is
+#     not needed);
+#   - the CUDA headers and what a linking nvcc uses (libcudart_static.a,
+#     libcudadevrt.a) are only in nvidia-cuda-dev, a 0.8-0.9 GB package of
+#     which we keep /usr/include (13 MB), the static cudart and the
+#     development links libcudart.so, libcublas.so, libcublasLt.so;
+#   - CMake's FindCUDAToolkit wants libcudart.so (CUDA_CUDART): its library is
+#     libcudart11.0 / libcudart12 (0.2 MB);
+#   - cooperative_groups and anything using <cuda/std/...>, CUB or Thrust
+#     need libcu++-dev, libcub-dev, libthrust-dev (headers, 1.5 MB; Debian
+#     ships them apart from nvidia-cuda-dev);
+#   - cuBLAS, the library projects link most (CUDA::cublas): libcublas11 +
+#     libcublaslt11 / libcublas12 + libcublaslt12 (0.5-0.65 GB unpacked, most
+#     of the tree). The other libraries nvidia-cuda-dev depends on (cuFFT,
+#     cuRAND, cuSPARSE, cuSOLVER, NPP, nvJPEG, NVRTC: 1-2 GB more) are left
+#     out; a recipe that declares `needs: [cufft]` is refused with these
+#     toolkits and told which toolkit has it.
 set -euo pipefail
 
 readonly k_sources=/etc/apt/sources.list.d/debian.sources
 readonly k_keyring=/usr/share/keyrings/debian-archive-keyring.gpg
 readonly k_lib=usr/lib/x86_64-linux-gnu
 # Bumped when the unpacked tree changes shape; an older tree is reinstalled.
-readonly k_layout=2
-# What nvidia-cuda-dev contributes: headers and what `nvcc -o` links.
+readonly k_layout=3
+# What nvidia-cuda-dev contributes: headers, what `nvcc -o` links, and the
+# development links of the shared libraries kept (libcudart.so -> .so.12).
 readonly k_dev_members=(./usr/include "./$k_lib/libcudart_static.a" "./$k_lib/libcudadevrt.a"
-  "./$k_lib/libculibos.a" "./$k_lib/stubs/libcuda.so")
+  "./$k_lib/libculibos.a" "./$k_lib/stubs/libcuda.so" "./$k_lib/libcudart.so" "./$k_lib/libcublas.so"
+  "./$k_lib/libcublasLt.so")
+# Header-only packages (libcu++, CUB, Thrust): only their /usr/include.
+readonly k_header_packages=(libcu++-dev libcub-dev libthrust-dev)
 readonly k_gcc11_packages=(g++-11 gcc-11 cpp-11 libstdc++-11-dev libgcc-11-dev gcc-11-base)
 
 script_dir=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
@@ -156,9 +176,13 @@ EOF
   ln -sfn ../usr/lib/nvidia-cuda-toolkit/libdevice "$root/nvvm/libdevice"
 }
 
-# VERSION SUITE COMPONENTS GCC_DIR: one toolkit into $prefix/cuda-VERSION.
+# VERSION SUITE COMPONENTS GCC_DIR LIBRARIES...: one toolkit into
+# $prefix/cuda-VERSION; LIBRARIES are the shared-library packages unpacked
+# whole (cudart and cuBLAS of that release).
 install_toolkit() {
   local version=$1 suite=$2 components=$3 gcc_dir=$4
+  shift 4
+  local libraries=("$@")
   local dest=$prefix/cuda-$version started
   started=$(now)
   if grep -qx "layout: $k_layout" "$dest/.orc-toolkit" 2>/dev/null &&
@@ -167,7 +191,7 @@ install_toolkit() {
     return
   fi
   work=$(mktemp -d "$prefix/.work-cuda-$version.XXXXXX")
-  local packages=(nvidia-cuda-toolkit nvidia-cuda-dev)
+  local packages=(nvidia-cuda-toolkit nvidia-cuda-dev "${libraries[@]}" "${k_header_packages[@]}")
   [[ -z $gcc_dir ]] || packages+=("${k_gcc11_packages[@]}")
   say "cuda-$version: downloading ${packages[*]} from $mirror $suite"
   fetch "$suite" "$components" "${packages[@]}"
@@ -182,8 +206,18 @@ install_toolkit() {
   dpkg-deb --fsys-tarfile "$dev_deb" | tar -x -C "$stage" "${k_dev_members[@]}"
   local manifest
   manifest="nvidia-cuda-toolkit=$(deb_version "$toolkit_deb") nvidia-cuda-dev=$(deb_version "$dev_deb")"
+  local package deb
+  for package in "${libraries[@]}"; do
+    deb=$(deb_of "$package")
+    dpkg-deb -x "$deb" "$stage"
+    manifest+=" $package=$(deb_version "$deb")"
+  done
+  for package in "${k_header_packages[@]}"; do
+    deb=$(deb_of "$package")
+    dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$stage" ./usr/include
+    manifest+=" $package=$(deb_version "$deb")"
+  done
   if [[ -n $gcc_dir ]]; then
-    local package deb
     for package in "${k_gcc11_packages[@]}"; do
       deb=$(deb_of "$package")
       dpkg-deb -x "$deb" "$stage/$gcc_dir"
@@ -203,15 +237,25 @@ install_toolkit() {
   printf 'layout: %s\nversion: %s\nsuite: %s\npackages: %s\n' "$k_layout" "$version" "$suite" "$manifest" \
     >"$stage/.orc-toolkit"
 
-  # Smoke test before the tree goes in place: the release, and one compile
-  # through the host compiler the wrappers pick.
+  # Smoke test before the tree goes in place: the release, and one program
+  # through the host compiler the wrappers pick that uses what makes the tree
+  # complete: libcu++ (through cooperative_groups), cuBLAS, shared cudart.
   local reported
   reported=$("$stage/bin/nvcc" --version 2>&1 | tail -n 2 | head -n 1) || true
   [[ $reported == *"release $version,"* ]] ||
     die 2 "cuda-$version: unpacked nvcc does not report release $version: $reported"
-  echo '__global__ void k(int* p) { *p = 42; }' >"$work/k.cu"
-  "$stage/bin/nvcc" -c "$work/k.cu" -o "$work/k.o" ||
-    die 2 "cuda-$version: unpacked nvcc cannot compile a kernel (see above)"
+  cat >"$work/k.cu" <<'EOF'
+#include <cooperative_groups.h>
+#include <cublas_v2.h>
+#include <cuda/std/type_traits>
+__global__ void k(int* p) { *p = cooperative_groups::this_thread_block().size(); }
+int main() {
+  cublasHandle_t h;
+  return cublasCreate(&h) == CUBLAS_STATUS_SUCCESS && cuda::std::is_same<int, int>::value ? 0 : 1;
+}
+EOF
+  "$stage/bin/nvcc" "$work/k.cu" -o "$work/k" -lcublas -cudart shared ||
+    die 2 "cuda-$version: unpacked nvcc cannot build a program using cooperative_groups and cuBLAS (see above)"
 
   rm -rf "$dest"
   mv "$stage" "$dest"
@@ -222,6 +266,6 @@ install_toolkit() {
 }
 
 total_started=$(now)
-install_toolkit 11.8 bookworm "main non-free" gcc-11
-install_toolkit 12.4 trixie non-free ""
+install_toolkit 11.8 bookworm "main non-free" gcc-11 libcudart11.0 libcublas11 libcublaslt11
+install_toolkit 12.4 trixie "main non-free" "" libcudart12 libcublas12 libcublaslt12
 say "done in $(elapsed "$total_started"); $prefix holds $(du -sh "$prefix" | cut -f1)"

@@ -13,6 +13,45 @@ namespace {
 
 using nlohmann::json;
 
+json toolkits_json(const std::vector<site::HostToolkit>& toolkits) {
+  json out = json::array();
+  for (const auto& t : toolkits) {
+    json lacks = json::array();
+    for (const auto& m : t.inventory.missing)
+      lacks.push_back({{"part", compat::part_info(m.part).name},
+                       {"always_needed", compat::part_info(m.part).always},
+                       {"files", m.files}});
+    out.push_back({{"version", t.version.str()},
+                   {"root", util::utf8_escaped(t.root.string())},
+                   {"found_by", t.found_by},
+                   {"complete", t.inventory.complete()},
+                   {"lacks", std::move(lacks)}});
+  }
+  return out;
+}
+
+// One line per toolkit: what every build needs that it lacks (then it is
+// never planned with), and the libraries a recipe may need that it lacks.
+std::string toolkits_text(const std::vector<site::HostToolkit>& toolkits) {
+  if (toolkits.empty()) return "host toolkits: none found\n";
+  std::string out = "host toolkits (what the host engine plans with):\n";
+  for (const auto& t : toolkits) {
+    std::vector<const compat::MissingPart*> needed;
+    std::vector<std::string> optional;
+    for (const auto& m : t.inventory.missing) {
+      if (compat::part_info(m.part).always)
+        needed.push_back(&m);
+      else
+        optional.emplace_back(compat::part_info(m.part).name);
+    }
+    out += "  " + t.version.str() + " " + util::printable(t.root.string()) + ": ";
+    out += needed.empty() ? "complete" : "INCOMPLETE, never planned: lacks " + compat::describe_missing(needed);
+    if (!optional.empty()) out += "; without " + util::join(optional, ", ");
+    out += "\n";
+  }
+  return out;
+}
+
 std::string doctor_json(const app::DoctorReport& r) {
   json j{{"driver",
           {{"version", r.driver_version.empty() ? json(nullptr) : json(r.driver_version)},
@@ -22,6 +61,7 @@ std::string doctor_json(const app::DoctorReport& r) {
          {"toolkit",
           {{"nvcc", r.nvcc.empty() ? json(nullptr) : json(r.nvcc)},
            {"version", r.toolkit.empty() ? json(nullptr) : json(r.toolkit)}}},
+         {"toolkits", toolkits_json(r.toolkits)},
          {"searched", r.searched},
          {"libraries", json::array()}};
   for (const auto& g : r.gpus)
@@ -65,6 +105,7 @@ std::string doctor_text(const app::DoctorReport& r) {
          (r.nvcc.empty() ? std::string("no nvcc on PATH or in /usr/local/cuda")
                          : r.nvcc + " (CUDA " + (r.toolkit.empty() ? "version unknown" : r.toolkit) + ")") +
          "\n";
+  out += toolkits_text(r.toolkits);
   if (r.libraries.empty()) {
     out += "frameworks: none found" +
            (r.searched.empty() ? std::string(" (no python3; use --path)") : " in " + util::join(r.searched, ", ")) +

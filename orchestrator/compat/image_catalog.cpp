@@ -72,6 +72,19 @@ std::vector<OfficialImage> build_official() {
   return table;
 }
 
+// What the two Debian images lack of compat's part table, from the package
+// lists (apt-cache show, dpkg-deb -c; bookworm 11.8.89~11.8.0-5~deb12u1 and
+// trixie 12.4.127~12.4.1-2): nvidia-cuda-toolkit depends on nvidia-cuda-dev,
+// which holds the headers and development links of cudart, cuBLAS(Lt),
+// cuFFT, cuRAND, cuSPARSE, cuSOLVER, NPP, nvJPEG, NVRTC (and nvJitLink in
+// 12.4) and depends on their libraries, libcupti-dev and libcu++-dev /
+// libcub-dev / libthrust-dev. Neither image installs cuDNN (Debian's
+// nvidia-cudnn only downloads it at install time) nor NCCL (bookworm has no
+// libnccl-dev; trixie's contrib one is not in the image); nvJitLink began
+// with CUDA 12.0.
+const std::vector<ToolkitPart> k_bookworm_lacks = {ToolkitPart::nvjitlink, ToolkitPart::cudnn, ToolkitPart::nccl};
+const std::vector<ToolkitPart> k_trixie_lacks = {ToolkitPart::cudnn, ToolkitPart::nccl};
+
 // Debian's compilers that each toolkit's host_config.h accepts: CUDA 11.8
 // takes GCC <= 11 (bookworm's default is 12), 12.4 takes <= 13 (trixie's
 // default is 14). The host-mount image keeps bookworm's g++ 12, which CUDA
@@ -86,7 +99,8 @@ std::vector<OfflineImage> build_offline() {
                    .nvcc = "/usr/bin/nvcc",
                    .host_compiler = "g++-11",
                    .host_mount = false,
-                   .summary = "Debian bookworm, non-free nvidia-cuda-toolkit 11.8, g++-11 (about 5.4 GB)"},
+                   .summary = "Debian bookworm, non-free nvidia-cuda-toolkit 11.8, g++-11 (about 5.4 GB)",
+                   .lacks = k_bookworm_lacks},
       OfflineImage{.name = "12.4-trixie",
                    .suite = "trixie",
                    .components = "main,contrib,non-free",
@@ -95,7 +109,8 @@ std::vector<OfflineImage> build_offline() {
                    .nvcc = "/usr/bin/nvcc",
                    .host_compiler = "g++-13",
                    .host_mount = false,
-                   .summary = "Debian trixie, non-free nvidia-cuda-toolkit 12.4, g++-13"},
+                   .summary = "Debian trixie, non-free nvidia-cuda-toolkit 12.4, g++-13",
+                   .lacks = k_trixie_lacks},
       OfflineImage{.name = "host-bookworm",
                    .suite = "bookworm",
                    .components = "main",
@@ -104,7 +119,8 @@ std::vector<OfflineImage> build_offline() {
                    .nvcc = "/usr/local/cuda/bin/nvcc",
                    .host_compiler = "g++",
                    .host_mount = true,
-                   .summary = "Debian bookworm with g++; the host's /usr/local/cuda mounted read-only"},
+                   .summary = "Debian bookworm with g++; the host's /usr/local/cuda mounted read-only",
+                   .lacks = {}},
   };
 }
 
@@ -123,11 +139,33 @@ void note_cudnn(ImageChoice& choice, const CudnnRelease* wanted) {
     choice.notes.push_back(choice.reference + " carries cuDNN " + *choice.cudnn + ", not the planned " + planned);
 }
 
+// The parts of `needed` an offline image lacks, as MissingParts naming the
+// files a tree would hold; for the host-mount image, the host tree's.
+std::vector<MissingPart> image_lacks(const OfflineImage& image, const std::optional<HostCuda>& host,
+                                     std::span<const ToolkitPart> needed) {
+  std::vector<MissingPart> out;
+  if (image.host_mount) {
+    if (host)
+      for (const MissingPart* m : host->inventory.lacking(needed)) out.push_back(*m);
+    return out;
+  }
+  for (const ToolkitPart p : needed) {
+    if (std::ranges::find(image.lacks, p) == image.lacks.end()) continue;
+    const ToolkitPartInfo& info = part_info(p);
+    MissingPart missing{.part = p, .files = {}};
+    for (const auto file : info.libraries) missing.files.emplace_back(file);
+    for (const auto file : info.headers) missing.files.emplace_back(file);
+    out.push_back(std::move(missing));
+  }
+  return out;
+}
+
 std::optional<ImageChoice> offline_choice(const Toolkit& toolkit, const CudnnRelease* cudnn,
-                                          const std::optional<HostCuda>& host) {
+                                          const std::optional<HostCuda>& host, std::span<const ToolkitPart> needed) {
   // A self-contained image first: it does not depend on what the host has.
   for (const OfflineImage& image : offline_images()) {
     if (image.host_mount || !same_minor(image.toolkit, toolkit.version)) continue;
+    if (!image_lacks(image, host, needed).empty()) continue;
     ImageChoice choice{.reference = image.reference(),
                        .source = ImageSource::offline,
                        .toolkit = image.toolkit,
@@ -138,7 +176,7 @@ std::optional<ImageChoice> offline_choice(const Toolkit& toolkit, const CudnnRel
   }
   if (!host || !same_minor(host->toolkit, toolkit.version)) return std::nullopt;
   for (const OfflineImage& image : offline_images()) {
-    if (!image.host_mount) continue;
+    if (!image.host_mount || !image_lacks(image, host, needed).empty()) continue;
     ImageChoice choice{.reference = image.reference(),
                        .source = ImageSource::host_mount,
                        .toolkit = host->toolkit,
@@ -246,13 +284,30 @@ std::optional<ImageChoice> official_choice(const Toolkit& toolkit, const CudnnRe
 }
 
 std::optional<ImageChoice> choose_image(const Toolkit& toolkit, const CudnnRelease* cudnn, ImagePreference preference,
-                                        const std::optional<HostCuda>& host) {
+                                        const std::optional<HostCuda>& host, std::span<const ToolkitPart> needed) {
   if (preference == ImagePreference::official) {
     if (auto official = official_choice(toolkit, cudnn)) return official;
-    return offline_choice(toolkit, cudnn, host);
+    return offline_choice(toolkit, cudnn, host, needed);
   }
-  if (auto offline = offline_choice(toolkit, cudnn, host)) return offline;
+  if (auto offline = offline_choice(toolkit, cudnn, host, needed)) return offline;
   return official_choice(toolkit, cudnn);
+}
+
+std::vector<std::string> images_lacking(const Toolkit& toolkit, const std::optional<HostCuda>& host,
+                                        std::span<const ToolkitPart> needed) {
+  std::vector<std::string> out;
+  for (const OfflineImage& image : offline_images()) {
+    const bool serves = image.host_mount ? host && same_minor(host->toolkit, toolkit.version)
+                                         : same_minor(image.toolkit, toolkit.version);
+    if (!serves) continue;
+    const auto lacks = image_lacks(image, host, needed);
+    if (lacks.empty()) continue;
+    std::vector<const MissingPart*> pointers;
+    for (const auto& m : lacks) pointers.push_back(&m);
+    out.push_back(image.reference() + " lacks " + describe_missing(pointers) +
+                  (image.host_mount ? " (the host's toolkit at " + host->root + ")" : ""));
+  }
+  return out;
 }
 
 std::optional<util::Version> parse_nvcc_version(std::string_view text) {

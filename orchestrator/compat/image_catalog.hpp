@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "orchestrator/compat/cudnn.hpp"
+#include "orchestrator/compat/toolkit_parts.hpp"
 #include "orchestrator/compat/toolkits.hpp"
 #include "orchestrator/util/version.hpp"
 
@@ -76,6 +77,11 @@ struct OfflineImage {
   std::string_view host_compiler;  // for nvcc -ccbin / CUDAHOSTCXX
   bool host_mount = false;         // needs the host's CUDA bind-mounted at /usr/local/cuda
   std::string_view summary;
+  // The parts of compat's table its packages do not install (what
+  // nvidia-cuda-toolkit pulls in through nvidia-cuda-dev's Depends); a plan
+  // whose recipe needs one never picks the image. Empty for the host-mount
+  // image, which has what the host's toolkit has (HostCuda::inventory).
+  std::vector<ToolkitPart> lacks;
 
   std::string reference() const;  // "orchestrate/cuda:11.8-bookworm"
 };
@@ -109,6 +115,7 @@ struct ImageChoice {
 struct HostCuda {
   util::Version toolkit;
   std::string root{k_default_host_cuda};
+  ToolkitInventory inventory;  // what the host's tree lacks (site::inspect_toolkit_tree)
 };
 
 // The image for `toolkit` and, when the framework uses it, `cudnn`.
@@ -116,9 +123,19 @@ struct HostCuda {
 // host-mount image when the host's toolkit is this one, else the official
 // tag. official: the official tag, else the offline ones. nullopt when no
 // image serves the toolkit at all (12.7, 11.3, 13.3, anything before 11.0).
+// An offline or host-mount image that lacks one of `needed` is passed over
+// (the official devel tags carry every CUDA library and NCCL; their cuDNN is
+// the cudnn flavour's, chosen by `cudnn`).
 std::optional<ImageChoice> choose_image(const Toolkit& toolkit, const CudnnRelease* cudnn,
                                         ImagePreference preference = ImagePreference::offline_first,
-                                        const std::optional<HostCuda>& host = std::nullopt);
+                                        const std::optional<HostCuda>& host = std::nullopt,
+                                        std::span<const ToolkitPart> needed = {});
+
+// The offline and host-mount images for `toolkit` that lack a part of
+// `needed`, each with what it lacks: "orchestrate/cuda:12.4-trixie lacks
+// NCCL (libnccl.so, nccl.h)". Empty when none lacks anything needed.
+std::vector<std::string> images_lacking(const Toolkit& toolkit, const std::optional<HostCuda>& host,
+                                        std::span<const ToolkitPart> needed);
 // Only the official tag (what a site with registry access would use).
 std::optional<ImageChoice> official_choice(const Toolkit& toolkit, const CudnnRelease* cudnn);
 

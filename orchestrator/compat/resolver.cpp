@@ -69,6 +69,8 @@ std::vector<std::string> toolkit_blockers(const Toolkit& t, const ResolveRequest
   std::vector<std::string> why;
   const std::string name = "CUDA " + t.version.str();
   if (request.cuda && !request.cuda->range.contains(t.version)) why.push_back(request.cuda->describe());
+  for (const auto& shortfall : request.shortfalls)
+    if (shortfall.toolkit.truncated(2) == t.version.truncated(2)) why.push_back(shortfall.reason);
   for (const auto& g : request.gpus) {
     if (!t.accepts(g.cc.base())) why.push_back("no sm_" + g.cc.base().digits() + " for " + gpu_label(g));
   }

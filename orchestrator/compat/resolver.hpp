@@ -11,6 +11,7 @@
 
 #include "orchestrator/arch/arch_set.hpp"
 #include "orchestrator/compat/cudnn.hpp"
+#include "orchestrator/compat/toolkit_parts.hpp"
 #include "orchestrator/compat/toolkits.hpp"
 #include "orchestrator/util/version.hpp"
 
@@ -38,6 +39,10 @@ struct ResolveRequest {
   bool needs_cudnn = false;
   std::optional<util::Version> driver;    // oldest driver on the tier's nodes
   std::vector<util::Version> candidates;  // toolkits builds may use; empty = every released one
+  // Candidates that are installed but lack a part the build needs (cudart,
+  // libcu++, a library of the recipe's `needs:`): never chosen, and named
+  // with the reason when nothing else serves.
+  std::vector<ToolkitShortfall> shortfalls;
 };
 
 struct Resolution {

@@ -15,6 +15,7 @@
 //       framework: pytorch                # a name of flags::framework_table()
 //       source: {path: ../src/vision}     # or {git: URL, ref: v1.2}
 //       requires: {cuda: ">=12.1", cudnn: ">=9", pytorch: ">=2.4"}
+//       needs: [cublas, nccl]             # optional: CUDA libraries the toolkit must have
 //       tiers: [tier-new]
 //       build: [["python", "setup.py", "bdist_wheel"]]   # argv lists, or {script: build.sh}
 //       artifacts: ["dist/*.whl"]
@@ -34,6 +35,7 @@
 
 #include "orchestrator/arch/arch_set.hpp"
 #include "orchestrator/arch/compute_capability.hpp"
+#include "orchestrator/compat/toolkit_parts.hpp"
 #include "orchestrator/flags/emit.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/version.hpp"
@@ -126,6 +128,13 @@ struct Requirements {
   bool without_cudnn = false;            // `cudnn: none`: the build uses no cuDNN (Caffe's USE_CUDNN := 0)
 };
 
+// A CUDA library of `needs:` and where it was named, so a plan that refuses
+// a toolkit lacking it can point back at the line.
+struct Need {
+  compat::ToolkitPart part;
+  util::SourceLocation where;
+};
+
 struct BuildStep {
   std::vector<std::string> argv;  // run directly, never through a shell
   std::filesystem::path script;   // or: a script file, absolute, mounted read-only
@@ -171,6 +180,9 @@ struct Recipe {
   Framework framework = Framework::cmake;
   Source source;
   Requirements requires_;
+  // `needs: [cublas, nccl]`: libraries the build links beyond what every
+  // build needs (nvcc, cudart shared and static, libcu++).
+  std::vector<Need> needs;
   std::vector<std::string> tiers;
   std::vector<BuildStep> build;
   std::vector<std::string> artifacts;  // globs relative to the build tree

@@ -79,6 +79,10 @@ class TierNames {
 // unusable, and tier names are then not checked.
 std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const TierNames* tiers);
 
+// needs.cpp: `needs: [cublas, nccl]`, each name a declarable row of
+// compat's part table, once.
+std::vector<Need> parse_needs(Reader& reader, const YAML::Node& node);
+
 // build_steps.cpp
 // Splits a command line into argv on blanks, honouring '...' and "..."
 // (no escapes, no variables, no globbing: nothing else a shell would do).

@@ -214,6 +214,7 @@ std::optional<Recipe> parse_recipe(Reader& reader, const YAML::Node& node, const
   if (const Field* f = fields.find("source"))
     if (auto source = parse_source(reader, f->value)) recipe.source = std::move(*source);
   if (const Field* f = fields.find("requires")) recipe.requires_ = parse_requires(reader, f->value, framework);
+  if (const Field* f = fields.find("needs")) recipe.needs = parse_needs(reader, f->value);
   if (const Field* f = fields.find("tiers")) recipe.tiers = parse_recipe_tiers(reader, f->value, tiers);
   if (const Field* f = fields.find("build"); f && reader.expect_list(f->value, "of steps for 'build'")) {
     for (const auto& item : f->value)

@@ -21,8 +21,9 @@ inline constexpr std::array<std::string_view, 1> k_tier_required = {"gpus"};
 // A declared device: `{name: "Lab Card X", cc: 8.6}` (both required).
 inline constexpr std::array<std::string_view, 2> k_gpu_keys = {"name", "cc"};
 
-inline constexpr std::array<std::string_view, 12> k_recipe_keys = {
-    "name", "framework", "source", "requires", "tiers", "build", "artifacts", "watch", "image", "stamp", "env", "nvcc"};
+inline constexpr std::array<std::string_view, 13> k_recipe_keys = {
+    "name", "framework", "source", "requires", "tiers", "build", "artifacts", "watch", "image", "stamp", "env", "nvcc",
+    "needs"};
 inline constexpr std::array<std::string_view, 4> k_recipe_required = {"name", "framework", "source", "tiers"};
 
 inline constexpr std::array<std::string_view, 3> k_source_keys = {"path", "git", "ref"};

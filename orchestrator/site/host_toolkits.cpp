@@ -134,15 +134,16 @@ std::vector<HostToolkit> discover_host_toolkits(const HostToolkitSearch& search)
     const auto version = nvcc_version(root, search.version_cache);
     if (!version) continue;
     // The canonical root: /usr/local/cuda and cuda-13.0 are one toolkit.
-    found.push_back({.version = *version, .root = key, .found_by = how});
+    found.push_back({.version = *version, .root = key, .found_by = how, .inventory = inspect_toolkit_tree(key)});
   }
   std::ranges::stable_sort(found, [](const HostToolkit& a, const HostToolkit& b) { return b.version < a.version; });
   return found;
 }
 
-std::optional<HostToolkit> find_host_toolkit(const std::vector<HostToolkit>& toolkits, const util::Version& wanted) {
+std::optional<HostToolkit> find_host_toolkit(const std::vector<HostToolkit>& toolkits, const util::Version& wanted,
+                                             std::span<const compat::ToolkitPart> needed) {
   for (const auto& t : toolkits)
-    if (t.version.truncated(2) == wanted.truncated(2)) return t;
+    if (t.version.truncated(2) == wanted.truncated(2) && t.inventory.lacking(needed).empty()) return t;
   return std::nullopt;
 }
 

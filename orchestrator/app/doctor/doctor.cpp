@@ -131,6 +131,7 @@ DoctorReport doctor(const DoctorRequest& request) {
   if (!report.nvcc.empty())
     if (const auto out = capture({report.nvcc, "--version"}))
       if (const auto version = compat::parse_nvcc_version(*out)) report.toolkit = version->str();
+  report.toolkits = site::discover_host_toolkits(site::host_toolkit_search_from_environment());
 
   std::vector<std::pair<std::string, fs::path>> libraries;
   std::vector<fs::path> dirs;

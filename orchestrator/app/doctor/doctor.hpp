@@ -13,6 +13,7 @@
 
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/site/host_toolkits.hpp"
 
 namespace orc::app {
 
@@ -50,8 +51,12 @@ struct DoctorReport {
   std::string driver_version;               // "580.159.04"
   int driver_cuda_version = 0;              // 13000
   std::vector<DoctorGpu> gpus;
-  std::string nvcc;                   // path; empty when none was found
-  std::string toolkit;                // "13.0.88"
+  std::string nvcc;     // path; empty when none was found
+  std::string toolkit;  // "13.0.88"
+  // Every toolkit the host engine finds (site::discover_host_toolkits), each
+  // with the parts its tree lacks: one lacking what every build needs is
+  // never planned with.
+  std::vector<site::HostToolkit> toolkits;
   std::vector<std::string> searched;  // directories looked in for frameworks
   std::vector<FrameworkLibrary> libraries;
 };

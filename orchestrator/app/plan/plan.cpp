@@ -70,13 +70,16 @@ struct ImageContext {
   // provides each: an offline image of the catalog, the host's toolkit
   // (host-mount image), or under the official preference an nvidia/cuda tag.
   std::vector<std::pair<util::Version, std::string>> provided;
+  // What the recipe needs of an image (parts_needed): an image lacking one
+  // provides nothing for it.
+  std::vector<compat::ToolkitPart> needed = compat::parts_needed({});
 };
 
 // What provides `toolkit` on this site, as the plan's image choice would
 // take it; nullopt when nothing does (an official tag under offline-first
 // is an image this site cannot pull).
 std::optional<std::string> provider_of(const compat::Toolkit& toolkit, const ImageContext& context) {
-  const auto choice = compat::choose_image(toolkit, nullptr, context.preference, context.host);
+  const auto choice = compat::choose_image(toolkit, nullptr, context.preference, context.host, context.needed);
   if (!choice) return std::nullopt;
   switch (choice->source) {
     case compat::ImageSource::official:
@@ -88,6 +91,12 @@ std::optional<std::string> provider_of(const compat::Toolkit& toolkit, const Ima
       return choice->reference;
   }
   return std::nullopt;
+}
+
+void find_providers(ImageContext& context) {
+  for (const compat::Toolkit& t : compat::toolkit_table())
+    if (t.released)
+      if (auto provider = provider_of(t, context)) context.provided.emplace_back(t.version, std::move(*provider));
 }
 
 ImageContext image_context() {
@@ -103,10 +112,19 @@ ImageContext image_context() {
   const std::string root = util::env_value("ORCHESTRATE_HOST_CUDA");
   const std::string host_root = !root.empty() ? root : std::string(compat::k_default_host_cuda);
   if (auto version = site::nvcc_version(host_root, site::nvcc_version_cache()))
-    context.host = compat::HostCuda{.toolkit = *version, .root = host_root};
-  for (const compat::Toolkit& t : compat::toolkit_table())
-    if (t.released)
-      if (auto provider = provider_of(t, context)) context.provided.emplace_back(t.version, std::move(*provider));
+    context.host =
+        compat::HostCuda{.toolkit = *version, .root = host_root, .inventory = site::inspect_toolkit_tree(host_root)};
+  find_providers(context);
+  return context;
+}
+
+// The context for a recipe that declares `needs:`: its providers found again
+// with what it needs (most recipes declare none and share the run's).
+ImageContext image_context_for(const ImageContext& shared, const recipe::Recipe& r) {
+  ImageContext context = shared;
+  context.needed = parts_needed(r);
+  context.provided.clear();
+  find_providers(context);
   return context;
 }
 
@@ -114,8 +132,12 @@ ImageContext image_context() {
 // official tag is no image it can use: the plan says which one a site with
 // a registry would use instead.
 void choose_plan_image(PlanEntry& e, const ImageContext& context) {
-  auto choice = compat::choose_image(*e.toolkit, e.cudnn, context.preference, context.host);
+  auto choice = compat::choose_image(*e.toolkit, e.cudnn, context.preference, context.host, context.needed);
   const std::string cuda = e.toolkit->version.str();
+  // The images passed over for lacking what the recipe needs, said with
+  // whatever the plan does instead.
+  const auto lacking = compat::images_lacking(*e.toolkit, context.host, context.needed);
+  if (!lacking.empty()) e.notes.push_back("not planned: " + util::join(lacking, "; "));
   if (!choice) {
     e.warnings.push_back("no build image serves CUDA " + cuda +
                          ": neither an offline image (orchestrate images list) nor an nvidia/cuda tag");
@@ -447,9 +469,14 @@ std::optional<std::string> constrain_caffe(const recipe::Recipe& r, compat::Reso
 }
 
 PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
-                   const ImageContext& images, const std::optional<std::vector<util::Version>>& toolkits) {
+                   const ImageContext& shared_images, const PlanScope& scope) {
+  std::optional<ImageContext> own_images;
+  const ImageContext& images =
+      r.needs.empty() ? shared_images : own_images.emplace(image_context_for(shared_images, r));
+  const auto& toolkits = scope.toolkits;
   PlanEntry e{.recipe = &r, .tier = &tier};
   auto request = request_for(config, r, tier, toolkits);
+  request.shortfalls = host_shortfalls(r, scope.host_toolkits);
   const auto torch_cuda = torch_toolkits(r);
   if (torch_cuda) {
     request.candidates = intersect_toolkits(request.candidates, torch_cuda->cuda);
@@ -570,7 +597,7 @@ PlanReport plan(std::shared_ptr<const recipe::Config> shared, const PlanScope& s
     const auto recipes = by_tier.find(tier.name);
     if (recipes == by_tier.end()) continue;
     for (const recipe::Recipe* r : recipes->second) {
-      PlanEntry e = plan_one(config, *r, tier, images, scope.toolkits);
+      PlanEntry e = plan_one(config, *r, tier, images, scope);
       if (e.ok) {
         auto [it, fresh] = own_archs.try_emplace(r);
         if (fresh) it->second = own_arch_warning(*r);

@@ -95,6 +95,10 @@ struct PlanScope {
   // The toolkits the resolver may choose from in place of the
   // configuration's (the host engine passes the installed ones it allows).
   std::optional<std::vector<util::Version>> toolkits;
+  // The installed toolkits behind `toolkits`, for the host engine: a version
+  // none of whose trees has what a recipe needs (cudart, libcu++, its
+  // `needs:`) is never chosen for that recipe, and the plan says what each lacks.
+  std::vector<site::HostToolkit> host_toolkits;
 };
 
 // Throws util::Failure (bad_input) for an unknown tier/recipe name or a bad
@@ -109,6 +113,17 @@ PlanReport plan(const PlanRequest& request);
 // warning).
 PlanReport plan_on_host(const PlanReport& full, const PlanScope& scope,
                         const std::vector<site::HostToolkit>& host_toolkits);
+
+// What a recipe's build needs of a toolkit: the parts every build needs and
+// its `needs:`.
+std::vector<compat::ToolkitPart> parts_needed(const recipe::Recipe& r);
+
+// The installed toolkit versions of `host` that cannot build `r`: for each,
+// every tree of that major.minor and the parts it lacks, with the recipe
+// line that needs them ("installed at /opt/cuda-12.4 without cuFFT
+// (libcufft.so, cufft.h), which recipes/x.yaml:9:10 needs").
+std::vector<compat::ToolkitShortfall> host_shortfalls(const recipe::Recipe& r,
+                                                      const std::vector<site::HostToolkit>& host);
 
 // "recipe/tier".
 std::string plan_name(const PlanEntry& entry);

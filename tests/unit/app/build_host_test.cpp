@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "orchestrator/app/build/build.hpp"
+#include "tests/unit/fake_toolkit.hpp"
 
 namespace orc::app {
 namespace {
@@ -40,6 +41,7 @@ class BuildHost : public ::testing::Test {
     std::ofstream(m_dir / "cuda" / "bin" / "nvcc")
         << "#!/bin/sh\necho 'Cuda compilation tools, release " << version << ", V" << version << ".88'\n";
     fs::permissions(m_dir / "cuda" / "bin" / "nvcc", fs::perms::owner_all);
+    orc::unit::fake_toolkit_parts(m_dir / "cuda");  // complete (issue 27), so it is planned with
   }
   void write_config(const std::string& toolkits) {
     std::ofstream(m_dir / "orchestrate.yaml") << "toolkits: [\"" << toolkits << "\"]\n"

@@ -3,6 +3,7 @@
 // engine's fallback said in the plan; warnings once; JSON nulls.
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/cli/render.hpp"
+#include "tests/unit/fake_toolkit.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -244,6 +245,10 @@ TEST_F(PlanTest, ThePlanPrefersAToolkitSomethingProvides) {
   std::ofstream(cuda / "bin" / "nvcc") << "#!/bin/sh\necho 'Cuda compilation tools, release 13.0, V13.0.88'\n";
   fs::permissions(cuda / "bin" / "nvcc", fs::perms::owner_all);
   ::setenv("ORCHESTRATE_HOST_CUDA", cuda.c_str(), 1);
+  // Not while its tree lacks what every build needs (issue 27).
+  report = run({"tier-new"});
+  EXPECT_EQ(report.plans.at(0).toolkit->version, util::Version(12, 4));
+  orc::unit::fake_toolkit_parts(cuda);
   report = run({"tier-new"});
   e = &report.plans.at(0);
   EXPECT_EQ(e->toolkit->version, util::Version(13, 0));
@@ -361,6 +366,102 @@ TEST_F(PlanTest, JsonHasNullsForWhatIsUnknownAndTheConfigurationsWarnings) {
   ASSERT_EQ(j["warnings"].size(), 1u) << j.dump(2);
   EXPECT_EQ(j["warnings"][0]["message"], "tier 'tier-unused' is not used by any recipe");
   EXPECT_EQ(j["warnings"][0]["line"], 10);
+}
+
+// Issue 27: the host plan and what installed toolkits lack.
+constexpr const char* k_needs_config = R"(toolkits: ["11.8", "12.4", "13.0"]
+tiers:
+  tier-new:
+    gpus: ["A100", "H100"]
+recipes:
+  - name: fft
+    framework: cmake
+    source: {path: src}
+    tiers: [tier-new]
+    requires: {cuda: ">=12.0"}
+    needs: [cufft]
+  - name: plain
+    framework: cmake
+    source: {path: src}
+    tiers: [tier-new]
+)";
+
+site::HostToolkit lacking(int major, int minor, const std::string& root, std::vector<compat::MissingPart> missing) {
+  return site::HostToolkit{.version = util::Version(std::vector<int>{major, minor, 1}),
+                           .root = root,
+                           .found_by = "test",
+                           .inventory = {.missing = std::move(missing)}};
+}
+
+const compat::MissingPart k_no_cufft{.part = compat::ToolkitPart::cufft, .files = {"libcufft.so", "cufft.h"}};
+const compat::MissingPart k_no_cudart{.part = compat::ToolkitPart::cudart, .files = {"libcudart.so"}};
+
+PlanReport on_host(const fs::path& config, const std::vector<site::HostToolkit>& host) {
+  const PlanScope scope;
+  return plan_on_host(plan(load_plan_config(config), scope), scope, host);
+}
+
+// The reason with its first recipe path shortened to the file name (the
+// fixture's configuration lives in a temporary directory).
+std::string shortened(std::string text, const fs::path& dir) {
+  const std::string prefix = (dir / "").string();
+  for (auto at = text.find(prefix); at != std::string::npos; at = text.find(prefix)) text.erase(at, prefix.size());
+  return text;
+}
+
+TEST_F(PlanTest, AToolkitLackingADeclaredLibraryIsPassedOverForThatRecipeOnly) {
+  std::ofstream(m_dir / "orchestrate.yaml") << k_needs_config;
+  const auto report = on_host(m_dir / "orchestrate.yaml", {lacking(13, 0, "/usr/local/cuda-13.0", {k_no_cufft}),
+                                                           lacking(12, 4, "/t/cuda-12.4", {})});
+  ASSERT_EQ(report.plans.size(), 2u);
+  const PlanEntry& fft = report.plans[0];
+  ASSERT_TRUE(fft.ok) << fft.reasons.at(0);
+  EXPECT_EQ(fft.toolkit->version, util::Version(12, 4));
+  EXPECT_EQ(fft.host->toolkit.root, "/t/cuda-12.4");
+  std::vector<std::string> reasons;
+  for (const auto& r : fft.reasons) reasons.push_back(shortened(r, m_dir));
+  EXPECT_NE(std::ranges::find(reasons,
+                              "CUDA 13.0 skipped: installed at /usr/local/cuda-13.0 without cuFFT (libcufft.so, "
+                              "cufft.h), which orchestrate.yaml:11:13 needs"),
+            reasons.end())
+      << reasons.at(1);
+  const PlanEntry& plain = report.plans[1];
+  ASSERT_TRUE(plain.ok);
+  EXPECT_EQ(plain.toolkit->version, util::Version(13, 0)) << "plain needs no cuFFT";
+}
+
+TEST_F(PlanTest, OfTwoTreesOfOneVersionTheOneThatHasItAllIsUsed) {
+  std::ofstream(m_dir / "orchestrate.yaml") << k_needs_config;
+  const auto report = on_host(m_dir / "orchestrate.yaml",
+                              {lacking(12, 4, "/a/cuda-12.4", {k_no_cudart}), lacking(12, 4, "/b/cuda-12.4", {})});
+  ASSERT_TRUE(report.plans[1].ok);
+  EXPECT_EQ(report.plans[1].host->toolkit.root, "/b/cuda-12.4");
+}
+
+TEST_F(PlanTest, WhenNoInstalledToolkitHasItThePlanSaysWhatEachLacksAndWhatWould) {
+  std::ofstream(m_dir / "orchestrate.yaml") << k_needs_config;
+  const auto report = on_host(m_dir / "orchestrate.yaml", {lacking(12, 4, "/t/cuda-12.4", {k_no_cufft, k_no_cudart}),
+                                                           lacking(11, 8, "/t/cuda-11.8", {})});
+  const PlanEntry& fft = report.plans[0];
+  EXPECT_FALSE(fft.ok);
+  EXPECT_TRUE(fft.host_unservable) << "exit 3: the host lacks a toolkit";
+  ASSERT_EQ(fft.reasons.size(), 1u);
+  EXPECT_EQ(
+      shortened(fft.reasons[0], m_dir),
+      "the toolkits on this host (12.4.1 (/t/cuda-12.4), 11.8.1 (/t/cuda-11.8)) cannot serve it: CUDA 12.4: "
+      "installed at /t/cuda-12.4 without the shared CUDA runtime (libcudart.so), which every build needs; cuFFT "
+      "(libcufft.so, cufft.h), which orchestrate.yaml:11:13 needs; CUDA 11.8: recipe requires cuda >=12.0; on this "
+      "host 11.8.1 (/t/cuda-11.8) has what it needs; with every configured toolkit it would use CUDA 12.4: "
+      "install that toolkit here "
+      "(ORCHESTRATE_HOST_TOOLKITS names extra ones) or build in a container engine");
+  // The recipe without a range falls back to the complete 11.8, and says why.
+  const PlanEntry& plain = report.plans[1];
+  ASSERT_TRUE(plain.ok);
+  EXPECT_EQ(plain.toolkit->version, util::Version(11, 8));
+  EXPECT_NE(std::ranges::find(plain.reasons,
+                              "CUDA 12.4 skipped: installed at /t/cuda-12.4 without the shared CUDA runtime "
+                              "(libcudart.so), which every build needs"),
+            plain.reasons.end());
 }
 
 }  // namespace

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "tests/unit/fake_toolkit.hpp"
+
 namespace orc::cli::testing {
 
 class CliTest : public ::testing::Test {
@@ -77,13 +79,14 @@ class ScopedEnv {
 };
 
 // A host toolkit for the host-mount image: DIR/bin/nvcc printing what
-// nvcc `version` says, pointed at by ORCHESTRATE_HOST_CUDA, so a plan's
+// nvcc `version` says (and the parts every build needs), pointed at by ORCHESTRATE_HOST_CUDA, so a plan's
 // image does not depend on this machine's /usr/local/cuda.
 inline ScopedEnv fake_host_cuda(const std::filesystem::path& dir, const std::string& version) {
   std::filesystem::create_directories(dir / "bin");
   std::ofstream(dir / "bin" / "nvcc") << "#!/bin/sh\necho 'Cuda compilation tools, release " << version << ", V"
                                       << version << ".88'\n";
   std::filesystem::permissions(dir / "bin" / "nvcc", std::filesystem::perms::owner_all);
+  orc::unit::fake_toolkit_parts(dir);
   return ScopedEnv("ORCHESTRATE_HOST_CUDA", dir.string());
 }
 // A fatbin container, byte by byte (fatbin-format.md 2.1/2.2): one 64-byte

@@ -82,5 +82,37 @@ TEST(Doctor, AVerdictNamesItsGpuBySeparateFields) {
   EXPECT_NE(text.find("GPU 0 (9.0):  native  sm_90 SASS"), std::string::npos) << text;
 }
 
+// Issue 27: every host toolkit with what it lacks; one lacking what every
+// build needs is said to be never planned with.
+TEST(Doctor, EachHostToolkitSaysWhatItLacks) {
+  app::DoctorReport r;
+  r.driver_error = "no NVIDIA driver";
+  using compat::ToolkitPart;
+  r.toolkits = {{.version = util::Version(std::vector<int>{13, 0, 88}),
+                 .root = "/usr/local/cuda-13.0",
+                 .found_by = "PATH",
+                 .inventory = {.missing = {{.part = ToolkitPart::npp, .files = {"libnppc.so", "npp.h"}}}}},
+                {.version = util::Version(std::vector<int>{12, 4, 131}),
+                 .root = "/t/cuda-12.4",
+                 .found_by = "ORCHESTRATE_HOST_TOOLKITS",
+                 .inventory = {.missing = {{.part = ToolkitPart::cudart, .files = {"libcudart.so"}},
+                                           {.part = ToolkitPart::nccl, .files = {"libnccl.so", "nccl.h"}}}}}};
+  const std::string text = render(r, Format::text);
+  EXPECT_NE(text.find("host toolkits (what the host engine plans with):\n"
+                      "  13.0.88 /usr/local/cuda-13.0: complete; without npp\n"
+                      "  12.4.131 /t/cuda-12.4: INCOMPLETE, never planned: lacks the shared CUDA runtime "
+                      "(libcudart.so); without nccl\n"),
+            std::string::npos)
+      << text;
+  const auto j = nlohmann::json::parse(render(r, Format::json));
+  ASSERT_EQ(j["toolkits"].size(), 2u);
+  EXPECT_EQ(j["toolkits"][0]["complete"], true);
+  EXPECT_EQ(j["toolkits"][1]["complete"], false);
+  EXPECT_EQ(j["toolkits"][1]["found_by"], "ORCHESTRATE_HOST_TOOLKITS");
+  EXPECT_EQ(j["toolkits"][1]["lacks"][0]["part"], "cudart");
+  EXPECT_EQ(j["toolkits"][1]["lacks"][0]["always_needed"], true);
+  EXPECT_EQ(j["toolkits"][1]["lacks"][1]["files"], (std::vector<std::string>{"libnccl.so", "nccl.h"}));
+}
+
 }  // namespace
 }  // namespace orc::cli

@@ -10,6 +10,38 @@ namespace orc::site {
 namespace {
 
 namespace fs = std::filesystem;
+using compat::ToolkitPart;
+
+void touch(const fs::path& file) {
+  fs::create_directories(file.parent_path());
+  std::ofstream(file) << "x";
+}
+
+// Debian's layout as the install script leaves it: bin/nvcc, include and
+// lib64 as links into usr/; layout 2 had no shared cudart and no libcu++.
+fs::path debian_tree(const fs::path& dir, bool complete) {
+  const fs::path root = dir / "cuda-12.4";
+  touch(root / "bin" / "nvcc");
+  touch(root / "usr/include/cuda_runtime.h");
+  touch(root / "usr/include/cublas_v2.h");
+  const fs::path lib = root / "usr/lib/x86_64-linux-gnu";
+  touch(lib / "libcudart_static.a");
+  fs::create_directory_symlink("usr/include", root / "include");
+  fs::create_directory_symlink("usr/lib/x86_64-linux-gnu", root / "lib64");
+  if (complete) {
+    touch(lib / "libcudart.so.12");
+    fs::create_symlink("libcudart.so.12", lib / "libcudart.so");
+    touch(root / "usr/include/cuda/std/type_traits");
+    touch(lib / "libcublas.so.12");
+    fs::create_symlink("libcublas.so.12", lib / "libcublas.so");
+    touch(lib / "libcublasLt.so");
+    touch(root / "usr/include/cublasLt.h");
+  } else {
+    // nvidia-cuda-dev's development link without the library package.
+    fs::create_symlink("libcublas.so.12", lib / "libcublas.so");
+  }
+  return root;
+}
 
 class HostToolkits : public ::testing::Test {
  protected:
@@ -74,6 +106,72 @@ TEST_F(HostToolkits, TheEnvironmentListIsColonSeparated) {
   EXPECT_EQ(search.listed, (std::vector<fs::path>{"/a/cuda-11.8", "/b"}));
   EXPECT_EQ(search.default_root, fs::path("/opt/cuda"));
   EXPECT_EQ(search.versioned_parent, fs::path("/usr/local"));
+}
+
+// What a toolkit tree lacks, from its layout alone: trees shaped as Debian's
+// packages unpack (scripts/install-cuda-toolkits.sh, layouts 2 and 3) and as
+// NVIDIA's 13.0 installs (headers under targets/, libcu++ under cccl/).
+TEST_F(HostToolkits, TheOldUnpackedToolkitsLackTheSharedRuntimeAndLibcudacxx) {
+  const auto inventory = inspect_toolkit_tree(debian_tree(m_dir, false));
+  EXPECT_FALSE(inventory.complete());
+  EXPECT_EQ(compat::describe_missing(inventory.lacking(compat::parts_needed({}))),
+            "the shared CUDA runtime (libcudart.so), libcu++ (cuda/std/type_traits)");
+  EXPECT_TRUE(inventory.lacks(ToolkitPart::cublas)) << "a link that points nowhere is no library";
+  EXPECT_FALSE(inventory.lacks(ToolkitPart::nvcc));
+  EXPECT_FALSE(inventory.lacks(ToolkitPart::cudart_static));
+}
+
+TEST_F(HostToolkits, TheCompleteOnesHaveWhatEveryBuildNeedsAndCublas) {
+  const auto inventory = inspect_toolkit_tree(debian_tree(m_dir, true));
+  EXPECT_TRUE(inventory.complete());
+  const std::vector<ToolkitPart> cublas = {ToolkitPart::cublas};
+  EXPECT_TRUE(inventory.lacking(compat::parts_needed(cublas)).empty());
+  const std::vector<ToolkitPart> cufft = {ToolkitPart::cufft};
+  EXPECT_EQ(compat::describe_missing(inventory.lacking(compat::parts_needed(cufft))), "cuFFT (libcufft.so, cufft.h)");
+}
+
+TEST_F(HostToolkits, NvidiasThirteenLayoutKeepsHeadersUnderTargetsAndLibcudacxxUnderCccl) {
+  const fs::path root = m_dir / "cuda-13.0";
+  const fs::path target = root / "targets/x86_64-linux";
+  touch(root / "bin/nvcc");
+  touch(target / "include/cuda_runtime.h");
+  touch(target / "include/cccl/cuda/std/type_traits");
+  touch(target / "include/nccl.h");
+  touch(target / "lib/libcudart.so");
+  touch(target / "lib/libcudart_static.a");
+  touch(target / "lib/libnccl.so");
+  fs::create_directory_symlink("targets/x86_64-linux/lib", root / "lib");
+  fs::create_directory_symlink("lib", root / "lib64");
+  const auto inventory = inspect_toolkit_tree(root);
+  EXPECT_TRUE(inventory.complete()) << compat::describe_missing(inventory.lacking(compat::parts_needed({})));
+  EXPECT_FALSE(inventory.lacks(ToolkitPart::nccl));
+  EXPECT_TRUE(inventory.lacks(ToolkitPart::npp));
+}
+
+TEST_F(HostToolkits, AnEmptyFolderLacksEverything) {
+  const auto inventory = inspect_toolkit_tree(m_dir / "nothing");
+  EXPECT_EQ(inventory.missing.size(), compat::toolkit_part_table().size());
+  EXPECT_EQ(inventory.missing.front().describe(), "nvcc (bin/nvcc, cuda_runtime.h)");
+}
+
+TEST_F(HostToolkits, DiscoveryCarriesWhatEachTreeLacksAndTheCompleteOneIsFound) {
+  const fs::path partial = debian_tree(m_dir / "a", false);
+  const fs::path complete = debian_tree(m_dir / "b", true);
+  // debian_tree's nvcc is a placeholder: make both answer as 12.4.
+  toolkit(partial, "12.4.131");
+  toolkit(complete, "12.4.131");
+  site::HostToolkitSearch search;
+  search.listed = {partial, complete};
+  const auto found = site::discover_host_toolkits(search);
+  ASSERT_EQ(found.size(), 2u);
+  EXPECT_FALSE(found[0].inventory.complete());
+  EXPECT_TRUE(found[1].inventory.complete());
+  const auto any = site::find_host_toolkit(found, *util::Version::parse("12.4"));
+  EXPECT_EQ(any->root, fs::canonical(partial)) << "no parts asked: the first";
+  const auto needed = compat::parts_needed({});
+  const auto usable = site::find_host_toolkit(found, *util::Version::parse("12.4"), needed);
+  ASSERT_TRUE(usable.has_value());
+  EXPECT_EQ(usable->root, fs::canonical(complete));
 }
 
 }  // namespace
