@@ -152,12 +152,17 @@ int nvcc(const front::FrontConfig& config, int argc, char** argv) {
     dry.argv.push_back("--dryrun");
     if (auto ran = util::run_process(dry)) context.dryrun = front::targets_from_dryrun(ran->out);
   }
-  if (auto log = read_bounded(config.log.string()))
-    for (auto& r : front::read_call_log(*log))
-      if (r.outcome == front::Outcome::probe) context.probes.push_back(std::move(r));
-
   front::Decision d = front::decide(config, args, call, context);
   using Action = front::Decision::Action;
+  if (d.action == Action::refuse) {
+    // Only a refusal names the GPU probes before it: the log is read then,
+    // not on every call (a project of thousands of calls would read it
+    // thousands of times).
+    if (auto log = read_bounded(config.log.string()))
+      for (auto& r : front::read_call_log(*log))
+        if (r.outcome == front::Outcome::probe) context.probes.push_back(std::move(r));
+    if (!context.probes.empty()) d = front::decide(config, args, call, context);
+  }
   if (d.action == Action::refuse) {
     append_record(config, d.record);
     for (const auto& line : d.message) std::fprintf(stderr, "%s\n", line.c_str());
