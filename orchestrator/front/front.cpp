@@ -349,8 +349,14 @@ Decision decide(const FrontConfig& config, std::span<const std::string> args, co
   if (!call.problems.empty()) cause += "; nvcc cannot read " + join_names(call.problems);
   d.message.push_back(cause);
   if (r.origin) d.message.push_back("orchestrate: note: it sets them here: " + r.origin->str());
-  for (const auto& p : context.probes)
-    d.message.push_back("orchestrate: note: the project probed the build machine's GPU first: " + probe_words(p));
+  // A makefile's recursive variable runs its probe at every use: each
+  // distinct probe and answer is said once.
+  std::vector<std::string> probes_said;
+  for (const auto& p : context.probes) {
+    std::string line = "orchestrate: note: the project probed the build machine's GPU first: " + probe_words(p);
+    if (std::ranges::find(probes_said, line) == probes_said.end()) probes_said.push_back(std::move(line));
+  }
+  d.message.insert(d.message.end(), probes_said.begin(), probes_said.end());
   if (const std::string diff = difference(r.asked, config.plan); !diff.empty())
     d.message.push_back("orchestrate: note: " + diff);
   const std::string recipe =

@@ -42,7 +42,8 @@ void make_image(BuildJob& job, const engine::Discovery& discovery) {
   BuildResult& result = job.result;
   if (recipe.image.empty() || result.exit_code != util::ExitCode::ok || result.status == BuildStatus::failed) return;
   if (discovery.kind == engine::EngineKind::host) {
-    result.warnings.push_back("image: " + recipe.image + " is made only in a container engine; this build ran on the host");
+    result.warnings.push_back("image: " + recipe.image +
+                              " is made only in a container engine; this build ran on the host");
     return;
   }
   const std::string tag = recipe.image + ":" + result.tier;
@@ -65,12 +66,15 @@ void make_image(BuildJob& job, const engine::Discovery& discovery) {
       fs::remove_all(context, ec);
       return failed("cannot copy " + a.name + ": " + ec.message());
     }
-    fs::permissions(into, fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec |
-                              fs::perms::others_read | fs::perms::others_exec, ec);
+    fs::permissions(into,
+                    fs::perms::owner_all | fs::perms::group_read | fs::perms::group_exec | fs::perms::others_read |
+                        fs::perms::others_exec,
+                    ec);
     copies.push_back(into);
   }
   std::string dockerfile = "FROM " + job.image.reference + "\nCOPY files/ /opt/orchestrate/" + result.recipe + "/\n";
-  dockerfile += "LABEL org.orchestrate.recipe=" + dockerfile_string(result.recipe) + " org.orchestrate.tier=" + dockerfile_string(result.tier);
+  dockerfile += "LABEL org.orchestrate.recipe=" + dockerfile_string(result.recipe) +
+                " org.orchestrate.tier=" + dockerfile_string(result.tier);
   if (result.manifest) dockerfile += " org.orchestrate.set=" + dockerfile_string(result.manifest->to_string());
   dockerfile += "\n";
   if (recipe.stamp) {

@@ -114,8 +114,7 @@ void add_step_program_dirs(DriverPlan& driver, const std::string& caller_path) {
       const auto found = util::find_program(step.front(), caller_path);
       if (!found) continue;
       const std::string dir = fs::path(*found).parent_path().string();
-      if (std::ranges::find(have, dir) == have.end() && std::ranges::find(dirs, dir) == dirs.end())
-        dirs.push_back(dir);
+      if (std::ranges::find(have, dir) == have.end() && std::ranges::find(dirs, dir) == dirs.end()) dirs.push_back(dir);
     }
   if (dirs.empty()) return;
   // After the front's bin and the toolkit's: the plan's nvcc stays first.
