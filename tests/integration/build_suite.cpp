@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -296,6 +297,36 @@ TEST_F(BuildInEngine, TwoToolkitsCuda118ForPascalVoltaAndTheHosts130ForBlackwell
 // Last in the file (the engine does not come back): the engine is killed
 // while a build step runs. The build exits 3 naming the engine, and stores
 // nothing.
+// Issue 27 in a container: the nvcc front is staged into the build tree and
+// mounted at /orc/front, and a project that pins its archs after project()
+// stops at CMakeLists.txt:7 under verify and builds exactly the plan under
+// enforce, with the image's own toolkit layout behind the front.
+TEST_F(BuildInEngine, PinnedProjectStopsUnderVerifyAndBuildsThePlanUnderEnforce) {
+  ensure_image("host-bookworm");
+  const std::string src = std::string(ORC_SOURCE_DIR) + "/tests/integration/front/pinned-cmake";
+  std::ofstream(m_config) << "toolkits: [\"13.0\"]\ntiers:\n  tier-x:\n    gpus: [\"A100\", \"H100\"]\nrecipes:\n"
+                          << "  - {name: pinned, framework: cmake, source: {path: " << src
+                          << "}, tiers: [tier-x], artifacts: [pinned]}\n"
+                          << "  - {name: pinned-enforce, framework: cmake, nvcc: enforce, source: {path: " << src
+                          << "}, tiers: [tier-x], artifacts: [pinned]}\n";
+  const app::BuildResult refused = build("pinned");
+  ASSERT_EQ(refused.status, app::BuildStatus::failed);
+  EXPECT_EQ(refused.exit_code, util::ExitCode::check_failed);
+  ASSERT_FALSE(refused.errors.empty());
+  EXPECT_NE(refused.errors.front().find("CMakeLists.txt:7: nvcc was asked to compile pinned.cu for sm_75"),
+            std::string::npos)
+      << errors(refused);
+  EXPECT_FALSE(refused.manifest.has_value());
+  const app::BuildResult enforced = build("pinned-enforce");
+  ASSERT_EQ(enforced.status, app::BuildStatus::built) << errors(enforced);
+  ASSERT_EQ(enforced.artifacts.size(), 1u);
+  EXPECT_EQ(enforced.artifacts[0].sass, (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(enforced.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  ASSERT_TRUE(enforced.nvcc.has_value());
+  EXPECT_TRUE(std::ranges::any_of(enforced.nvcc->calls,
+                                  [](const front::CallRecord& c) { return c.outcome == front::Outcome::enforced; }));
+}
+
 TEST_F(BuildInEngine, ZzEngineDyingMidBuildExitsThreeAndStoresNothing) {
   ensure_image("host-bookworm");
   write_config("\"H100\"");
