@@ -18,6 +18,7 @@
 #include "orchestrator/front/front.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/process.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace {
 
@@ -102,9 +103,7 @@ int probe(const front::FrontConfig& config, const std::string& tool, const fs::p
     real = beside.string();
   } else {
     std::string path;
-    std::string list = util::env_value("PATH");
-    for (char& c : list) c = c == ':' ? ' ' : c;
-    for (const auto& dir : front::split_flags(list))
+    for (const auto& dir : util::split_any(util::env_value("PATH"), ":"))
       if (dir != own_bin.string()) path += (path.empty() ? "" : ":") + dir;
     real = util::find_program(tool, path);
     if (real && ::access(real->c_str(), X_OK) != 0) real.reset();
