@@ -177,11 +177,16 @@ int nvcc(const front::FrontConfig& config, int argc, char** argv) {
   d.record.exit_code = status;
   append_record(config, d.record);
   if (status != 0 && status != k_not_started) {
+    // nvcc's own errors above say why; an arch is one cause among others
+    // (a public project failed here on an API CUDA 13 removed), so the
+    // note says what was changed, not what went wrong.
+    const std::string prefix = config.source.string() + "/";
     std::string files;
-    for (const auto& s : call.sources) files += (files.empty() ? "" : " ") + s;
+    for (const auto& s : call.sources)
+      files += (files.empty() ? "" : " ") + (s.starts_with(prefix) ? s.substr(prefix.size()) : s);
     std::fprintf(stderr,
-                 "orchestrate: error: %s did not compile for %s's plan (%s), which `nvcc: enforce` put in place of %s; "
-                 "code that needs a newer GPU cannot be built for the plan's oldest arch\n",
+                 "orchestrate: note: %s failed under `nvcc: enforce`, compiled for %s's plan (%s) instead of %s; "
+                 "nvcc's errors above say why (code that needs a newer GPU than the plan's oldest is one cause)\n",
                  files.empty() ? "this nvcc call" : files.c_str(), config.tier.c_str(),
                  front::describe({.code = config.plan, .lto = {}}).c_str(), front::describe(d.record.asked).c_str());
   }
