@@ -10,6 +10,9 @@
 #     without this GPU's arch verify names the probe and the Makefile line,
 #     enforce builds the plan; for a tier with it, the build is as planned
 #     and the probe is said once; each built binary runs here;
+#   - rdc-cmake (separable compilation) and cublas-cmake (links cuBLAS):
+#     the plan's archs, the relocatable-only PTX and the needed
+#     libcublas said, and both binaries run here;
 #   - bench/nvcc_front.sh: the front's cost per call on this host.
 # Everything it prints goes to $OUT/log.txt.
 set -u
@@ -39,6 +42,8 @@ recipes:
   - {name: pinned-enforce, framework: cmake, nvcc: enforce, source: {path: $fx/pinned-cmake}, tiers: [tier-new], artifacts: [pinned]}
   - {name: probe, framework: nvcc, source: {path: $fx/probe-make}, tiers: [tier-new, ampere], build: [[make]], artifacts: [probe]}
   - {name: probe-enforce, framework: nvcc, nvcc: enforce, source: {path: $fx/probe-make}, tiers: [ampere], build: [[make]], artifacts: [probe]}
+  - {name: rdc, framework: cmake, source: {path: $fx/rdc-cmake}, tiers: [tier-new], artifacts: [rdc]}
+  - {name: cublas, framework: cmake, needs: [cublas], source: {path: $fx/cublas-cmake}, tiers: [tier-new], artifacts: [axpy]}
 YAML
 cd "$work"
 build() {  # TIER RECIPE
@@ -49,6 +54,11 @@ build() {  # TIER RECIPE
 import json, sys
 b = json.load(open(sys.argv[1]))["builds"][0]
 print(f'status {b["status"]}; artifacts', [(a["name"], a["sass"], a["ptx"]) for a in b["artifacts"]])
+for a in b["artifacts"]:
+    if a.get("needs"):
+        print("  needs:", ", ".join(n["soname"] for n in a["needs"]))
+for w in b.get("warnings", []):
+    print("  warning:", w[:160])
 n = b.get("nvcc") or {}
 seen = set()
 for c in n.get("calls", []):
@@ -80,6 +90,10 @@ build tier-new pinned-enforce
 build ampere probe
 build ampere probe-enforce
 build tier-new probe
+# Separable compilation and cuBLAS (the CUDA libraries come from the
+# toolkit here, as a node's would: the set does not carry them).
+LD_LIBRARY_PATH=$bin/lib:/usr/local/cuda/lib64 build tier-new rdc
+LD_LIBRARY_PATH=$bin/lib:/usr/local/cuda/lib64 build tier-new cublas
 echo; echo "== inspect --tier tier-new of the enforced pinned binary (this GPU: H200)"
 p=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["builds"][0]["artifacts"][0]["path"])' "$work/pinned-enforce-tier-new.json")
 "$orc" inspect --cc 9.0 "$p"; echo "exit $?"
@@ -90,5 +104,5 @@ echo "exit ${PIPESTATUS[0]}"
 cd "$root"
 echo; echo "== bench/nvcc_front.sh"
 mkdir -p "$work/bench/orchestrator" && cp "$bin/orchestrate-nvcc" "$work/bench/orchestrator/"
-bash bench/nvcc_front.sh "$work/bench" 15
+bash bench/nvcc_front.sh "$work/bench" 30
 rm -rf "$work"
