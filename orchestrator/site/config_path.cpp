@@ -9,14 +9,19 @@
 
 namespace orc::site {
 
-std::filesystem::path locate_config(const std::string& given) {
-  if (!given.empty()) return given;
-  if (auto env = util::env_get("ORCHESTRATE_CONFIG")) return *env;
-  if (std::filesystem::exists("orchestrate.yaml")) return "orchestrate.yaml";
-  return "recipes/orchestrate.yaml";
-}
-
 namespace {
+
+constexpr const char* k_last_resort = "recipes/orchestrate.yaml";
+
+// Where locate_config looked when it fell through to its last resort and
+// that is missing too: every place, and what to do.
+std::string nothing_found() {
+  return std::string("cannot read ./") + k_last_resort +
+         ": no such file. Without -f, orchestrate reads $ORCHESTRATE_CONFIG, else ./orchestrate.yaml, else ./" +
+         k_last_resort +
+         ", and none of them is here: give -f FILE or set ORCHESTRATE_CONFIG=FILE (a node that "
+         "only fetches needs the site's orchestrate.yaml for its tiers, remote and trusted keys)";
+}
 
 // A tier's `driver:` past the last branch that runs one of its GPUs: the
 // nodes cannot run that GPU at all, whatever is built for it.
@@ -40,9 +45,21 @@ std::vector<util::Diagnostic> dropped_by_driver(const recipe::Config& config) {
 
 }  // namespace
 
+std::filesystem::path locate_config(const std::string& given) {
+  if (!given.empty()) return given;
+  if (auto env = util::env_get("ORCHESTRATE_CONFIG")) return *env;
+  if (std::filesystem::exists("orchestrate.yaml")) return "orchestrate.yaml";
+  return k_last_resort;
+}
+
 std::optional<recipe::Config> load_config_file(const std::filesystem::path& file, bool required) {
   std::error_code ec;
-  if (!required && !std::filesystem::exists(file, ec)) return std::nullopt;
+  const bool exists = std::filesystem::exists(file, ec);
+  if (!required && !exists) return std::nullopt;
+  // The last resort of locate_config, and nothing said to read it.
+  if (!exists && file == k_last_resort && !util::env_get("ORCHESTRATE_CONFIG") &&
+      !std::filesystem::exists("orchestrate.yaml", ec))
+    throw util::Failure(util::ExitCode::bad_input, nothing_found());
   auto config = recipe::load_config(file);
   if (!config) throw util::Failure(util::ExitCode::bad_input, std::move(config.error()));
   if (auto errors = dropped_by_driver(*config); !errors.empty())
