@@ -34,7 +34,12 @@ std::string warning_text(const util::Diagnostic& warning) {
 std::string push_line(const app::PushReport& report, const app::PushedEntry& p) {
   return "pushed " + p.recipe + " for " + p.tier + " sha256:" + short_hex(p.manifest) + " as " + report.remote + ":" +
          p.tag + " (" + std::to_string(p.uploaded) + " blobs sent, " + std::to_string(p.skipped) + " already there" +
-         (p.moved_latest ? "; " + site::latest_tag(p.recipe, p.tier) + " moved to it" : "") + ")\n";
+         (p.moved_latest ? "; " + site::latest_tag(p.recipe, p.tier) + " moved to it" : "") +
+         (p.current ? "; the current set" : "") + ")\n" +
+         (p.newer.empty() ? ""
+                          : "  note: a newer set by time, sha256:" + short_hex(p.newer) +
+                                ", is not current (the last build answered this one); 'push --digest " +
+                                short_hex(p.newer) + " --promote' makes it current\n");
 }
 
 std::string file_line(const app::FetchReport& report, const app::FetchedFile& f) {
@@ -56,7 +61,9 @@ std::string render(const app::PushReport& report, Format format) {
                         {"tag", p.tag},
                         {"uploaded", p.uploaded},
                         {"skipped", p.skipped},
-                        {"latest", p.moved_latest}});
+                        {"latest", p.moved_latest},
+                        {"current", p.current},
+                        {"newer", p.newer.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + p.newer)}});
     return ordered_json{{"remote", report.remote}, {"pushed", std::move(pushed)}}.dump(2) + "\n";
   }
   std::string text;

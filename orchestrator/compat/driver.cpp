@@ -89,4 +89,41 @@ std::optional<int> last_driver_branch(arch::ComputeCapability cc) {
   return std::nullopt;
 }
 
+std::optional<FirstDriver> first_driver_branch(arch::ComputeCapability cc) {
+  // OGKM: NVIDIA/open-gpu-kernel-modules, the README's supported-GPU table
+  // (a line per board: name, PCI ID) and the UVM architecture backends in
+  // kernel-open/nvidia-uvm, at the tag named; a CC with no UVM backend in a
+  // tag has no CUDA in that driver, open or proprietary.
+  struct Row {
+    arch::ComputeCapability cc;
+    FirstDriver first;
+  };
+  static constexpr Row k_rows[] = {
+      {{7, 5},
+       {410, "410.57",
+        "NVIDIA 410.57 README, supported chips: GeForce RTX 2080 Ti (1E04); 396.54 lists no Turing board"}},
+      {{8, 0},
+       {450, "450.36.06",
+        "CUDA 11.0's driver table (450.36.06); NVIDIA data center release notes 450.51.05 list the A100 VBIOS"}},
+      {{8, 6}, {455, "455.23.04", "CUDA 11.1's driver table (>= 455.23); R455 added the RTX 3080 and 3090"}},
+      {{8, 9}, {520, "520.56.06", "OGKM 520.56.06: uvm_ada.c and GPU_ARCHITECTURE_ADA appear; no 515.x tag has them"}},
+      {{9, 0},
+       {520, "520.56.06",
+        "OGKM 520.56.06: '| NVIDIA H100 PCIe | 2331 10DE 1626 |' and uvm_hopper.c, in no 515.x tag; GPU Operator "
+        "22.9.0: 'Support for Hopper (H100) GPU with CUDA 11.8 / R520 Data Center drivers'"}},
+      {{10, 0}, {570, "570.86.15", "OGKM 570.86.15: '| NVIDIA B200 | 2901 10DE 1999 |'"}},
+      // Blackwell Ultra and GB10: the UVM backends (GB110, GB20B) are in
+      // 575.51.02, the README's board lines only from R580; the floor is the
+      // branch that has the code, so no working pair is refused.
+      {{10, 3},
+       {575, "575.51.02", "OGKM 575.51.02: GPU_IMPLEMENTATION_GB110 in nvidia-uvm; B300 lines from 580.82.07"}},
+      {{12, 0}, {570, "570.86.16", "OGKM 570.86.16: '| NVIDIA GeForce RTX 5090 | 2B85 |'"}},
+      {{12, 1},
+       {575, "575.51.02", "OGKM 575.51.02: GPU_IMPLEMENTATION_GB20B in nvidia-uvm; GB10 line from 580.119.02"}},
+  };
+  for (const Row& r : k_rows)
+    if (r.cc == cc.base()) return r.first;
+  return std::nullopt;
+}
+
 }  // namespace orc::compat

@@ -10,6 +10,7 @@
 // of major M runs on any driver at or above the minor-version-compatibility
 // floor of M (cuda-compat.md 2.3, [NV-MVC]).
 #include <optional>
+#include <string_view>
 
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/util/version.hpp"
@@ -47,5 +48,20 @@ std::optional<util::Version> driver_for_runtime(int major);
 // the 590 and 595 drivers print "supported through the NVIDIA 580.xx Legacy
 // drivers ... will ignore this GPU" for a Pascal card (NixOS/nixos-hardware#1880).
 std::optional<int> last_driver_branch(arch::ComputeCapability cc);
+
+// The first Linux driver branch that drives any GPU of this compute
+// capability, and the first version of it a source names: a tier whose
+// driver branch is older cannot run that GPU at all (an H100 on R470). Only
+// the generations a source shows (driver.cpp, each row with where it was
+// read); nullopt for the others and for Jetson parts (JetPack's driver).
+// Branch-level on purpose: a toolkit's minimum driver can lie above the
+// first driver that drives a GPU (H100 PCIe: 520.56.06 < CUDA 11.8's
+// 520.61.05), so a tier is refused only below the branch.
+struct FirstDriver {
+  int branch = 0;          // 520
+  std::string_view first;  // "520.56.06"
+  std::string_view source;
+};
+std::optional<FirstDriver> first_driver_branch(arch::ComputeCapability cc);
 
 }  // namespace orc::compat

@@ -23,13 +23,22 @@ std::string nothing_found() {
          "only fetches needs the site's orchestrate.yaml for its tiers, remote and trusted keys)";
 }
 
-// A tier's `driver:` past the last branch that runs one of its GPUs: the
-// nodes cannot run that GPU at all, whatever is built for it.
+// A tier's `driver:` before the first branch or past the last branch that
+// runs one of its GPUs: the nodes cannot run that GPU at all, whatever is
+// built for it.
 std::vector<util::Diagnostic> dropped_by_driver(const recipe::Config& config) {
   std::vector<util::Diagnostic> errors;
   for (const auto& tier : config.tiers) {
     if (!tier.driver) continue;
     for (const auto& gpu : tier.gpus) {
+      if (const auto first = compat::first_driver_branch(gpu.cc); first && tier.driver->major() < first->branch)
+        errors.push_back(util::Diagnostic{
+            .where = gpu.where,
+            .message = "tier " + tier.name + ": driver " + tier.driver->str() + " cannot run " + gpu.label() +
+                       ": the first driver branch that runs CC " + gpu.cc.dotted() + " GPUs is R" +
+                       std::to_string(first->branch) + " (" + std::string(first->first) + "; " +
+                       std::string(first->source) + "): give the tier a driver of R" + std::to_string(first->branch) +
+                       " or newer"});
       const auto last = compat::last_driver_branch(gpu.cc);
       if (!last || tier.driver->major() <= *last) continue;
       errors.push_back(

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <functional>
 #include <iostream>
@@ -15,9 +16,11 @@
 #include <random>
 #include <regex>
 #include <sstream>
+#include <thread>
 
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/host_build.hpp"
@@ -61,7 +64,8 @@ class BuildOnHost : public ::testing::Test {
         << recipe("nested-typo", "lib/libx.so")
         // A library whose name is the bytes libx<0xff>.so (steps take no shell syntax: sh does it).
         << recipe("nested-bytes", "**/*.so", R"([sh, -c, 'cp build/lib/libx.so "build/lib/libx$(printf "\377").so"'])")
-        << recipe("nested-gone", "**/libx.so", {}, (m_dir.path() / "no-such-source").string());
+        << recipe("nested-gone", "**/libx.so", {}, (m_dir.path() / "no-such-source").string())
+        << recipe("edited", "**/libx.so", {}, (m_dir.path() / "edited").string());
   }
 
   app::BuildReport build_report(const std::string& name) {
@@ -93,6 +97,40 @@ TEST_F(BuildOnHost, DoubleStarGlobCollectsTheLibraryTwoDirectoriesDeep) {
   EXPECT_EQ(built.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
   EXPECT_TRUE(fs::exists(built.artifacts[0].path)) << built.artifacts[0].path;
   EXPECT_TRUE(built.manifest.has_value());
+}
+
+// Issue 29: a source edited (a new set, newer by time), then reverted (a
+// hit on the first set): the first set is current again, and the newer one
+// is known as newer, which push, fetch --tier and k8s render read.
+TEST_F(BuildOnHost, AnEditRevertedMakesTheFirstSetCurrentAgain) {
+  const fs::path src = m_dir.path() / "edited";
+  fs::copy(fs::path(ORC_SOURCE_DIR) / "tests/integration/nested-project", src, fs::copy_options::recursive);
+  const fs::path kernel = src / "lib/kernel.cu";
+  std::string original;
+  {
+    std::ifstream in(kernel);
+    original.assign(std::istreambuf_iterator<char>(in), {});
+  }
+  const app::BuildResult first = build("edited");
+  ASSERT_EQ(first.status, app::BuildStatus::built) << errors(first);
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // sets are dated in whole seconds
+  std::ofstream(kernel, std::ios::app) << "// an edit\n";
+  const app::BuildResult edited = build("edited");
+  ASSERT_EQ(edited.status, app::BuildStatus::built) << errors(edited);
+  ASSERT_NE(edited.manifest, first.manifest);
+  std::ofstream(kernel, std::ios::trunc) << original;
+  const app::BuildResult reverted = build("edited");
+  ASSERT_EQ(reverted.status, app::BuildStatus::cached) << errors(reverted);
+  EXPECT_EQ(reverted.manifest, first.manifest);
+
+  auto store = cache::Store::open(m_dir.path() / "store");
+  ASSERT_TRUE(store) << store.error().message;
+  auto current = cache::current_set(*store, "edited", "tier-h");
+  ASSERT_TRUE(current && current->entry) << (current ? "no set" : current.error().message);
+  EXPECT_TRUE(current->recorded);
+  EXPECT_EQ(current->entry->manifest, *first.manifest);
+  ASSERT_TRUE(current->newer.has_value());
+  EXPECT_EQ(current->newer->manifest, *edited.manifest);
 }
 
 TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {

@@ -326,6 +326,51 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
   expect_store_intact(s_b);
 }
 
+// Issue 29: the moving tag follows the current set, not the newest by time.
+// Set A, then B (newer): with nothing recorded the newest stands in and
+// push puts the tag on B; `push --digest A --promote` makes A current here
+// and moves the tag back to A though B is newer; an empty store's fetch
+// --tier then gets A, and a plain push keeps the tag on A, noting B.
+TEST_F(FetchSuite, PromoteMakesAnOlderSetCurrentHereAndOnTheRemote) {
+  const std::string a = seed("promoted", "tier-new", {root() / "bin/saxpy.fatbin", data_file("promoted-a", 4096, 7)});
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // sets are dated in whole seconds
+  const std::string b = seed("promoted", "tier-new", {root() / "bin/saxpy.fatbin", data_file("promoted-b", 4096, 8)});
+  ASSERT_NE(a, b);
+  const json first = s_a.push("promoted");
+  ASSERT_EQ(first["pushed"].size(), 1u) << first;
+  EXPECT_EQ(first["pushed"][0]["manifest"], "sha256:" + b);
+  EXPECT_EQ(first["pushed"][0]["latest"], true);
+
+  std::string err;
+  const auto promoted = s_a.run_split({"push", "--digest", a.substr(0, 12), "--promote", "--json"}, err);
+  ASSERT_EQ(promoted.exit_code, 0) << promoted.output << err;
+  const json p = json::parse(promoted.output);
+  EXPECT_EQ(p["pushed"][0]["manifest"], "sha256:" + a);
+  EXPECT_EQ(p["pushed"][0]["current"], true);
+  EXPECT_EQ(p["pushed"][0]["latest"], true) << "the tag moved back to the older, current set";
+  EXPECT_EQ(p["pushed"][0]["newer"], "sha256:" + b);
+
+  Machine fresh = s_b;
+  fresh.store = root() / "store-promote";
+  const auto fetched = fresh.run_split(
+      {"fetch", "promoted", "--tier", "tier-new", "-o", (root() / "out-promoted").string(), "--json"}, err);
+  ASSERT_EQ(fetched.exit_code, 0) << fetched.output << err;
+  EXPECT_EQ(json::parse(fetched.output)["digest"], "sha256:" + a);
+
+  // Without --digest, push sends the current set and says the newer one.
+  const auto plain = s_a.run({"push", "promoted", "--tier", "tier-new"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.output;
+  EXPECT_NE(plain.output.find("sha256:" + a.substr(0, 16)), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find("the current set"), std::string::npos) << plain.output;
+  EXPECT_NE(plain.output.find("a newer set by time, sha256:" + b.substr(0, 16) + ", is not current"), std::string::npos)
+      << plain.output;
+  // --promote names one set.
+  const auto bad = s_a.run({"push", "promoted", "--tier", "tier-new", "--promote"});
+  EXPECT_EQ(bad.exit_code, 2) << bad.output;
+  EXPECT_NE(bad.output.find("--promote makes one set current: give it with --digest D"), std::string::npos)
+      << bad.output;
+}
+
 // Issue 11: the store keeps each file once and no pack; push packs the
 // layer from the file blobs. What it pushes is what the signed manifest
 // names: the config blob is the manifest the signature signs, and the layer

@@ -121,4 +121,8 @@ void make_image(BuildJob& job, const engine::Discovery& discovery);
 // manifest, errors, exit code). Never throws for a failed build.
 void run_job(BuildJob& job, const RunContext& context);
 
+// Makes the job's set (built or a hit) the current set of its recipe x tier
+// (cache/current.hpp); a failure to record it is a warning of the build.
+void record_current(BuildJob& job, const cache::Store& store);
+
 }  // namespace orc::app::detail

@@ -7,6 +7,7 @@
 #include "orchestrator/app/build/build_job.hpp"
 #include "orchestrator/app/build/build_key.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/engine/host_engine.hpp"
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/env.hpp"
@@ -181,6 +182,7 @@ bool load_hit(BuildJob& job, const cache::Store& store) {
                                     .ptx = f.embedded_ptx});
   job.result.status = BuildStatus::cached;
   job.result.manifest = sets->front().manifest;
+  record_current(job, store);
   return true;
 }
 
@@ -259,6 +261,13 @@ BuildJob prepare_job(const PlanEntry& entry, const PrepareContext& context) {
 unsigned jobs_per_build(unsigned requested, std::size_t builds) {
   const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
   return std::max(1u, (requested ? requested : cores) / static_cast<unsigned>(std::min<std::size_t>(builds, cores)));
+}
+
+void record_current(BuildJob& job, const cache::Store& store) {
+  if (!job.result.manifest) return;
+  if (auto written = cache::write_current(store, job.result.recipe, job.result.tier, *job.result.manifest); !written)
+    job.result.warnings.push_back("could not record the current set of " + job.result.recipe + " x " + job.result.tier +
+                                  ": " + written.error().message);
 }
 
 }  // namespace orc::app::detail

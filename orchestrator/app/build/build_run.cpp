@@ -274,6 +274,7 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   }
   job.result.manifest = entry->manifest;
   job.result.status = BuildStatus::built;
+  record_current(job, store);
 }
 
 void build_in(BuildJob& job, const RunContext& context, const fs::path& scratch, BuildLog& log) {

@@ -8,6 +8,7 @@
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/arch/requirement.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
@@ -27,11 +28,11 @@ constexpr const char* k_config_dir = "/etc/orchestrate/config";
 constexpr const char* k_keys_dir = "/etc/orchestrate/keys";
 constexpr const char* k_bin_dir = "/opt/orchestrate/bin";
 
-// The newest verified set of a pair here, with its manifest (read back and
+// The current set of a pair here (cache/current.hpp), with its manifest (read back and
 // its digests re-checked by cache::load_artifact_set).
 std::optional<std::pair<std::string, cache::Manifest>> newest_set(cache::Store& store, const std::string& recipe,
                                                                   const std::string& tier) {
-  auto entry = store.index().newest_verified(recipe, tier);
+  auto entry = cache::current_verified(store, recipe, tier);
   if (!entry || !*entry) return std::nullopt;
   auto loaded = cache::load_artifact_set(store, **entry, cache::TrustedKeys{});
   if (!loaded) return std::nullopt;
@@ -116,7 +117,8 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   y << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << bin << "job" << job.work << "--recipe"
     << job.recipe << "--tier" << job.tier << "-f" << std::string(k_config_dir) + "/orchestrate.yaml";
   if (build)
-    y << "--engine" << "host";
+    y << "--engine"
+      << "host";
   else
     y << "--set" << job.set;
   y << YAML::EndSeq;
@@ -124,8 +126,8 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   // The remote with its credentials, from the Secret: never in the manifest.
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "ORCHESTRATE_REMOTE" << YAML::Key << "valueFrom"
     << YAML::Value << YAML::BeginMap << YAML::Key << "secretKeyRef" << YAML::Value << YAML::BeginMap << YAML::Key
-    << "name" << YAML::Value << request.registry_secret << YAML::Key << "key" << YAML::Value << "remote"
-    << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+    << "name" << YAML::Value << request.registry_secret << YAML::Key << "key" << YAML::Value << "remote" << YAML::EndMap
+    << YAML::EndMap << YAML::EndMap;
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "ORCHESTRATE_KEYS_DIR" << YAML::Key << "value"
     << YAML::Value << k_keys_dir << YAML::EndMap;
   if (!build) {
@@ -152,8 +154,7 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "config" << YAML::Key << "configMap" << YAML::Value
     << YAML::BeginMap << YAML::Key << "name" << YAML::Value << request.config_map << YAML::EndMap << YAML::EndMap;
   y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "keys" << YAML::Key << "secret" << YAML::Value
-    << YAML::BeginMap << YAML::Key << "secretName" << YAML::Value << "orchestrate-keys" << YAML::EndMap
-    << YAML::EndMap;
+    << YAML::BeginMap << YAML::Key << "secretName" << YAML::Value << "orchestrate-keys" << YAML::EndMap << YAML::EndMap;
   if (build)
     y << YAML::BeginMap << YAML::Key << "name" << YAML::Value << "orchestrate-bin" << YAML::Key << "emptyDir"
       << YAML::Value << YAML::BeginMap << YAML::EndMap << YAML::EndMap;
@@ -259,7 +260,8 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
                    .set = set->first,
                    .needs = needed};
       if (smoke.require_arch.empty()) {
-        out.notes.push_back("no smoke Job for " + recipe + "/" + tier.name + ": its files have no device code in "
+        out.notes.push_back("no smoke Job for " + recipe + "/" + tier.name +
+                            ": its files have no device code in "
                             "common that runs on any GPU");
         break;
       }
@@ -273,9 +275,8 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
                           ", which it does not carry; " + request.tool_image + " must provide it");
   }
   std::string head = "# orchestrate k8s render " + tier.name + " (orchestrate " + std::string(orc::k_version) +
-                     ")\n# Needs: ConfigMap " + request.config_map +
-                     " (kubectl create configmap " + request.config_map +
-                     " --from-file=orchestrate.yaml), Secret " + request.registry_secret +
+                     ")\n# Needs: ConfigMap " + request.config_map + " (kubectl create configmap " +
+                     request.config_map + " --from-file=orchestrate.yaml), Secret " + request.registry_secret +
                      " with key remote (the remote URL, credentials in it), Secret orchestrate-keys (the signing "
                      "keys a job signs with and trusts)\n";
   for (const auto& n : out.notes) head += "# " + n + "\n";

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/engine/slurm.hpp"
@@ -41,10 +42,11 @@ std::string sh_quote(const std::string& s) {
 // The job's script: this orchestrate's `job` command in a store of its own
 // (removed after), so the result can only reach the submitter through the
 // registry.
-std::string job_script(const SlurmRequest& request, const fs::path& binary, const fs::path& config,
-                       const SlurmJob& job, const std::string& set) {
-  std::vector<std::string> argv = {binary.string(), "job", std::string(work_name(request.work)), "--recipe", job.recipe,
-                                   "--tier", job.tier, "-f", config.string()};
+std::string job_script(const SlurmRequest& request, const fs::path& binary, const fs::path& config, const SlurmJob& job,
+                       const std::string& set) {
+  std::vector<std::string> argv = {binary.string(), "job",      std::string(work_name(request.work)),
+                                   "--recipe",      job.recipe, "--tier",
+                                   job.tier,        "-f",       config.string()};
   if (request.work == SlurmWork::build && !request.node_engine.empty()) {
     argv.push_back("--engine");
     argv.push_back(request.node_engine);
@@ -56,8 +58,8 @@ std::string job_script(const SlurmRequest& request, const fs::path& binary, cons
   std::string command;
   for (const auto& a : argv) command += (command.empty() ? "" : " ") + sh_quote(a);
   return "#!/bin/sh\n"
-         "# Written by orchestrate: " + std::string(work_name(request.work)) + " " + job.recipe + " for tier " +
-         job.tier +
+         "# Written by orchestrate: " +
+         std::string(work_name(request.work)) + " " + job.recipe + " for tier " + job.tier +
          " on this node.\n"
          "# Its own store, so the result reaches the submitter only through the registry.\n"
          "ORCHESTRATE_CACHE_DIR=\"${TMPDIR:-/tmp}/orchestrate-job-${SLURM_JOB_ID:-$$}\"\n"
@@ -79,8 +81,8 @@ std::string submit_problem(const slurm::SubmitError& e, const recipe::TierSlurm&
     case slurm::SubmitError::Kind::unavailable:
       return "no node in " + partition + " has what tier " + tier.name + "'s job asks (" +
              (where.gres.empty() ? std::string() : "gres " + where.gres + ", ") +
-             (where.constraint.empty() ? std::string() : "constraint " + where.constraint + "; ") + "sbatch: " +
-             e.message + ")";
+             (where.constraint.empty() ? std::string() : "constraint " + where.constraint + "; ") +
+             "sbatch: " + e.message + ")";
     case slurm::SubmitError::Kind::invalid_account_qos:
     case slurm::SubmitError::Kind::invalid_time:
       return "tier " + tier.name + "'s slurm: settings are refused (sbatch: " + e.message + ")";
@@ -164,16 +166,17 @@ void conclude(SlurmJob& job, const slurm::JobRecord& record, const recipe::TierS
   const std::string tail = output.empty() ? "" : "; its output ended:\n" + output;
   if (record.state == "FAILED") {
     job.exit_code = record.exit_status >= 1 && record.exit_status <= 3 ? static_cast<ExitCode>(record.exit_status)
-                                                                        : ExitCode::check_failed;
+                                                                       : ExitCode::check_failed;
     job.message = who + " failed" + on + " with exit code " + std::to_string(record.exit_status) + tail;
   } else if (record.state == "CANCELLED") {
     job.exit_code = ExitCode::outside_failure;
     job.message = who + " was cancelled" + on + " (scancel, or an administrator); nothing of it was stored";
   } else if (record.state == "TIMEOUT") {
     job.exit_code = ExitCode::outside_failure;
-    job.message = who + " ran past its time limit of " + record.time_limit + on +
-                  (where.time.empty() ? " (the partition's; set the tier's slurm: time)" : " (the tier's slurm: time)") +
-                  "; nothing of it was stored";
+    job.message =
+        who + " ran past its time limit of " + record.time_limit + on +
+        (where.time.empty() ? " (the partition's; set the tier's slurm: time)" : " (the tier's slurm: time)") +
+        "; nothing of it was stored";
   } else {
     job.exit_code = ExitCode::outside_failure;
     job.message = who + " ended " + record.state + on + " (" + record.reason + ")" + tail;
@@ -223,8 +226,7 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
     throw Failure(ExitCode::bad_input, "no recipe is built for tier " + util::join(request.tiers, ", "));
 
   std::error_code ec;
-  const fs::path binary =
-      request.orchestrate.empty() ? fs::read_symlink("/proc/self/exe", ec) : request.orchestrate;
+  const fs::path binary = request.orchestrate.empty() ? fs::read_symlink("/proc/self/exe", ec) : request.orchestrate;
   const fs::path config_path = fs::weakly_canonical(fs::absolute(request.config));
   fs::path dir = request.work_dir;
   if (dir.empty())
@@ -258,7 +260,7 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
     if (request.work == SlurmWork::smoke) {
       std::optional<cache::IndexEntry> newest;
       if (store)
-        if (auto found = store->index().newest_verified(job.recipe, job.tier); found) newest = *found;
+        if (auto found = cache::current_verified(*store, job.recipe, job.tier); found) newest = *found;
       if (!newest) {
         job.exit_code = ExitCode::bad_input;
         job.message = "no verified set of " + job.recipe + "/" + job.tier + " here to smoke-test (build it first)";
@@ -272,8 +274,8 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
     fs::permissions(script, fs::perms::owner_all | fs::perms::group_read | fs::perms::others_read, ec);
     job.output = dir / (job.recipe + "--" + job.tier + "-%j.out");
     auto id = slurm::submit({.name = "orc-" + std::string(work_name(request.work)) + "-" + job.recipe + "-" + job.tier,
-                             .comment = "orchestrate " + std::string(work_name(request.work)) + " recipe=" +
-                                        job.recipe + " tier=" + job.tier,
+                             .comment = "orchestrate " + std::string(work_name(request.work)) +
+                                        " recipe=" + job.recipe + " tier=" + job.tier,
                              .partition = where.partition,
                              .constraint = where.constraint,
                              .gres = where.gres,
@@ -294,8 +296,8 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
     out.replace(out.find("%j"), 2, job.id);
     job.output = out;
     progress << "slurm: submitted job " << job.id << " (" << work_name(request.work) << " " << job.recipe << " for "
-             << job.tier << ": partition " << (where.partition.empty() ? "default" : where.partition)
-             << ", constraint " << where.constraint << (where.gres.empty() ? "" : ", gres " + where.gres) << ")\n";
+             << job.tier << ": partition " << (where.partition.empty() ? "default" : where.partition) << ", constraint "
+             << where.constraint << (where.gres.empty() ? "" : ", gres " + where.gres) << ")\n";
   }
 
   // Follow every submitted job to its end.
@@ -398,8 +400,8 @@ std::string render_slurm_text(const SlurmReport& report) {
     if (j.id.empty())
       out += "not submitted: " + j.message + "\n";
     else if (j.exit_code == ExitCode::ok)
-      out += std::string(work_name(report.work)) + " job " + j.id + " " + j.state + " on " + j.nodes +
-             " (partition " + j.partition + (j.features.empty() ? "" : ", constraint " + j.features) + "); " + j.set +
+      out += std::string(work_name(report.work)) + " job " + j.id + " " + j.state + " on " + j.nodes + " (partition " +
+             j.partition + (j.features.empty() ? "" : ", constraint " + j.features) + "); " + j.set +
              " pulled and verified\n";
     else
       out += j.message + "\n";
@@ -410,17 +412,18 @@ std::string render_slurm_text(const SlurmReport& report) {
 std::string render_slurm_json(const SlurmReport& report) {
   nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
   for (const auto& j : report.jobs)
-    jobs.push_back({{"recipe", j.recipe},
-                    {"tier", j.tier},
-                    {"job", j.id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.id)},
-                    {"state", j.state},
-                    {"nodes", j.nodes},
-                    {"partition", j.partition},
-                    {"constraint", j.features},
-                    {"set", j.set.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.set)},
-                    {"key", j.key.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.key)},
-                    {"message", j.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.message)},
-                    {"exit_code", static_cast<int>(j.exit_code)}});
+    jobs.push_back(
+        {{"recipe", j.recipe},
+         {"tier", j.tier},
+         {"job", j.id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.id)},
+         {"state", j.state},
+         {"nodes", j.nodes},
+         {"partition", j.partition},
+         {"constraint", j.features},
+         {"set", j.set.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.set)},
+         {"key", j.key.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.key)},
+         {"message", j.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.message)},
+         {"exit_code", static_cast<int>(j.exit_code)}});
   return nlohmann::ordered_json{{"work", std::string(work_name(report.work))},
                                 {"jobs", std::move(jobs)},
                                 {"cancelled", report.cancelled},

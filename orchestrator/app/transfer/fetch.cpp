@@ -5,6 +5,7 @@
 
 #include "orchestrator/app/transfer/transfer.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/signed_files.hpp"
@@ -38,7 +39,7 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
     return std::nullopt;
   }
   if (request.digest.empty()) {
-    auto entry = store.index().newest_verified(request.recipe, request.tier);
+    auto entry = cache::current_verified(store, request.recipe, request.tier);
     if (!entry) site::fail_with(entry.error());
     return std::move(*entry);
   }

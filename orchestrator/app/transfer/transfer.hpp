@@ -77,6 +77,10 @@ struct SetBlobs {
   std::string signature;
   std::filesystem::path pack;
   std::optional<cache::PackedLayer> held_layer;
+  // The current set of its recipe x tier (cache/current.hpp): the moving tag
+  // <recipe>--<tier> is put on it whatever the time of the set it named.
+  // Else the tag moves only to a set newer by time.
+  bool current = false;
 };
 
 struct PushedSet {
@@ -96,7 +100,8 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
 // Pushes one set of the store; packs it first (and records the pack) when
 // the build stored it without one.
 std::expected<PushedSet, TransferError> push_set(cache::Store& store, registry::Client& client,
-                                                 const cache::IndexEntry& entry, const TransferProgress& progress);
+                                                 const cache::IndexEntry& entry, const TransferProgress& progress,
+                                                 bool current = false);
 
 // An artifact set found in the remote.
 struct RemoteSet {

@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "orchestrator/app/transfer/transfer.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/site/config_path.hpp"
@@ -26,30 +27,68 @@ cache::Store open_store(const TransferRequest& request) {
 
 [[noreturn]] void fail(const TransferError& error) { throw util::Failure(error.code, error.message); }
 
-// The sets a push names: by digest, the newest verified of recipe x tier,
-// the newest verified of each tier of a recipe, or every set (--all).
-std::vector<cache::IndexEntry> sets_to_push(const cache::Store& store, const TransferRequest& request) {
+// One set a push sends, and whether it is the current set of its recipe x
+// tier (cache/current.hpp), which the moving tag is then put on.
+struct ToPush {
+  cache::IndexEntry entry;
+  bool current = false;
+  std::string newer;  // hex of a verified set newer by time than the current one
+};
+
+cache::CurrentSet current_of(const cache::Store& store, const std::string& recipe, const std::string& tier) {
+  auto current = cache::current_set(store, recipe, tier);
+  if (!current) site::fail_with(current.error());
+  return std::move(*current);
+}
+
+ToPush to_push(const cache::Store& store, cache::IndexEntry entry) {
+  const cache::CurrentSet current = current_of(store, entry.recipe, entry.tier);
+  const bool is_current = current.entry && current.entry->manifest == entry.manifest;
+  std::string newer = is_current && current.newer ? current.newer->manifest.hex() : std::string();
+  return {.entry = std::move(entry), .current = is_current, .newer = std::move(newer)};
+}
+
+// The sets a push names: by digest, the current set of recipe x tier, the
+// current set of each tier of a recipe, or every set (--all). With
+// --promote, the --digest set is made current first.
+std::vector<ToPush> sets_to_push(const cache::Store& store, const TransferRequest& request) {
   if (!request.digest.empty()) {
     auto entry = store.index().resolve(digest_argument(request.digest));
     if (!entry) site::fail_with(entry.error());
-    return {std::move(*entry)};
+    if (request.promote) {
+      if (!entry->verified)
+        util::fail_input(entry->manifest.to_string() + " is not a verified set: only a verified set can be current");
+      if (auto written = cache::write_current(store, entry->recipe, entry->tier, entry->manifest); !written)
+        site::fail_with(written.error());
+    }
+    return {to_push(store, std::move(*entry))};
   }
+  if (request.promote) util::fail_input("--promote makes one set current: give it with --digest D");
   if (request.all) {
     auto all = store.index().list();
     if (!all) site::fail_with(all.error());
-    return std::move(*all);
+    std::vector<ToPush> out;
+    for (auto& e : *all) out.push_back(to_push(store, std::move(e)));
+    return out;
   }
   if (request.recipe.empty()) util::fail_input("push needs a RECIPE (with --tier T), --digest D or --all");
   auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
   if (!sets) site::fail_with(sets.error());
-  std::vector<cache::IndexEntry> newest;  // list() is newest first: the first of each tier
-  for (auto& e : *sets)
-    if (std::ranges::none_of(newest, [&](const auto& n) { return n.tier == e.tier; })) newest.push_back(std::move(e));
-  if (newest.empty())
+  std::vector<std::string> tiers;  // list() is newest first
+  for (const auto& e : *sets)
+    if (std::ranges::find(tiers, e.tier) == tiers.end()) tiers.push_back(e.tier);
+  if (tiers.empty())
     util::fail_input("no verified artifact set of " + request.recipe +
                      (request.tier.empty() ? "" : " for " + request.tier) + " in " + store.root().string() +
                      " (see 'orchestrate cache ls')");
-  return newest;
+  std::vector<ToPush> out;
+  for (const auto& tier : tiers) {
+    const cache::CurrentSet current = current_of(store, request.recipe, tier);
+    out.push_back({.entry = *current.entry,
+                   .current = true,
+                   .newer = current.newer ? current.newer->manifest.hex() : std::string()});
+  }
+  return out;
 }
 
 }  // namespace
@@ -90,8 +129,8 @@ PushReport push(const TransferRequest& request) {
   auto client = site::make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   PushReport report{.remote = client->display_url()};
-  for (const auto& entry : sets) {
-    auto pushed = push_set(store, *client, entry, progress);
+  for (const auto& [entry, current, newer] : sets) {
+    auto pushed = push_set(store, *client, entry, progress, current);
     if (!pushed) {
       TransferError error = pushed.error();
       error.message = "pushing " + entry.recipe + " for " + entry.tier + " to " + report.remote + ": " + error.message;
@@ -104,7 +143,9 @@ PushReport push(const TransferRequest& request) {
                              .tag = pushed->tag,
                              .uploaded = pushed->uploaded,
                              .skipped = pushed->skipped,
-                             .moved_latest = pushed->moved_latest});
+                             .moved_latest = pushed->moved_latest,
+                             .current = current,
+                             .newer = newer});
   }
   return report;
 }

@@ -22,8 +22,9 @@ struct TransferRequest {
   std::filesystem::path store_root;  // empty: cache::default_store_root()
   std::string recipe;
   std::string tier;
-  std::string digest;  // a manifest digest or unique prefix, "sha256:" optional
-  bool all = false;    // push: every set in the store
+  std::string digest;    // a manifest digest or unique prefix, "sha256:" optional
+  bool all = false;      // push: every set in the store
+  bool promote = false;  // push --promote: the --digest set becomes current (cache/current.hpp) here and remotely
   bool insecure = false;
   bool require_smoke = false;  // fetch, pull: only a set attesting a passing smoke run for the tier
   bool json = false;
@@ -54,6 +55,8 @@ struct PushedEntry {
   std::size_t uploaded = 0;
   std::size_t skipped = 0;
   bool moved_latest = false;  // <recipe>--<tier> now names it
+  bool current = false;       // it is the current set of recipe x tier (the tag was put on it)
+  std::string newer;          // a verified set newer by time than the current one, hex; empty when none
 };
 
 struct PushReport {

@@ -43,13 +43,14 @@ registry::ArtifactInfo info_for(const cache::Manifest& manifest) {
 // Moves <recipe>--<tier> to this set unless it names a newer one already
 // (created compares as text: every manifest writes RFC 3339 UTC).
 std::expected<bool, registry::Error> move_latest(registry::Client& client, const std::string& tag,
-                                                 const registry::ArtifactInfo& info, const std::string& body) {
+                                                 const registry::ArtifactInfo& info, const std::string& body,
+                                                 bool force) {
   auto current = client.get_manifest(tag);
-  if (current) {
+  if (current && !force) {
     auto parsed = registry::parse_manifest(current->body);
     if (parsed)
       if (auto other = registry::read_artifact(*parsed); other && other->created > info.created) return false;
-  } else if (current.error().kind != registry::ErrorKind::not_found) {
+  } else if (!current && current.error().kind != registry::ErrorKind::not_found) {
     return std::unexpected(current.error());
   }
   auto put = client.put_manifest(tag, registry::k_oci_manifest, body);
@@ -134,17 +135,19 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
     auto referrer = client.put_referrer(*parsed, json);
     if (!referrer) return std::unexpected(from_registry(referrer.error()));
   }
-  auto moved = move_latest(client, site::latest_tag(manifest->recipe, manifest->tier), info, body);
+  auto moved = move_latest(client, site::latest_tag(manifest->recipe, manifest->tier), info, body, set.current);
   if (!moved) return std::unexpected(from_registry(moved.error()));
   report.moved_latest = *moved;
   return report;
 }
 
 std::expected<PushedSet, TransferError> push_set(cache::Store& store, registry::Client& client,
-                                                 const cache::IndexEntry& entry, const TransferProgress& progress) {
+                                                 const cache::IndexEntry& entry, const TransferProgress& progress,
+                                                 bool current) {
   auto held = store.pin();
   if (!held) return std::unexpected(from_cache(held.error()));
   SetBlobs blobs;
+  blobs.current = current;
   auto manifest = store.read_blob(entry.manifest);
   if (!manifest) return std::unexpected(from_cache(manifest.error()));
   blobs.manifest = std::move(*manifest);

@@ -86,6 +86,35 @@ TEST_F(PlanTest, ADriverPastAGenerationsLastBranchIsAnError) {
   EXPECT_EQ(run({}).plans.size(), 1u);
 }
 
+// Issue 29: R470 cannot drive an H100 (Hopper's first branch is R520): an
+// error at the GPU's line naming the branch and its source, not a
+// minor-version warning; at R520 it plans.
+TEST_F(PlanTest, ADriverBeforeAGenerationsFirstBranchIsAnError) {
+  const auto write = [&](const std::string& driver) {
+    std::ofstream(m_dir / "orchestrate.yaml")
+        << "tiers:\n  hopper:\n    gpus: [\"A100\", \"H100\"]\n    driver: \"" << driver
+        << "\"\nrecipes:\n  - name: k\n    framework: cmake\n"
+           "    source: {path: src}\n    tiers: [hopper]\n";
+  };
+  write("470.82.01");
+  try {
+    run({});
+    FAIL() << "planned an H100 on R470";
+  } catch (const util::Failure& failure) {
+    EXPECT_EQ(failure.code(), util::ExitCode::bad_input);
+    ASSERT_EQ(failure.diagnostics().size(), 1u);
+    const std::string& m = failure.diagnostics()[0].message;
+    EXPECT_TRUE(
+        m.starts_with("tier hopper: driver 470.82.01 cannot run H100 (9.0): the first driver branch that "
+                      "runs CC 9.0 GPUs is R520 (520.56.06; OGKM 520.56.06:"))
+        << m;
+    EXPECT_TRUE(m.ends_with("give the tier a driver of R520 or newer")) << m;
+    EXPECT_EQ(failure.diagnostics()[0].where.line, 3);
+  }
+  write("520.56.06");
+  EXPECT_EQ(run({}).plans.size(), 1u);
+}
+
 // Issue 13: `requires: {pytorch: "2.4"}` on a tier of B200 and RTX 5090 was
 // planned as 10.0;12.0+PTX, which 2.4's extension builder rejects. Now it is
 // unsatisfiable with the reason and the oldest release that serves; with

@@ -120,7 +120,9 @@ app::PushReport two_pushed() {
                       .tag = "saxpy--tier-new--0123456789abcdef",
                       .uploaded = 3,
                       .skipped = 1,
-                      .moved_latest = true},
+                      .moved_latest = true,
+                      .current = true,
+                      .newer = std::string(64, 'f')},
                      {.recipe = "saxpy",
                       .tier = "tier-old",
                       .manifest = k_hex,
@@ -135,7 +137,10 @@ TEST(PushRender, TextIsALinePerSet) {
   const Emitted e = emitted(two_pushed(), Format::text);
   EXPECT_EQ(e.out,
             "pushed saxpy for tier-new sha256:0123456789abcdef as http://registry:5000/team/a:"
-            "saxpy--tier-new--0123456789abcdef (3 blobs sent, 1 already there; saxpy--tier-new moved to it)\n"
+            "saxpy--tier-new--0123456789abcdef (3 blobs sent, 1 already there; saxpy--tier-new moved to it; the "
+            "current set)\n"
+            "  note: a newer set by time, sha256:ffffffffffffffff, is not current (the last build answered this one); "
+            "'push --digest ffffffffffffffff --promote' makes it current\n"
             "pushed saxpy for tier-old sha256:0123456789abcdef as http://registry:5000/team/a:"
             "saxpy--tier-old--0123456789abcdef (0 blobs sent, 4 already there)\n");
   EXPECT_EQ(e.err, "");
@@ -154,7 +159,9 @@ TEST(PushRender, JsonHasTheRemoteAndEverySet) {
       "tag": "saxpy--tier-new--0123456789abcdef",
       "uploaded": 3,
       "skipped": 1,
-      "latest": true
+      "latest": true,
+      "current": true,
+      "newer": "sha256:)" + std::string(64, 'f') + R"("
     },
     {
       "recipe": "saxpy",
@@ -164,7 +171,9 @@ TEST(PushRender, JsonHasTheRemoteAndEverySet) {
       "tag": "saxpy--tier-old--0123456789abcdef",
       "uploaded": 0,
       "skipped": 4,
-      "latest": false
+      "latest": false,
+      "current": false,
+      "newer": null
     }
   ]
 }

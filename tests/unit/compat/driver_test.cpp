@@ -57,5 +57,34 @@ TEST(DriverFacts, TheLastBranchOfEachDroppedGeneration) {
     EXPECT_FALSE(last_driver_branch(cc).has_value()) << cc.dotted();
 }
 
+// The first branch that drives each generation, where a source shows it
+// (open-gpu-kernel-modules' tables and UVM backends, NVIDIA's notes): an
+// H100 needs R520, which 515 lacks; a driver of a toolkit can be above it
+// (CUDA 11.8's 520.61.05 > the first H100 driver 520.56.06), so the floor
+// is the branch. Jetson parts run JetPack's driver: no row.
+TEST(DriverFacts, TheFirstBranchOfEachGenerationASourceShows) {
+  const auto branch = [](arch::ComputeCapability cc) {
+    const auto first = first_driver_branch(cc);
+    return first ? first->branch : 0;
+  };
+  EXPECT_EQ(branch({7, 5}), 410);
+  EXPECT_EQ(branch({8, 0}), 450);
+  EXPECT_EQ(branch({8, 6}), 455);
+  EXPECT_EQ(branch({8, 9}), 520);
+  EXPECT_EQ(branch({9, 0}), 520);
+  EXPECT_EQ(branch(arch::ComputeCapability::parse("9.0a").value()), 520);
+  EXPECT_EQ(branch({10, 0}), 570);
+  EXPECT_EQ(branch({10, 3}), 575);
+  EXPECT_EQ(branch({12, 0}), 570);
+  EXPECT_EQ(branch({12, 1}), 575);
+  EXPECT_EQ(first_driver_branch({9, 0})->first, "520.56.06");
+  for (const arch::ComputeCapability cc : {arch::ComputeCapability{5, 3}, {6, 2}, {7, 2}, {8, 7}, {11, 0}})
+    EXPECT_FALSE(first_driver_branch(cc).has_value()) << cc.dotted();
+  // Every row says where it was read.
+  for (const arch::ComputeCapability cc :
+       {arch::ComputeCapability{7, 5}, {8, 0}, {8, 6}, {8, 9}, {9, 0}, {10, 0}, {10, 3}, {12, 0}, {12, 1}})
+    EXPECT_GT(first_driver_branch(cc)->source.size(), 20u) << cc.dotted();
+}
+
 }  // namespace
 }  // namespace orc::compat
