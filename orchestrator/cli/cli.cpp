@@ -22,7 +22,7 @@ namespace {
 
 using util::ExitCode;
 
-constexpr std::array<Command, 20> k_commands{{
+constexpr std::array<Command, 21> k_commands{{
     {"plan", "Resolve every recipe x tier: toolkit, cuDNN, archs and the framework's arch variables", attach_plan},
     {"gpus", "List the GPU database, or look up one GPU by product name", attach_gpus},
     {"toolkits", "List the CUDA toolkit table (archs, driver, host compilers) or, with --cudnn, the cuDNN table",
@@ -31,7 +31,8 @@ constexpr std::array<Command, 20> k_commands{{
      "List the SASS and PTX that binaries, archives and packages embed; with --gpu/--cc/--tier, where they run",
      attach_inspect},
     {"stamp",
-     "Write NVIDIA_REQUIRE_CUDA and NVIDIA_REQUIRE_ARCH into an image's config, so a node that cannot run it refuses it",
+     "Write NVIDIA_REQUIRE_CUDA and NVIDIA_REQUIRE_ARCH into an image's config, so a node that cannot run it refuses "
+     "it",
      attach_stamp},
     {"build",
      "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them",
@@ -41,13 +42,17 @@ constexpr std::array<Command, 20> k_commands{{
     {"cache", "The local store: list artifact sets, verify every blob, collect garbage", attach_cache},
     {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)",
      attach_push},
+    {"promote",
+     "Make a given artifact set the current one of a recipe x tier, in the local store and on the remote (its tag)",
+     attach_promote},
     {"pull", "Pull an artifact set from the remote into the local store: digests, signature and archs checked",
      attach_pull},
     {"fetch",
      "Fetch the newest verified artifact set of a recipe for a tier (or a digest), verify it, unpack it safely",
      attach_fetch},
     {"watch",
-     "Poll the configuration's base-image registries, NVIDIA's indexes and Debian's archive, and rebuild each recipe x tier a newer "
+     "Poll the configuration's base-image registries, NVIDIA's indexes and Debian's archive, and rebuild each recipe x "
+     "tier a newer "
      "toolkit or a rebuilt base makes stale (--once, or --interval D as a service)",
      attach_watch},
     {"schedule", "Print systemd service and timer units (--systemd) or a crontab line (--cron) that run the watcher",

@@ -13,10 +13,10 @@ without it), the set --digest names, or with --all every set of the store:
 blobs first (each after a HEAD, so nothing is sent twice), then the OCI
 manifest tagged RECIPE--TIER--<16 hex>, its signature as a referrer, and last
 the moving tag RECIPE--TIER. The current set of a recipe x tier is the one
-the last build answered (built, or a hit), or the one --promote named: a
-source edited and then reverted makes the older set current again. The
-moving tag is put on the current set; another set takes it only when it is
-newer by time than the one the tag names.
+the last build answered (built, or a hit), or the one 'orchestrate promote'
+named: a source edited and then reverted makes the older set current again.
+The moving tag is put on the current set; another set takes it only when it
+is newer by time than the one the tag names.
 
 Exit codes: 0 pushed; 2 bad usage, nothing to push, no remote; 3 the registry
 failed.)";
@@ -26,9 +26,6 @@ failed.)";
 void attach_push(CLI::App& sub, Io& io) {
   auto opt = add_transfer_options(sub, RecipeArg::optional);
   sub.add_flag("--all", opt->request.all, "Push every artifact set of the local store");
-  sub.add_flag("--promote", opt->request.promote,
-               "Make the --digest set the current one of its recipe x tier, here and on the remote (its "
-               "<recipe>--<tier> tag), even when a newer set by time exists");
   sub.footer(std::string(k_footer) + "\n\n" + k_remote_footer);
   sub.callback([opt, &io] {
     const app::TransferRequest request = finish_request(*opt, io);

@@ -48,6 +48,7 @@ void attach_tiers(CLI::App& sub, Io& io);
 void attach_job(CLI::App& sub, Io& io);
 void attach_k8s(CLI::App& sub, Io& io);
 void attach_push(CLI::App& sub, Io& io);
+void attach_promote(CLI::App& sub, Io& io);
 void attach_pull(CLI::App& sub, Io& io);
 void attach_fetch(CLI::App& sub, Io& io);
 void attach_smoke(CLI::App& sub, Io& io);

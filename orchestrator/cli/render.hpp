@@ -10,9 +10,9 @@
 #include "orchestrator/app/inspect/coverage.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/app/key/key_cmd.hpp"
-#include "orchestrator/app/stamp/stamp.hpp"
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
+#include "orchestrator/app/stamp/stamp.hpp"
 #include "orchestrator/app/tables/tables.hpp"
 #include "orchestrator/app/transfer/fetch.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
@@ -97,9 +97,11 @@ void emit(Io& io, const app::KeyTrustReport& report, Format format);
 // stderr said, such as --insecure's, else empty). emit adds the warnings
 // on stderr and the exit code.
 std::string render(const app::PushReport& report, Format format);
+std::string render(const app::PromoteReport& report, Format format);
 std::string render(const app::PullReport& report, Format format);
 std::string render(const app::FetchReport& report, Format format);
 void emit(Io& io, const app::PushReport& report, Format format);
+void emit(Io& io, const app::PromoteReport& report, Format format);
 void emit(Io& io, const app::PullReport& report, Format format);
 void emit(Io& io, const app::FetchReport& report, Format format);
 

@@ -34,12 +34,15 @@ std::string warning_text(const util::Diagnostic& warning) {
 std::string push_line(const app::PushReport& report, const app::PushedEntry& p) {
   return "pushed " + p.recipe + " for " + p.tier + " sha256:" + short_hex(p.manifest) + " as " + report.remote + ":" +
          p.tag + " (" + std::to_string(p.uploaded) + " blobs sent, " + std::to_string(p.skipped) + " already there" +
-         (p.moved_latest ? "; " + site::latest_tag(p.recipe, p.tier) + " moved to it" : "") +
+         (p.moved_latest ? "; " + site::latest_tag(p.recipe, p.tier) + " moved to it" +
+                               (p.previous.empty() ? "" : " from sha256:" + short_hex(p.previous))
+                         : "") +
          (p.current ? "; the current set" : "") + ")\n" +
-         (p.newer.empty() ? ""
-                          : "  note: a newer set by time, sha256:" + short_hex(p.newer) +
-                                ", is not current (the last build answered this one); 'push --digest " +
-                                short_hex(p.newer) + " --promote' makes it current\n");
+         (p.newer.empty()
+              ? ""
+              : "  note: a newer set by time, sha256:" + short_hex(p.newer) +
+                    ", is not current (the last build answered this one); 'orchestrate promote " + p.recipe +
+                    " --tier " + p.tier + " --digest " + short_hex(p.newer) + "' makes it current\n");
 }
 
 std::string file_line(const app::FetchReport& report, const app::FetchedFile& f) {
@@ -54,21 +57,52 @@ std::string render(const app::PushReport& report, Format format) {
   if (format == Format::json) {
     ordered_json pushed = ordered_json::array();
     for (const auto& p : report.pushed)
-      pushed.push_back({{"recipe", p.recipe},
-                        {"tier", p.tier},
-                        {"manifest", "sha256:" + p.manifest},
-                        {"artifact", p.artifact},
-                        {"tag", p.tag},
-                        {"uploaded", p.uploaded},
-                        {"skipped", p.skipped},
-                        {"latest", p.moved_latest},
-                        {"current", p.current},
-                        {"newer", p.newer.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + p.newer)}});
+      pushed.push_back(
+          {{"recipe", p.recipe},
+           {"tier", p.tier},
+           {"manifest", "sha256:" + p.manifest},
+           {"artifact", p.artifact},
+           {"tag", p.tag},
+           {"uploaded", p.uploaded},
+           {"skipped", p.skipped},
+           {"latest", p.moved_latest},
+           {"current", p.current},
+           {"newer", p.newer.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + p.newer)},
+           {"previous", p.previous.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + p.previous)}});
     return ordered_json{{"remote", report.remote}, {"pushed", std::move(pushed)}}.dump(2) + "\n";
   }
   std::string text;
   for (const auto& p : report.pushed) text += push_line(report, p);
   return text;
+}
+
+std::string render(const app::PromoteReport& report, Format format) {
+  const auto hex_or_null = [](const std::string& hex) {
+    return hex.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + hex);
+  };
+  if (format == Format::json) {
+    ordered_json out{{"recipe", report.recipe},
+                     {"tier", report.tier},
+                     {"digest", "sha256:" + report.manifest},
+                     {"previous", hex_or_null(report.previous)},
+                     {"remote", report.remote.empty() ? ordered_json(nullptr) : ordered_json(report.remote)}};
+    out["tag"] = report.pushed ? ordered_json(site::latest_tag(report.recipe, report.tier)) : ordered_json(nullptr);
+    out["tag_previous"] = report.pushed ? hex_or_null(report.pushed->previous) : ordered_json(nullptr);
+    return out.dump(2) + "\n";
+  }
+  std::string text = "sha256:" + short_hex(report.manifest) + " is the current set of " + report.recipe + " for " +
+                     report.tier + " here";
+  if (!report.previous.empty())
+    text += " (before: sha256:" + short_hex(report.previous) +
+            (report.previous_recorded ? "" : ", the newest verified set, as none was recorded") + ")";
+  text += "\n";
+  if (!report.pushed)
+    return text +
+           "  note: no remote is configured (ORCHESTRATE_REMOTE or 'remote:'): the registry's tag was not moved\n";
+  const app::PushedEntry& p = *report.pushed;
+  return text + "on " + report.remote + ": " + site::latest_tag(p.recipe, p.tier) + " names it" +
+         (p.previous.empty() ? "" : " (before: sha256:" + short_hex(p.previous) + ")") + "; " +
+         std::to_string(p.uploaded) + " blobs sent, " + std::to_string(p.skipped) + " already there\n";
 }
 
 std::string render(const app::PullReport& report, Format format) {
@@ -117,6 +151,11 @@ std::string render(const app::FetchReport& report, Format format) {
 }
 
 void emit(Io& io, const app::PushReport& report, Format format) {
+  io.out << render(report, format);
+  io.exit_code = report.exit_code;
+}
+
+void emit(Io& io, const app::PromoteReport& report, Format format) {
   io.out << render(report, format);
   io.exit_code = report.exit_code;
 }

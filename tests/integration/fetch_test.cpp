@@ -328,7 +328,7 @@ TEST_F(FetchSuite, SecondMachineFetchesByTierAndDigestTheSameBytes) {
 
 // Issue 29: the moving tag follows the current set, not the newest by time.
 // Set A, then B (newer): with nothing recorded the newest stands in and
-// push puts the tag on B; `push --digest A --promote` makes A current here
+// push puts the tag on B; `promote --digest A` makes A current here
 // and moves the tag back to A though B is newer; an empty store's fetch
 // --tier then gets A, and a plain push keeps the tag on A, noting B.
 TEST_F(FetchSuite, PromoteMakesAnOlderSetCurrentHereAndOnTheRemote) {
@@ -342,13 +342,14 @@ TEST_F(FetchSuite, PromoteMakesAnOlderSetCurrentHereAndOnTheRemote) {
   EXPECT_EQ(first["pushed"][0]["latest"], true);
 
   std::string err;
-  const auto promoted = s_a.run_split({"push", "--digest", a.substr(0, 12), "--promote", "--json"}, err);
+  const auto promoted =
+      s_a.run_split({"promote", "promoted", "--tier", "tier-new", "--digest", a.substr(0, 12), "--json"}, err);
   ASSERT_EQ(promoted.exit_code, 0) << promoted.output << err;
   const json p = json::parse(promoted.output);
-  EXPECT_EQ(p["pushed"][0]["manifest"], "sha256:" + a);
-  EXPECT_EQ(p["pushed"][0]["current"], true);
-  EXPECT_EQ(p["pushed"][0]["latest"], true) << "the tag moved back to the older, current set";
-  EXPECT_EQ(p["pushed"][0]["newer"], "sha256:" + b);
+  EXPECT_EQ(p["digest"], "sha256:" + a);
+  EXPECT_EQ(p["previous"], "sha256:" + b) << "the newest stood in before";
+  EXPECT_EQ(p["tag"], "promoted--tier-new");
+  EXPECT_EQ(p["tag_previous"], "sha256:" + b) << "the tag moved back from the newer set";
 
   Machine fresh = s_b;
   fresh.store = root() / "store-promote";
@@ -364,11 +365,18 @@ TEST_F(FetchSuite, PromoteMakesAnOlderSetCurrentHereAndOnTheRemote) {
   EXPECT_NE(plain.output.find("the current set"), std::string::npos) << plain.output;
   EXPECT_NE(plain.output.find("a newer set by time, sha256:" + b.substr(0, 16) + ", is not current"), std::string::npos)
       << plain.output;
-  // --promote names one set.
-  const auto bad = s_a.run({"push", "promoted", "--tier", "tier-new", "--promote"});
-  EXPECT_EQ(bad.exit_code, 2) << bad.output;
-  EXPECT_NE(bad.output.find("--promote makes one set current: give it with --digest D"), std::string::npos)
-      << bad.output;
+  EXPECT_NE(plain.output.find("'orchestrate promote promoted --tier tier-new --digest " + b.substr(0, 16) + "'"),
+            std::string::npos)
+      << plain.output;
+  // A set of another tier, or one the store does not hold, is bad input.
+  const auto other = s_a.run({"promote", "promoted", "--tier", "tier-old", "--digest", a.substr(0, 12)});
+  EXPECT_EQ(other.exit_code, 2) << other.output;
+  EXPECT_NE(other.output.find("is a set of promoted for tier-new, not of promoted for tier-old"), std::string::npos)
+      << other.output;
+  const auto missing = s_a.run({"promote", "promoted", "--tier", "tier-new", "--digest", std::string(12, '0')});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("'orchestrate pull promoted --tier tier-new --digest"), std::string::npos)
+      << missing.output;
 }
 
 // Issue 11: the store keeps each file once and no pack; push packs the

@@ -89,6 +89,8 @@ struct PushedSet {
   std::size_t uploaded = 0;  // blobs sent
   std::size_t skipped = 0;   // blobs the registry had
   bool moved_latest = false;
+  // The set <recipe>--<tier> named before, when another one.
+  std::optional<digest::Digest> previous_latest;
   cache::PackedLayer layer;  // the layer the artifact manifest names
 };
 

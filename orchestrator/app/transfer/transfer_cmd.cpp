@@ -49,21 +49,13 @@ ToPush to_push(const cache::Store& store, cache::IndexEntry entry) {
 }
 
 // The sets a push names: by digest, the current set of recipe x tier, the
-// current set of each tier of a recipe, or every set (--all). With
-// --promote, the --digest set is made current first.
+// current set of each tier of a recipe, or every set (--all).
 std::vector<ToPush> sets_to_push(const cache::Store& store, const TransferRequest& request) {
   if (!request.digest.empty()) {
     auto entry = store.index().resolve(digest_argument(request.digest));
     if (!entry) site::fail_with(entry.error());
-    if (request.promote) {
-      if (!entry->verified)
-        util::fail_input(entry->manifest.to_string() + " is not a verified set: only a verified set can be current");
-      if (auto written = cache::write_current(store, entry->recipe, entry->tier, entry->manifest); !written)
-        site::fail_with(written.error());
-    }
     return {to_push(store, std::move(*entry))};
   }
-  if (request.promote) util::fail_input("--promote makes one set current: give it with --digest D");
   if (request.all) {
     auto all = store.index().list();
     if (!all) site::fail_with(all.error());
@@ -89,6 +81,20 @@ std::vector<ToPush> sets_to_push(const cache::Store& store, const TransferReques
                    .newer = current.newer ? current.newer->manifest.hex() : std::string()});
   }
   return out;
+}
+
+PushedEntry pushed_entry(const cache::IndexEntry& entry, const PushedSet& pushed, bool current, std::string newer) {
+  return {.recipe = entry.recipe,
+          .tier = entry.tier,
+          .manifest = entry.manifest.hex(),
+          .artifact = pushed.artifact_digest,
+          .tag = pushed.tag,
+          .uploaded = pushed.uploaded,
+          .skipped = pushed.skipped,
+          .moved_latest = pushed.moved_latest,
+          .current = current,
+          .newer = std::move(newer),
+          .previous = pushed.previous_latest ? pushed.previous_latest->hex() : std::string()};
 }
 
 }  // namespace
@@ -136,17 +142,58 @@ PushReport push(const TransferRequest& request) {
       error.message = "pushing " + entry.recipe + " for " + entry.tier + " to " + report.remote + ": " + error.message;
       fail(error);
     }
-    report.pushed.push_back({.recipe = entry.recipe,
-                             .tier = entry.tier,
-                             .manifest = entry.manifest.hex(),
-                             .artifact = pushed->artifact_digest,
-                             .tag = pushed->tag,
-                             .uploaded = pushed->uploaded,
-                             .skipped = pushed->skipped,
-                             .moved_latest = pushed->moved_latest,
-                             .current = current,
-                             .newer = newer});
+    report.pushed.push_back(pushed_entry(entry, *pushed, current, newer));
   }
+  return report;
+}
+
+PromoteReport promote(const TransferRequest& request) {
+  if (request.recipe.empty() || request.tier.empty() || request.digest.empty())
+    util::fail_input("promote needs RECIPE, --tier T and --digest D (see 'orchestrate cache ls' for the sets here)");
+  const auto config = site::load_config_file(request.config, false);
+  cache::Store store = open_store(request);
+  auto entry = store.index().resolve(digest_argument(request.digest));
+  if (!entry)
+    site::fail_with(cache::Error{entry.error().kind, entry.error().message + " ('orchestrate pull " + request.recipe +
+                                                         " --tier " + request.tier + " --digest " + request.digest +
+                                                         "' brings a set of the remote here)"});
+  if (entry->recipe != request.recipe || entry->tier != request.tier)
+    util::fail_input(entry->manifest.to_string() + " is a set of " + entry->recipe + " for " + entry->tier +
+                     ", not of " + request.recipe + " for " + request.tier);
+  if (!entry->verified)
+    util::fail_input(entry->manifest.to_string() +
+                     " is not a verified set (its archs or signature did not check): only a verified set can be "
+                     "current");
+  const cache::CurrentSet before = current_of(store, request.recipe, request.tier);
+  PromoteReport report{.recipe = request.recipe, .tier = request.tier, .manifest = entry->manifest.hex()};
+  if (before.entry && before.entry->manifest != entry->manifest) {
+    report.previous = before.entry->manifest.hex();
+    report.previous_recorded = before.recorded;
+  }
+  if (auto remote = site::choose_remote(util::env_value("ORCHESTRATE_REMOTE").c_str(), config ? &*config : nullptr)) {
+    auto client = site::make_client(remote->url, request.deadlines);
+    report.remote = client->display_url();
+    const TransferProgress progress(request.progress, request.terminal);
+    auto pushed = push_set(store, *client, *entry, progress, true);
+    if (!pushed) {
+      TransferError error = pushed.error();
+      error.message = "promoting " + entry->manifest.short_string(site::k_tag_digest_chars) + " on " + report.remote +
+                      ": " + error.message + " (nothing changed here; the remote's tag may still name the set before)";
+      fail(error);
+    }
+    report.pushed = PushedEntry{.recipe = entry->recipe,
+                                .tier = entry->tier,
+                                .manifest = entry->manifest.hex(),
+                                .artifact = pushed->artifact_digest,
+                                .tag = pushed->tag,
+                                .uploaded = pushed->uploaded,
+                                .skipped = pushed->skipped,
+                                .moved_latest = pushed->moved_latest,
+                                .current = true,
+                                .previous = pushed->previous_latest ? pushed->previous_latest->hex() : std::string()};
+  }
+  if (auto written = cache::write_current(store, entry->recipe, entry->tier, entry->manifest); !written)
+    site::fail_with(written.error());
   return report;
 }
 

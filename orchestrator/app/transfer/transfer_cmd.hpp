@@ -22,9 +22,8 @@ struct TransferRequest {
   std::filesystem::path store_root;  // empty: cache::default_store_root()
   std::string recipe;
   std::string tier;
-  std::string digest;    // a manifest digest or unique prefix, "sha256:" optional
-  bool all = false;      // push: every set in the store
-  bool promote = false;  // push --promote: the --digest set becomes current (cache/current.hpp) here and remotely
+  std::string digest;  // a manifest digest or unique prefix, "sha256:" optional
+  bool all = false;    // push: every set in the store
   bool insecure = false;
   bool require_smoke = false;  // fetch, pull: only a set attesting a passing smoke run for the tier
   bool json = false;
@@ -57,6 +56,7 @@ struct PushedEntry {
   bool moved_latest = false;  // <recipe>--<tier> now names it
   bool current = false;       // it is the current set of recipe x tier (the tag was put on it)
   std::string newer;          // a verified set newer by time than the current one, hex; empty when none
+  std::string previous;       // the set <recipe>--<tier> named before, when another; hex
 };
 
 struct PushReport {
@@ -97,6 +97,25 @@ PruneReport prune_remote(const std::filesystem::path& config, std::size_t keep);
 
 // Exit 0, 2 (nothing to push, no remote), 3 (the registry failed).
 PushReport push(const TransferRequest& request);
+
+// `orchestrate promote RECIPE --tier T --digest D`: D becomes the current
+// set of RECIPE x T (cache/current.hpp) on the remote, when one is
+// configured (pushed, and <recipe>--<tier> put on it even when a newer set
+// by time exists), then in the local store. The remote goes first, so a
+// registry failure changes nothing here.
+struct PromoteReport {
+  std::string recipe;
+  std::string tier;
+  std::string manifest;            // hex
+  std::string previous;            // the local current set before, hex; empty when it was this one or none
+  bool previous_recorded = false;  // previous was recorded (else the newest verified set stood in)
+  std::string remote;              // without credentials; empty when none is configured
+  std::optional<PushedEntry> pushed;
+  util::ExitCode exit_code = util::ExitCode::ok;
+};
+// Exit 0, 2 (no such set here, a set of another recipe x tier, not
+// verified), 3 (the registry failed).
+PromoteReport promote(const TransferRequest& request);
 // Exit 0, 1 (digest, signature or archs refused), 2, 3.
 PullReport pull(const TransferRequest& request);
 

@@ -41,21 +41,31 @@ registry::ArtifactInfo info_for(const cache::Manifest& manifest) {
 }
 
 // Moves <recipe>--<tier> to this set unless it names a newer one already
-// (created compares as text: every manifest writes RFC 3339 UTC).
-std::expected<bool, registry::Error> move_latest(registry::Client& client, const std::string& tag,
-                                                 const registry::ArtifactInfo& info, const std::string& body,
-                                                 bool force) {
-  auto current = client.get_manifest(tag);
-  if (current && !force) {
-    auto parsed = registry::parse_manifest(current->body);
-    if (parsed)
-      if (auto other = registry::read_artifact(*parsed); other && other->created > info.created) return false;
-  } else if (!current && current.error().kind != registry::ErrorKind::not_found) {
-    return std::unexpected(current.error());
+// (created compares as text: every manifest writes RFC 3339 UTC); `force`
+// (the current set) moves it whatever the time. Says which set the tag
+// named before: the config blob of an artifact manifest is the set's
+// manifest.
+struct MovedTag {
+  bool moved = false;
+  std::optional<digest::Digest> previous;
+};
+std::expected<MovedTag, registry::Error> move_latest(registry::Client& client, const std::string& tag,
+                                                     const registry::ArtifactInfo& info, const std::string& body,
+                                                     bool force) {
+  MovedTag out;
+  auto named = client.get_manifest(tag);
+  if (named) {
+    if (auto parsed = registry::parse_manifest(named->body); parsed) {
+      out.previous = parsed->config.digest;
+      if (auto other = registry::read_artifact(*parsed); !force && other && other->created > info.created) return out;
+    }
+  } else if (named.error().kind != registry::ErrorKind::not_found) {
+    return std::unexpected(named.error());
   }
   auto put = client.put_manifest(tag, registry::k_oci_manifest, body);
   if (!put) return std::unexpected(put.error());
-  return true;
+  out.moved = true;
+  return out;
 }
 
 }  // namespace
@@ -137,7 +147,8 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
   }
   auto moved = move_latest(client, site::latest_tag(manifest->recipe, manifest->tier), info, body, set.current);
   if (!moved) return std::unexpected(from_registry(moved.error()));
-  report.moved_latest = *moved;
+  report.moved_latest = moved->moved;
+  if (moved->previous && moved->previous != config.digest) report.previous_latest = moved->previous;
   return report;
 }
 

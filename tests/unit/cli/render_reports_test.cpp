@@ -122,7 +122,8 @@ app::PushReport two_pushed() {
                       .skipped = 1,
                       .moved_latest = true,
                       .current = true,
-                      .newer = std::string(64, 'f')},
+                      .newer = std::string(64, 'f'),
+                      .previous = std::string(64, 'e')},
                      {.recipe = "saxpy",
                       .tier = "tier-old",
                       .manifest = k_hex,
@@ -137,10 +138,10 @@ TEST(PushRender, TextIsALinePerSet) {
   const Emitted e = emitted(two_pushed(), Format::text);
   EXPECT_EQ(e.out,
             "pushed saxpy for tier-new sha256:0123456789abcdef as http://registry:5000/team/a:"
-            "saxpy--tier-new--0123456789abcdef (3 blobs sent, 1 already there; saxpy--tier-new moved to it; the "
-            "current set)\n"
+            "saxpy--tier-new--0123456789abcdef (3 blobs sent, 1 already there; saxpy--tier-new moved to it from "
+            "sha256:eeeeeeeeeeeeeeee; the current set)\n"
             "  note: a newer set by time, sha256:ffffffffffffffff, is not current (the last build answered this one); "
-            "'push --digest ffffffffffffffff --promote' makes it current\n"
+            "'orchestrate promote saxpy --tier tier-new --digest ffffffffffffffff' makes it current\n"
             "pushed saxpy for tier-old sha256:0123456789abcdef as http://registry:5000/team/a:"
             "saxpy--tier-old--0123456789abcdef (0 blobs sent, 4 already there)\n");
   EXPECT_EQ(e.err, "");
@@ -161,7 +162,9 @@ TEST(PushRender, JsonHasTheRemoteAndEverySet) {
       "skipped": 1,
       "latest": true,
       "current": true,
-      "newer": "sha256:)" + std::string(64, 'f') + R"("
+      "newer": "sha256:)" + std::string(64, 'f') + R"(",
+      "previous": "sha256:)" + std::string(64, 'e') +
+                                                    R"("
     },
     {
       "recipe": "saxpy",
@@ -173,11 +176,50 @@ TEST(PushRender, JsonHasTheRemoteAndEverySet) {
       "skipped": 4,
       "latest": false,
       "current": false,
-      "newer": null
+      "newer": null,
+      "previous": null
     }
   ]
 }
 )");
+}
+
+// Issue 29: promote says the set it made current, the one before here and
+// the one the remote's tag named before; without a remote, that the tag did
+// not move.
+TEST(PromoteRender, TextAndJsonNameTheSetBeforeHereAndOnTheRemote) {
+  app::PromoteReport report{.recipe = "saxpy",
+                            .tier = "tier-new",
+                            .manifest = k_hex,
+                            .previous = std::string(64, 'f'),
+                            .previous_recorded = true,
+                            .remote = "http://registry:5000/team/a"};
+  report.pushed = app::PushedEntry{.recipe = "saxpy",
+                                   .tier = "tier-new",
+                                   .manifest = k_hex,
+                                   .uploaded = 0,
+                                   .skipped = 4,
+                                   .moved_latest = true,
+                                   .current = true,
+                                   .previous = std::string(64, 'e')};
+  EXPECT_EQ(emitted(report, Format::text).out,
+            "sha256:0123456789abcdef is the current set of saxpy for tier-new here (before: sha256:ffffffffffffffff)\n"
+            "on http://registry:5000/team/a: saxpy--tier-new names it (before: sha256:eeeeeeeeeeeeeeee); 0 blobs "
+            "sent, 4 already there\n");
+  const auto j = nlohmann::json::parse(render(report, Format::json));
+  EXPECT_EQ(j["digest"], "sha256:" + k_hex);
+  EXPECT_EQ(j["previous"], "sha256:" + std::string(64, 'f'));
+  EXPECT_EQ(j["tag"], "saxpy--tier-new");
+  EXPECT_EQ(j["tag_previous"], "sha256:" + std::string(64, 'e'));
+
+  report.pushed.reset();
+  report.remote.clear();
+  report.previous_recorded = false;
+  EXPECT_EQ(emitted(report, Format::text).out,
+            "sha256:0123456789abcdef is the current set of saxpy for tier-new here (before: sha256:ffffffffffffffff, "
+            "the newest verified set, as none was recorded)\n"
+            "  note: no remote is configured (ORCHESTRATE_REMOTE or 'remote:'): the registry's tag was not moved\n");
+  EXPECT_TRUE(nlohmann::json::parse(render(report, Format::json))["remote"].is_null());
 }
 
 TEST(PullRender, TextJsonAndTheInsecureWarning) {
