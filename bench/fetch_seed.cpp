@@ -3,7 +3,9 @@
 // stored as its files (no pack: push makes the layer from them), signed
 // with the keys dir's key when one is given (orc::cache::store_artifact_set). bench/fetch.sh and the integration_fetch
 // suite use it to make what they push.
-//   bench_fetch_seed STORE KEYS_DIR|- RECIPE TIER FILE...   -> prints the manifest hex
+//   bench_fetch_seed [--built-for=PTX:NAME=CC,...] STORE KEYS_DIR|- RECIPE TIER FILE...
+//     -> prints the manifest hex; --built-for records the tier's GPUs and PTX
+//        policy in the manifest as a build does ("highest:H100=9.0,B200=10.0")
 #include <cstdio>
 #include <filesystem>
 #include <string>
@@ -15,6 +17,21 @@
 
 int main(int argc, char** argv) {
   namespace cache = orc::cache;
+  std::optional<cache::BuiltFor> built_for;
+  if (argc > 1 && std::string_view(argv[1]).starts_with("--built-for=")) {
+    const std::string spec = std::string(argv[1]).substr(12);
+    const auto colon = spec.find(':');
+    built_for = cache::BuiltFor{.gpus = {}, .ptx = spec.substr(0, colon)};
+    for (std::size_t at = colon + 1; colon != std::string::npos && at < spec.size();) {
+      const auto comma = std::min(spec.find(',', at), spec.size());
+      const std::string gpu = spec.substr(at, comma - at);
+      const auto eq = gpu.find('=');
+      built_for->gpus.push_back({.name = gpu.substr(0, eq), .cc = eq == std::string::npos ? "" : gpu.substr(eq + 1)});
+      at = comma + 1;
+    }
+    ++argv;
+    --argc;
+  }
   if (argc < 6) {
     std::fprintf(stderr, "usage: %s STORE KEYS_DIR|- RECIPE TIER FILE...\n", argv[0]);
     return 2;
@@ -43,6 +60,7 @@ int main(int argc, char** argv) {
                   .engine = "host",
                   .image = "host",
                   .toolkit = "13.0"};
+  set.manifest.built_for = built_for;
   std::vector<std::filesystem::path> paths(argv + 5, argv + argc);
   const auto reports = orc::inspect::inspect_files(paths, {});
   orc::inspect::require_readable(reports);

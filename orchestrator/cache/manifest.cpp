@@ -207,6 +207,25 @@ void read_files(Reader& r, const json& j, Manifest& m) {
   }
 }
 
+// A tier has GPUs (recipe/ refuses one without); names and CCs are read
+// as text here and as compute capabilities where the set is judged.
+void read_built_for(Reader& r, const json& j, Manifest& m) {
+  if (!r.object(j, "built_for", {"gpus", "ptx"})) return;
+  BuiltFor b;
+  b.ptx = r.string(j["ptx"], "built_for.ptx");
+  if (b.ptx != "none" && b.ptx != "highest" && b.ptx != "all")
+    return r.fail("built_for.ptx", "'" + b.ptx + "' is not a PTX policy (none, highest, all)");
+  const json& gpus = j["gpus"];
+  if (!gpus.is_array() || gpus.empty()) return r.fail("built_for.gpus", "not a list of GPUs");
+  for (std::size_t i = 0; i < gpus.size() && !r.error; ++i) {
+    const std::string at = "built_for.gpus[" + std::to_string(i) + "]";
+    if (!r.object(gpus[i], at, {"name", "cc"})) return;
+    b.gpus.push_back(
+        {.name = r.string(gpus[i]["name"], at + ".name", true), .cc = r.string(gpus[i]["cc"], at + ".cc")});
+  }
+  m.built_for = std::move(b);
+}
+
 void read_trigger(Reader& r, const json& j, Manifest& m) {
   if (!r.object(j, "trigger", {"reason", "from", "to"})) return;
   RebuildTrigger t;
@@ -362,6 +381,11 @@ std::string canonical_json(const Manifest& m) {
           {"image_digest", null_if_empty(t.from_image_digest)}}},
         {"to", {{"toolkit", t.to_toolkit}, {"image", t.to_image}, {"image_digest", null_if_empty(t.to_image_digest)}}}};
   }
+  if (m.built_for) {
+    json gpus = json::array();
+    for (const auto& g : m.built_for->gpus) gpus.push_back({{"name", null_if_empty(g.name)}, {"cc", g.cc}});
+    j["built_for"] = {{"gpus", std::move(gpus)}, {"ptx", m.built_for->ptx}};
+  }
   return j.dump(-1, ' ', false, json::error_handler_t::replace);
 }
 
@@ -382,7 +406,7 @@ std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
   if (!r.object(j, "manifest",
                 {"schema_version", "recipe", "framework", "tier", "key", "source", "engine", "image", "toolkit",
                  "cudnn", "host_compiler", "files", "build_log", "warnings", "created", "smoke"},
-                {"trigger"}))
+                {"trigger", "built_for"}))
     return std::unexpected(*r.error);
   Manifest m;
   m.recipe = r.string(j["recipe"], "recipe");
@@ -407,6 +431,7 @@ std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
   m.created = r.string(j["created"], "created");
   if (!r.error) read_smoke(r, j["smoke"], m);
   if (!r.error && j.contains("trigger")) read_trigger(r, j["trigger"], m);
+  if (!r.error && j.contains("built_for")) read_built_for(r, j["built_for"], m);
   if (r.error) return std::unexpected(*r.error);
   return m;
 }

@@ -123,6 +123,22 @@ struct RebuildTrigger {
   bool operator==(const RebuildTrigger&) const = default;
 };
 
+// The tier a set was built and verified for, as the configuration declared
+// it then: a node that fetches without the configuration judges the set
+// against these GPUs and this PTX policy. Signed with the rest; absent on a
+// set built before it was recorded (like "trigger", no version bump: a
+// manifest without it has the bytes it always had).
+struct BuiltFor {
+  struct Gpu {
+    std::string name;  // "H100"; empty for a GPU the configuration gave as a CC
+    std::string cc;    // "9.0"
+    bool operator==(const Gpu&) const = default;
+  };
+  std::vector<Gpu> gpus;  // in the configuration's order
+  std::string ptx;        // the tier's PTX policy: "none" | "highest" | "all"
+  bool operator==(const BuiltFor&) const = default;
+};
+
 // The permission bits a file of a set is written with, given `found`, the
 // mode its pack entry (or the index row) gives it: the manifest's own; for a
 // manifest without modes, 0755 when `found` lets the owner execute, else
@@ -154,6 +170,7 @@ struct Manifest {
   std::string created;                                         // RFC 3339 UTC
   std::map<std::string, std::vector<SmokeAttestation>> smoke;  // per tier
   std::optional<RebuildTrigger> trigger;                       // set by the watcher's rebuilds
+  std::optional<BuiltFor> built_for;                           // the tier's GPUs, by build
   bool operator==(const Manifest&) const = default;
 };
 

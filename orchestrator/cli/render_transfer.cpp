@@ -130,6 +130,7 @@ std::string render(const app::FetchReport& report, Format format) {
     ordered_json out;  // insertion order is the documented order
     out["recipe"] = report.recipe;
     out["tier"] = report.tier;
+    out["tier_from"] = report.tier_from_manifest ? "manifest" : "configuration";
     out["digest"] = "sha256:" + report.manifest;
     out["dir"] = util::utf8_escaped(report.dir.string());
     out["from"] = report.from;
@@ -144,6 +145,9 @@ std::string render(const app::FetchReport& report, Format format) {
   out += "verified: digest " + std::string(report.digest_ok ? "yes" : "no") + ", signature " +
          (report.signature_ok ? "yes (key " + report.signer + ")" : std::string("NO (--insecure)")) + ", archs " +
          (report.archs_ok ? "yes" : "no") +
+         (report.tier_from_manifest
+              ? " (against the GPUs its signed manifest records for " + report.tier + ": no configuration here)"
+              : "") +
          (report.smoke_ok ? std::string(", smoke ") + (*report.smoke_ok ? "yes" : "no") : "") + "\n";
   for (const auto& j : report.jit) out += "note: " + j + "\n";
   for (const auto& f : report.files) out += file_line(report, f);

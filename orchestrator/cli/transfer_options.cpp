@@ -5,6 +5,7 @@
 #include <CLI/CLI.hpp>
 
 #include "orchestrator/site/config_path.hpp"
+#include "orchestrator/util/env.hpp"
 
 namespace orc::cli {
 
@@ -49,6 +50,7 @@ app::TransferRequest finish_request(const TransferOptions& options, Io& io) {
   request.deadlines = {.base = std::chrono::milliseconds(static_cast<std::int64_t>(options.timeout_seconds * 1000)),
                        .min_rate = options.min_rate};
   request.config = site::locate_config(options.file);
+  request.config_named = !options.file.empty() || util::env_get("ORCHESTRATE_CONFIG").has_value();
   request.progress = &io.err;
   request.terminal = ::isatty(STDERR_FILENO) == 1 ? app::Terminal::yes : app::Terminal::no;
   return request;

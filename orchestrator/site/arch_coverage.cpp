@@ -72,6 +72,29 @@ ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::
   return coverage;
 }
 
+std::optional<recipe::Tier> built_for_tier(const cache::Manifest& manifest, std::string* why) {
+  const auto say = [&](std::string text) {
+    if (why) *why = std::move(text);
+    return std::nullopt;
+  };
+  if (!manifest.built_for)
+    return say("its manifest does not record the tier's GPUs (a set built before they were recorded)");
+  recipe::Tier tier{.name = manifest.tier};
+  bool known = false;
+  for (const arch::PtxPolicy p : {arch::PtxPolicy::none, arch::PtxPolicy::highest, arch::PtxPolicy::all})
+    if (recipe::ptx_policy_name(p) == manifest.built_for->ptx) {
+      tier.ptx = p;
+      known = true;
+    }
+  if (!known) return say("its manifest records PTX policy '" + manifest.built_for->ptx + "', which this version lacks");
+  for (const auto& g : manifest.built_for->gpus) {
+    auto cc = arch::ComputeCapability::parse(g.cc);
+    if (!cc) return say("its manifest records a GPU of CC '" + g.cc + "', which this version cannot read");
+    tier.gpus.push_back({.name = g.name.empty() ? g.cc : g.name, .cc = *cc, .given_as_cc = g.name.empty()});
+  }
+  return tier;
+}
+
 bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc) {
   return std::ranges::any_of(tier.gpus, [&](const recipe::TierGpu& g) { return g.cc.base() == cc; });
 }

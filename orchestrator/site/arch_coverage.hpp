@@ -6,6 +6,7 @@
 // but `none`: a tier that embeds no PTX did not mean its GPUs to JIT). Files
 // without device code (headers, data) are not judged; a set with none at all
 // fails, since it proves nothing about the tier.
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,12 @@ struct ArchCoverage {
 };
 
 ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::Tier& tier);
+
+// The tier the signed manifest says the set was built for (its "built_for":
+// GPUs and PTX policy), for a node without the configuration; nullopt for a
+// set built before it was recorded, or a record this version cannot read
+// (a CC it does not know), with the reason in `why`.
+std::optional<recipe::Tier> built_for_tier(const cache::Manifest& manifest, std::string* why = nullptr);
 
 // Whether `cc` (a GPU's own, without variant) is the CC of a GPU of `tier`.
 bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc);

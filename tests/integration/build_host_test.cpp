@@ -21,6 +21,7 @@
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/cache/current.hpp"
+#include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/host_build.hpp"
@@ -131,6 +132,16 @@ TEST_F(BuildOnHost, AnEditRevertedMakesTheFirstSetCurrentAgain) {
   EXPECT_EQ(current->entry->manifest, *first.manifest);
   ASSERT_TRUE(current->newer.has_value());
   EXPECT_EQ(current->newer->manifest, *edited.manifest);
+  // The signed manifest records the tier it was built for (fetch without a
+  // configuration judges the set against it).
+  auto bytes = store->read_blob(*first.manifest);
+  ASSERT_TRUE(bytes) << bytes.error().message;
+  auto manifest = cache::parse_manifest(*bytes);
+  ASSERT_TRUE(manifest && manifest->built_for);
+  EXPECT_EQ(manifest->built_for->ptx, "highest");
+  ASSERT_EQ(manifest->built_for->gpus.size(), 1u);
+  EXPECT_EQ(manifest->built_for->gpus[0].name, "H100");
+  EXPECT_EQ(manifest->built_for->gpus[0].cc, "9.0");
 }
 
 TEST_F(BuildOnHost, AGlobThatMissesNamesTheRootsAndTheFileItMeant) {

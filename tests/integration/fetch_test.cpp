@@ -122,12 +122,11 @@ struct Machine {
   fs::path config;
 
   std::vector<std::string> argv(std::vector<std::string> args) const {
-    std::vector<std::string> out = {"env",
-                                    "ORCHESTRATE_CACHE_DIR=" + store.string(),
-                                    "ORCHESTRATE_KEYS_DIR=" + keys.string(),
-                                    "ORCHESTRATE_REMOTE=" + remote,
-                                    "ORCHESTRATE_CONFIG=" + config.string(),
-                                    ORC_BINARY};
+    std::vector<std::string> out = {"env", "ORCHESTRATE_CACHE_DIR=" + store.string(),
+                                    "ORCHESTRATE_KEYS_DIR=" + keys.string(), "ORCHESTRATE_REMOTE=" + remote};
+    // No configuration: a consuming node (and no orchestrate.yaml where the tests run).
+    if (!config.empty()) out.push_back("ORCHESTRATE_CONFIG=" + config.string());
+    out.push_back(ORC_BINARY);
     out.insert(out.end(), args.begin(), args.end());
     return out;
   }
@@ -230,9 +229,12 @@ trusted_keys: [keys-a/signing.pub.pem]
   static fs::path root() { return s_dir->path(); }
   // Stores FILES as RECIPE for TIER in store A, signed with `keys` ("-": unsigned).
   static std::string seed(const std::string& recipe, const std::string& tier, std::vector<fs::path> files,
-                          const std::string& keys = "keys-a") {
-    std::vector<std::string> argv = {ORC_SEED, s_a.store.string(), keys == "-" ? "-" : (root() / keys).string(), recipe,
-                                     tier};
+                          const std::string& keys = "keys-a", const std::string& built_for = {}) {
+    std::vector<std::string> argv = {ORC_SEED};
+    if (!built_for.empty()) argv.push_back("--built-for=" + built_for);
+    for (const std::string& a :
+         {s_a.store.string(), keys == "-" ? std::string("-") : (root() / keys).string(), recipe, tier})
+      argv.push_back(a);
     for (const auto& f : files) argv.push_back(f.string());
     const auto seeded = run_process(argv);
     EXPECT_EQ(seeded.exit_code, 0) << seeded.output;
@@ -377,6 +379,50 @@ TEST_F(FetchSuite, PromoteMakesAnOlderSetCurrentHereAndOnTheRemote) {
   EXPECT_EQ(missing.exit_code, 2) << missing.output;
   EXPECT_NE(missing.output.find("'orchestrate pull promoted --tier tier-new --digest"), std::string::npos)
       << missing.output;
+}
+
+// Issue 29, point 2: a consuming node fetches with the remote, recipe and
+// tier alone. With no configuration anywhere, the set is judged against the
+// GPUs its signed manifest records for the tier, with the keys dir's trusted
+// keys; a set that records none is refused with what to give instead, and a
+// configuration named but missing is still an error.
+TEST_F(FetchSuite, ANodeWithoutTheConfigurationFetchesByRemoteRecipeAndTier) {
+  seed("consumed", "tier-new", {root() / "bin/saxpy.fatbin"}, "keys-a", "highest:H100=9.0,B200=10.0");
+  ASSERT_EQ(s_a.push("consumed")["pushed"].size(), 1u);
+  seed("old-set", "tier-new", {root() / "bin/saxpy.fatbin"});
+  ASSERT_EQ(s_a.push("old-set")["pushed"].size(), 1u);
+
+  Machine bare{.store = root() / "store-bare", .keys = root() / "keys-bare", .remote = s_a.remote, .config = {}};
+  const auto trusted = bare.run({"key", "trust", (root() / "keys-a/signing.pub.pem").string()});
+  ASSERT_EQ(trusted.exit_code, 0) << trusted.output;
+  std::string err;
+  const auto fetched =
+      bare.run_split({"fetch", "consumed", "--tier", "tier-new", "-o", (root() / "out-bare").string(), "--json"}, err);
+  ASSERT_EQ(fetched.exit_code, 0) << fetched.output << err;
+  const json j = json::parse(fetched.output);
+  EXPECT_EQ(j["tier_from"], "manifest");
+  EXPECT_EQ(j["verified"]["archs"], true);
+  EXPECT_EQ(j["verified"]["signature"], true);
+  EXPECT_TRUE(fs::exists(root() / "out-bare/saxpy.fatbin"));
+  const auto text = bare.run({"fetch", "consumed", "--tier", "tier-new", "-o", (root() / "out-bare-2").string()});
+  ASSERT_EQ(text.exit_code, 0) << text.output;
+  EXPECT_NE(text.output.find("archs yes (against the GPUs its signed manifest records for tier-new: no configuration "
+                             "here)"),
+            std::string::npos)
+      << text.output;
+
+  const auto old = bare.run({"fetch", "old-set", "--tier", "tier-new", "-o", (root() / "out-old").string()});
+  EXPECT_EQ(old.exit_code, 1) << old.output;
+  EXPECT_NE(old.output.find("does not record the tier's GPUs"), std::string::npos) << old.output;
+  EXPECT_NE(old.output.find("give the site's orchestrate.yaml with -f or ORCHESTRATE_CONFIG"), std::string::npos)
+      << old.output;
+  EXPECT_FALSE(fs::exists(root() / "out-old"));
+
+  Machine named = bare;
+  named.config = root() / "no-such.yaml";
+  const auto missing = named.run({"fetch", "consumed", "--tier", "tier-new", "-o", (root() / "out-named").string()});
+  EXPECT_EQ(missing.exit_code, 2) << missing.output;
+  EXPECT_NE(missing.output.find("no-such.yaml"), std::string::npos) << missing.output;
 }
 
 // Issue 11: the store keeps each file once and no pack; push packs the

@@ -223,6 +223,9 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   m.host_compiler = job.image.host_compiler;
   m.warnings = verification.warnings;
   if (context.trigger) m.trigger = *context.trigger;
+  m.built_for = cache::BuiltFor{.gpus = {}, .ptx = std::string(recipe::ptx_policy_name(job.plan.tier->ptx))};
+  for (const auto& gpu : job.plan.tier->gpus)
+    m.built_for->gpus.push_back({.name = gpu.given_as_cc ? std::string() : gpu.name, .cc = gpu.cc.dotted()});
   for (std::size_t i = 0; i < files.size(); ++i) {
     cache::ManifestFile f{.path = files[i].name,
                           .sha256 = {},

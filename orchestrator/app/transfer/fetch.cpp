@@ -26,15 +26,20 @@ namespace {
 [[noreturn]] void fail(ExitCode code, std::string message) { throw util::Failure(code, std::move(message)); }
 
 // The local set that answers the request, if the store has one.
+// `tier` null: the tier each set's manifest records.
 std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request,
-                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted) {
+                                           const recipe::Tier* tier, const cache::TrustedKeys& trusted) {
   // --require-smoke by tier: the newest verified set that attests a pass.
   if (request.digest.empty() && request.require_smoke) {
     auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
     if (!sets) site::fail_with(sets.error());
     for (auto& e : *sets) {  // newest first
       auto loaded = cache::load_artifact_set(store, e, trusted);
-      if (loaded && site::smoke_problem(loaded->manifest, e.manifest, tier, trusted).empty()) return std::move(e);
+      if (!loaded) continue;
+      const std::optional<recipe::Tier> recorded = tier ? std::nullopt : site::built_for_tier(loaded->manifest);
+      if ((tier || recorded) &&
+          site::smoke_problem(loaded->manifest, e.manifest, tier ? *tier : *recorded, trusted).empty())
+        return std::move(e);
     }
     return std::nullopt;
   }
@@ -61,18 +66,19 @@ struct Pulled {
 // Pulls the set from the remote, filling `dir` on the way; only the remote
 // can serve now, so its failures end the command (exit 3, or 1 for a
 // refused set).
-Pulled pull_remote(cache::Store& store, const recipe::Config& config, const recipe::Tier& tier,
+Pulled pull_remote(cache::Store& store, const recipe::Config* config, const recipe::Tier* tier,
                    const cache::TrustedKeys& trusted, const TransferRequest& request, const fs::path& dir) {
   const std::string what = request.recipe + " for " + request.tier +
                            (request.digest.empty() ? "" : " (" + request.digest + ")") +
                            (request.require_smoke ? " with a passing smoke attestation" : "");
-  const site::RemoteChoice remote = require_remote(&config, "the local store has no verified " + what);
+  const site::RemoteChoice remote = require_remote(config, "the local store has no verified " + what);
   auto client = site::make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   auto set =
       find_requested_set(*client, request, tier, trusted, cache::temp_name(store.tmp_dir(), "fetch-smoke-manifest"));
   const PullOptions options{.trusted = &trusted,
-                            .tier = &tier,
+                            .tier = tier,
+                            .recorded_tier = tier == nullptr,
                             .insecure = request.insecure,
                             .require_smoke = request.require_smoke,
                             .dir = dir};
@@ -161,9 +167,12 @@ struct DirGuard {
 
 FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (request.recipe.empty() || request.tier.empty()) util::fail_input("fetch needs RECIPE and --tier T");
-  const auto config = site::load_config_file(request.config, true);
-  const recipe::Tier& tier = find_tier(*config, request.tier);
-  const cache::TrustedKeys trusted = site::trusted_keys(&*config);
+  // A consuming node may have no configuration: then the remote is
+  // ORCHESTRATE_REMOTE, the trusted keys those of the keys dir, and the set
+  // is judged against the tier its signed manifest records.
+  const auto config = site::load_config_file(request.config, request.config_named);
+  const recipe::Tier* tier = config ? &find_tier(*config, request.tier) : nullptr;
+  const cache::TrustedKeys trusted = site::trusted_keys(config ? &*config : nullptr);
   const fs::path dir = out_dir.empty() ? fs::path(request.recipe + "-" + request.tier) : out_dir;
   std::error_code ec;
   // The files land in a private tree renamed onto DIR at the end, which a
@@ -185,7 +194,7 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   bool written = false;  // DIR, by the pull
   if (!entry) {
     // A pull that fails takes away a DIR it made; one that succeeds hands it over here.
-    Pulled pulled = pull_remote(store, *config, tier, trusted, request, dir);
+    Pulled pulled = pull_remote(store, config ? &*config : nullptr, tier, trusted, request, dir);
     entry = std::move(pulled.entry);
     result.from = std::move(pulled.from);
     written = pulled.downloaded;
@@ -202,7 +211,15 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   else if (!result.signature_ok)
     fail(ExitCode::check_failed, "refusing " + entry->manifest.to_string() + ": " + loaded->signature.detail +
                                      " (--insecure skips the signature check)");
-  const site::ArchCoverage coverage = site::check_arch_coverage(loaded->manifest, tier);
+  std::string why;
+  const std::optional<recipe::Tier> recorded = tier ? std::nullopt : site::built_for_tier(loaded->manifest, &why);
+  if (!tier && !recorded)
+    fail(ExitCode::check_failed, "refusing " + entry->manifest.to_string() + ": " + why +
+                                     ", and no configuration here names the tier's GPUs (give the site's "
+                                     "orchestrate.yaml with -f or ORCHESTRATE_CONFIG)");
+  const recipe::Tier& judged = tier ? *tier : *recorded;
+  result.tier_from_manifest = tier == nullptr;
+  const site::ArchCoverage coverage = site::check_arch_coverage(loaded->manifest, judged);
   if (!coverage.ok)
     fail(ExitCode::check_failed,
          "refusing " + entry->manifest.to_string() + ": " + util::join(coverage.problems, "; "));
@@ -214,7 +231,7 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
                                .message = "the set needs " + site::describe(n.need) + ", which it does not carry (" +
                                           util::join(n.files, ", ") + " links it): the nodes must provide it"});
   if (request.require_smoke) {
-    if (auto problem = site::smoke_problem(loaded->manifest, entry->manifest, tier, trusted); !problem.empty())
+    if (auto problem = site::smoke_problem(loaded->manifest, entry->manifest, judged, trusted); !problem.empty())
       fail(ExitCode::check_failed, "refusing " + problem);
     result.smoke_ok = true;
   }

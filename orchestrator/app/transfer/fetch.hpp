@@ -37,6 +37,9 @@ struct FetchReport {
   std::optional<bool> smoke_ok;  // set only under --require-smoke
   std::string signer;            // key id; empty when unsigned
   std::vector<std::string> jit;  // GPUs that will JIT (allowed by the tier)
+  // The tier's GPUs came from the set's signed manifest (no configuration
+  // here), not from the configuration.
+  bool tier_from_manifest = false;
   // The warnings for stderr (--insecure's), carried in the JSON too.
   std::vector<util::Diagnostic> warnings;
   util::ExitCode exit_code = util::ExitCode::ok;

@@ -128,8 +128,9 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
 // (arch_coverage.hpp: a passing run, signed by a trusted key, on every CC of
 // the tier); each candidate's manifest (the small config blob) is read
 // through `temp`. None: exit 1, naming what to run on the newest.
+// `tier` null: each set is judged against the tier its manifest records.
 std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
-                                                               const recipe::Tier& tier,
+                                                               const std::string& tier_name, const recipe::Tier* tier,
                                                                const cache::TrustedKeys& trusted,
                                                                const std::filesystem::path& temp);
 
@@ -137,14 +138,18 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
 // --require-smoke and no --digest (candidates read through `temp`), else
 // find_remote_set's.
 std::expected<RemoteSet, TransferError> find_requested_set(registry::Client& client, const TransferRequest& request,
-                                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted,
+                                                           const recipe::Tier* tier, const cache::TrustedKeys& trusted,
                                                            const std::filesystem::path& temp);
 
 struct PullOptions {
   const cache::TrustedKeys* trusted = nullptr;
-  const recipe::Tier* tier = nullptr;  // null: archs not checked (row unverified)
-  bool insecure = false;               // a signature that does not verify is kept, not refused
-  bool require_smoke = false;          // refuse a set without a passing smoke attestation for *tier
+  const recipe::Tier* tier = nullptr;  // null: archs not checked (row unverified), unless recorded_tier
+  // With no tier: judge the set against the tier its signed manifest
+  // records (built_for; fetch without a configuration), refusing a set
+  // that records none.
+  bool recorded_tier = false;
+  bool insecure = false;       // a signature that does not verify is kept, not refused
+  bool require_smoke = false;  // refuse a set without a passing smoke attestation for *tier
   // fetch's DIR: filled from the same pass over the layer as the store (it
   // must not exist, or be empty). Empty: the store only (pull).
   std::filesystem::path dir;

@@ -207,7 +207,7 @@ PullReport pull(const TransferRequest& request) {
   auto client = site::make_client(remote.url, request.deadlines);
   const TransferProgress progress(request.progress, request.terminal);
   auto set =
-      find_requested_set(*client, request, tier, trusted, cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"));
+      find_requested_set(*client, request, &tier, trusted, cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"));
   if (!set) fail(set.error());
   const PullOptions options{
       .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};

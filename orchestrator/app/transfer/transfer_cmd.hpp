@@ -19,6 +19,7 @@ namespace orc::app {
 
 struct TransferRequest {
   std::filesystem::path config;      // orchestrate.yaml (locate_config's answer)
+  bool config_named = false;         // by -f or ORCHESTRATE_CONFIG: then it must be there
   std::filesystem::path store_root;  // empty: cache::default_store_root()
   std::string recipe;
   std::string tier;

@@ -87,19 +87,19 @@ std::expected<RemoteSet, TransferError> find_remote_set(registry::Client& client
 }
 
 std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client& client, const std::string& recipe,
-                                                               const recipe::Tier& tier,
+                                                               const std::string& tier_name, const recipe::Tier* tier,
                                                                const cache::TrustedKeys& trusted,
                                                                const fs::path& temp) {
   auto tags = client.list_tags();
   if (!tags && tags.error().kind != registry::ErrorKind::not_found) return std::unexpected(from_registry(tags.error()));
   std::vector<RemoteSet> sets;
   for (const auto& tag : tags ? *tags : std::vector<std::string>{}) {
-    if (!site::is_set_tag_of(tag, recipe, tier.name)) continue;
+    if (!site::is_set_tag_of(tag, recipe, tier_name)) continue;
     auto fetched = client.get_manifest(tag);
     if (!fetched) return std::unexpected(from_registry(fetched.error()));
-    if (auto set = to_remote_set(*fetched, recipe, tier.name)) sets.push_back(std::move(*set));
+    if (auto set = to_remote_set(*fetched, recipe, tier_name)) sets.push_back(std::move(*set));
   }
-  const std::string where = recipe + " for " + tier.name + " in " + client.display_url();
+  const std::string where = recipe + " for " + tier_name + " in " + client.display_url();
   if (sets.empty()) return transfer_failed(ExitCode::bad_input, "no artifact set of " + where);
   std::ranges::stable_sort(sets, std::greater{}, [](const RemoteSet& s) { return s.info.created; });
   TempPaths temps{{temp}};
@@ -112,7 +112,13 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
     if (!bytes) return std::unexpected(from_cache(bytes.error()));
     auto manifest = cache::parse_manifest(*bytes);
     if (!manifest) continue;
-    auto problem = site::smoke_problem(*manifest, set.set_digest, tier, trusted);
+    std::string why;
+    const std::optional<recipe::Tier> recorded = tier ? std::nullopt : site::built_for_tier(*manifest, &why);
+    if (!tier && !recorded) {
+      if (newest_problem.empty()) newest_problem = set.set_digest.to_string() + ": " + why;
+      continue;
+    }
+    auto problem = site::smoke_problem(*manifest, set.set_digest, tier ? *tier : *recorded, trusted);
     if (problem.empty()) return std::move(set);
     if (newest_problem.empty()) newest_problem = std::move(problem);
   }
@@ -122,10 +128,10 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
 }
 
 std::expected<RemoteSet, TransferError> find_requested_set(registry::Client& client, const TransferRequest& request,
-                                                           const recipe::Tier& tier, const cache::TrustedKeys& trusted,
+                                                           const recipe::Tier* tier, const cache::TrustedKeys& trusted,
                                                            const fs::path& temp) {
   if (request.require_smoke && request.digest.empty())
-    return find_smoked_remote_set(client, request.recipe, tier, trusted, temp);
+    return find_smoked_remote_set(client, request.recipe, request.tier, tier, trusted, temp);
   return find_remote_set(client, request.recipe, request.tier, request.digest);
 }
 

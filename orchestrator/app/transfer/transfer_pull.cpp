@@ -172,12 +172,22 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
   header.signed_ok = header.verification.status == cache::VerifyStatus::verified;
   if (!header.signed_ok && !options.insecure)
     return transfer_failed(ExitCode::check_failed, "refusing " + name + ": " + header.verification.detail);
-  if (options.tier) {
-    const site::ArchCoverage coverage = site::check_arch_coverage(header.manifest, *options.tier);
+  std::optional<recipe::Tier> recorded;
+  if (!options.tier && options.recorded_tier) {
+    std::string why;
+    recorded = site::built_for_tier(header.manifest, &why);
+    if (!recorded)
+      return transfer_failed(ExitCode::check_failed,
+                             "refusing " + name + ": " + why +
+                                 ", and no configuration here names the tier's GPUs (give the site's orchestrate.yaml "
+                                 "with -f or ORCHESTRATE_CONFIG)");
+  }
+  if (const recipe::Tier* tier = options.tier ? options.tier : recorded ? &*recorded : nullptr) {
+    const site::ArchCoverage coverage = site::check_arch_coverage(header.manifest, *tier);
     if (!coverage.ok)
       return transfer_failed(ExitCode::check_failed, "refusing " + name + ": " + util::join(coverage.problems, "; "));
     if (options.require_smoke)
-      if (auto problem = site::smoke_problem(header.manifest, set.set_digest, *options.tier, trusted); !problem.empty())
+      if (auto problem = site::smoke_problem(header.manifest, set.set_digest, *tier, trusted); !problem.empty())
         return transfer_failed(ExitCode::check_failed, "refusing " + problem);
   }
   return header;
@@ -298,7 +308,7 @@ Pulled record_pulled(cache::Store& store, SignedHeader& header, std::vector<cach
     entry.signer = header.verification.key_id;
   }
   // Verified means what `fetch` by tier may serve without asking again.
-  entry.verified = header.signed_ok && options.tier != nullptr;
+  entry.verified = header.signed_ok && (options.tier != nullptr || options.recorded_tier);
   auto id = store.record(entry);
   if (!id) return std::unexpected(from_cache(id.error()));
   entry.id = *id;

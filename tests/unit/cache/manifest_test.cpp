@@ -323,5 +323,32 @@ TEST(Manifest, ARebuildTriggerRoundTripsAndIsAbsentOtherwise) {
   EXPECT_NE(r.error().message.find("trigger.from: unknown key 'extra'"), std::string::npos) << r.error().message;
 }
 
+// Issue 29: the tier a set was built for travels signed with it, so a node
+// without the configuration can judge the set; a set built before has no
+// "built_for" key and the bytes it always had.
+TEST(Manifest, TheTierBuiltForRoundTripsAndIsAbsentOtherwise) {
+  Manifest m = sample_manifest();
+  m.built_for = BuiltFor{.gpus = {{.name = "H100", .cc = "9.0"}, {.name = "", .cc = "8.6"}}, .ptx = "highest"};
+  expect_round_trip(m);
+  const auto j = nlohmann::json::parse(canonical_json(m));
+  EXPECT_EQ(j["built_for"]["gpus"][0]["name"], "H100");
+  EXPECT_TRUE(j["built_for"]["gpus"][1]["name"].is_null()) << "a GPU given as a CC has no name";
+  EXPECT_EQ(j["built_for"]["ptx"], "highest");
+  EXPECT_EQ(canonical_json(sample_manifest()).find("built_for"), std::string::npos);
+  EXPECT_FALSE(parse_manifest(canonical_json(sample_manifest()))->built_for);
+
+  auto broken = j;
+  broken["built_for"]["ptx"] = "some";
+  auto r = parse_manifest(broken.dump());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("built_for.ptx: 'some' is not a PTX policy"), std::string::npos)
+      << r.error().message;
+  broken = j;
+  broken["built_for"]["gpus"] = nlohmann::json::array();
+  r = parse_manifest(broken.dump());
+  ASSERT_FALSE(r);
+  EXPECT_NE(r.error().message.find("built_for.gpus: not a list of GPUs"), std::string::npos) << r.error().message;
+}
+
 }  // namespace
 }  // namespace orc::cache

@@ -48,8 +48,8 @@ TEST(TransferFetchJson, HasTheDocumentedShape) {
   const auto parsed = nlohmann::ordered_json::parse(render(result, Format::json));
   std::vector<std::string> keys;
   for (const auto& [key, value] : parsed.items()) keys.push_back(key);
-  EXPECT_EQ(keys,
-            (std::vector<std::string>{"recipe", "tier", "digest", "dir", "from", "files", "verified", "warnings"}));
+  EXPECT_EQ(keys, (std::vector<std::string>{"recipe", "tier", "tier_from", "digest", "dir", "from", "files", "verified",
+                                            "warnings"}));
   EXPECT_EQ(parsed["digest"], "sha256:" + k_hex);
   EXPECT_EQ(parsed["files"], nlohmann::ordered_json::parse(R"([{"path": "bin/saxpy", "sha256": ")" + k_hex +
                                                            R"(", "sass": ["sm_90"], "ptx": ["compute_90"]}])"));
