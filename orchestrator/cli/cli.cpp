@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/help_format.hpp"
+#include "orchestrator/cli/table.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -120,6 +122,7 @@ ExitCode parse_and_run(int argc, const char* const* argv, std::ostream& out, std
   CLI::App app{"Orchestrate: builds CUDA software for every GPU generation of a cluster, and proves what it built.",
                "orchestrate"};
   Io io{.out = out, .err = err, .exit_code = ExitCode::ok, .root = &app, .version = k_version_line};
+  app.formatter(wrapping_formatter());  // before the subcommands, which copy it
   app.require_subcommand(1);
   app.set_version_flag("--version", k_version_line);
   std::vector<std::string> names;
@@ -148,7 +151,7 @@ ExitCode parse_and_run(int argc, const char* const* argv, std::ostream& out, std
     help_when_bare(*job, io);
   }
   names.emplace_back("job");
-  app.footer(util::render_environment_help());
+  app.footer(util::render_environment_help(output_width()));
   one_value_per_occurrence(app);
   // An unknown subcommand gets a did-you-mean, which CLI11 does not offer.
   if (argc > 1 && argv[1][0] != '-' && std::ranges::find(names, argv[1]) == names.end())

@@ -79,9 +79,9 @@ std::string plan_json(const app::PlanReport& report) {
 
 const std::string k_detail(4, ' ');  // where the lines under a plan's row start
 
-// `text` wrapped at k_table_width with a hanging indent, as notes of `table`.
+// `text` wrapped at output_width() with a hanging indent, as notes of `table`.
 void add_wrapped(Table& table, const std::string& text, const std::string& first, const std::string& rest) {
-  for (auto& line : wrap_hanging(text, first, rest, k_table_width)) table.add_note(std::move(line));
+  for (auto& line : wrap_hanging(text, first, rest, output_width())) table.add_note(std::move(line));
 }
 
 std::string joined(const std::vector<std::string>& lines) {
@@ -146,8 +146,8 @@ std::string plan_text(const app::PlanReport& report, bool explain) {
   const auto warnings = report.grouped_warnings();
   if (!warnings.empty()) out += '\n';
   for (const auto& w : warnings) {
-    out += joined(wrap_hanging(w.text, "warning: ", k_detail, k_table_width));
-    out += joined(wrap_hanging(util::join(w.plans, ", "), k_detail + "for ", k_detail + k_detail, k_table_width));
+    out += joined(wrap_hanging(w.text, "warning: ", k_detail, output_width()));
+    out += joined(wrap_hanging(util::join(w.plans, ", "), k_detail + "for ", k_detail + k_detail, output_width()));
   }
   return out;
 }

@@ -2,7 +2,11 @@
 // The one table renderer of the command line: columns as wide as their
 // widest cell, two spaces between them (so they never run together), and a
 // last column that wraps at word boundaries, with a hanging indent, when the
-// row would pass the width. Every command that prints a table uses it.
+// row would pass the width. When the other columns leave the last too little
+// room, the widest of them wrap too (at spaces or after a path's '/', never
+// mid-word, and never narrower than their longest word); a table with
+// headers that cannot fit so is printed as a block per row, each cell under
+// its header. Every command that prints a table uses it, at output_width().
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -10,6 +14,10 @@
 namespace orc::cli {
 
 inline constexpr std::size_t k_table_width = 100;
+
+// The width output is laid out for: $COLUMNS when it is a number (40 to
+// 1000), else the terminal's on stdout, else k_table_width. Read once.
+std::size_t output_width();
 
 class Table {
  public:
@@ -25,14 +33,17 @@ class Table {
   void add_note(std::string line);
 
   // Every line starts with `indent` spaces; trailing spaces are trimmed.
-  std::string render(std::size_t indent = 0, std::size_t width = k_table_width) const;
+  std::string render(std::size_t indent = 0, std::size_t width = output_width()) const;
 
  private:
   struct Line {
     std::vector<std::string> cells;
     std::string note;  // set for a note line; cells empty
   };
+  std::string render_blocks(std::size_t indent, std::size_t width) const;
+
   std::size_t m_columns = 0;
+  std::vector<std::string> m_headers;
   std::vector<Line> m_lines;
 };
 

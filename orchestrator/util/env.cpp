@@ -35,6 +35,8 @@ constexpr EnvVariable k_variables[] = {
     {"ORCHESTRATE_REMOTE", "The remote cache: an OCI registry URL (overrides remote: in the configuration).",
      "remote: of the configuration, else none", "push, pull, fetch, build, watch, schedule"},
     {"ORCHESTRATE_TIMEOUT", "Seconds one registry operation may take (--timeout).", "60", "push, pull, fetch"},
+    {"COLUMNS", "The width tables and help are laid out for (else the terminal's, else 100).", "the terminal's width",
+     "every command"},
     {"CONTAINER_HOST", "Podman's engine socket (unix:// only).", "$XDG_RUNTIME_DIR/podman/podman.sock",
      "build, images, watch"},
     {"DOCKER_HOST", "Docker's engine socket (unix:// only).", "/var/run/docker.sock", "build, images, watch"},
