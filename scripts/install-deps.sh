@@ -21,7 +21,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build pkg-config git
-  libcurl4-openssl-dev libarchive-dev libssl-dev nlohmann-json3-dev
+  libcurl4-openssl-dev libarchive-dev liblzma-dev zlib1g-dev libssl-dev nlohmann-json3-dev
   libyaml-cpp-dev libcli11-dev libsqlite3-dev libgtest-dev libgmock-dev
   python3 libzstd-dev liblz4-dev zstd time
 )

@@ -28,8 +28,17 @@ through the docker or podman engine), verified and stored with a manifest
 that records why (trigger, old and new toolkit, image and digest),
 smoke-tested when a GPU of the tier is on this machine, and pushed when a
 remote is configured. A pair is rebuilt under a lock in the store: a second
-watcher skips it and says so. SIGTERM or SIGINT cancels the build under way
-(nothing of it is stored; the next cycle builds it again).
+watcher skips it and says so. SIGTERM or SIGINT stops the feed request,
+pull or build under way within a second (a push, an image being made again
+or a smoke test finishes first; nothing half-built is stored, the next cycle
+builds it again), says so, and exits 128 + the signal (143 for SIGTERM, 130
+for SIGINT). --deadline D bounds one cycle, feeds and rebuilds together
+(default 6h): past it the cycle stops the same way and says so (exit 3).
+
+A feed that lists nothing the watcher recognises (a page that links no
+redistrib_X.Y.Z.json, an index page linking more than 512, a registry with
+no tag the entry keeps, a Debian index with none of an image's packages)
+is a failed feed that says what was expected.
 
 --interval D runs cycles until stopped (D as 30s, 15m, 6h, 1d), one status
 line per cycle on stderr; after a cycle in which a feed failed the next
@@ -38,7 +47,10 @@ or a crontab line that run `watch --once` instead.
 
 Exit codes (--once): 0 the cycle ran (stale pairs or not); 1 a rebuild
 failed its build, verification or smoke test; 2 bad usage or a configuration
-without watch:; 3 every feed failed, or the engine, store or registry failed.)";
+without watch:; 3 every feed failed, the cycle passed its deadline, or the
+engine, store or registry failed; 130 or 143 stopped by SIGINT or SIGTERM.)";
+
+constexpr const char* k_duration_expected = "expected a positive duration like 30s, 15m, 6h or 1d (a year at most)";
 
 }  // namespace
 
@@ -49,6 +61,7 @@ void attach_watch(CLI::App& sub, Io& io) {
     bool dry_run = false;
     bool json = false;
     std::string interval;
+    std::string deadline = "6h";
     std::string engine;
     bool remote = false;
   };
@@ -56,6 +69,8 @@ void attach_watch(CLI::App& sub, Io& io) {
   sub.footer(k_footer);
   sub.add_flag("--once", opt->once, "One cycle: poll every feed, judge and rebuild every stale recipe x tier, exit");
   sub.add_option("--interval", opt->interval, "Run as a service: a cycle every D (30s, 15m, 6h, 1d) until SIGTERM");
+  sub.add_option("--deadline", opt->deadline,
+                 "The most one cycle may take, feeds and rebuilds together (30s, 15m, 6h, 1d; default 6h)");
   sub.add_flag("--dry-run", opt->dry_run, "Report what is stale and why; build nothing");
   sub.add_flag("--json", opt->json, "With --once: print the cycle as JSON on stdout, nothing else");
   sub.add_flag("--remote", opt->remote,
@@ -70,6 +85,9 @@ void attach_watch(CLI::App& sub, Io& io) {
                           "orchestrate watch needs exactly one of --once (one cycle) and --interval D (a service)");
     if (opt->json && !opt->once)
       throw util::Failure(util::ExitCode::bad_input, "--json goes with --once; the service prints status lines");
+    const auto deadline = parse_duration(opt->deadline);
+    if (!deadline)
+      throw util::Failure(util::ExitCode::bad_input, "--deadline '" + opt->deadline + "': " + k_duration_expected);
     app::WatchRequest request{.config = site::locate_config(opt->file),
                               .store_root = {},
                               .dry_run = opt->dry_run,
@@ -77,7 +95,8 @@ void attach_watch(CLI::App& sub, Io& io) {
                               .progress = &io.err,
                               .terminal = ::isatty(STDERR_FILENO) == 1,
                               .cancel = nullptr,
-                              .prune_remote = opt->remote};
+                              .prune_remote = opt->remote,
+                              .deadline = *deadline};
     if (!opt->engine.empty()) request.engine = engine::parse_engine_kind(opt->engine);
     engine::CancelFlag cancel;
     const engine::ScopedSignalCancel on_signal(cancel);
@@ -88,9 +107,7 @@ void attach_watch(CLI::App& sub, Io& io) {
     }
     const auto interval = parse_duration(opt->interval);
     if (!interval)
-      throw util::Failure(util::ExitCode::bad_input, "--interval '" + opt->interval +
-                                                         "': expected a positive duration like 30s, 15m, 6h or 1d "
-                                                         "(a year at most)");
+      throw util::Failure(util::ExitCode::bad_input, "--interval '" + opt->interval + "': " + k_duration_expected);
     io.exit_code = app::watch_service(request, {.interval = *interval, .max_cycles = 0}, io.err);
   });
 }

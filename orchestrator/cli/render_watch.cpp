@@ -60,7 +60,7 @@ std::string watch_text(const app::WatchReport& report) {
     for (const auto& d : p.decision.declined) out += "    declined: " + d + "\n";
     out += outcome_text(p);
   }
-  if (report.all_feeds_failed()) return out;  // nothing was judged
+  if (report.all_feeds_failed() || (report.stop.stopped && report.pairs.empty())) return out;  // nothing was judged
   const auto count = [&](app::WatchAction a) {
     return std::to_string(
         std::ranges::count_if(report.pairs, [a](const app::WatchPair& p) { return p.outcome.action == a; }));
@@ -87,7 +87,14 @@ void emit(Io& io, const app::WatchReport& report, Format format) {
     io.out << app::watch_json(report) << "\n";
   else
     io.out << watch_text(report);
-  if (report.all_feeds_failed()) io.err << "orchestrate: error: every feed failed; nothing could be judged\n";
+  if (report.stop.deadline)
+    io.err << "orchestrate: error: " << report.stop.text()
+           << ": the cycle was stopped (nothing half-done is stored; the next cycle starts over)\n";
+  else if (report.stop.stopped)
+    io.err << "orchestrate: watch " << report.stop.text()
+           << ": the cycle was cut short (nothing half-done is stored; the next cycle starts over)\n";
+  else if (report.all_feeds_failed())
+    io.err << "orchestrate: error: every feed failed; nothing could be judged\n";
   if (!report.notify_error.empty()) io.err << "orchestrate: warning: " << report.notify_error << "\n";
   if (!report.prune_error.empty()) io.err << "orchestrate: error: " << report.prune_error << "\n";
   io.exit_code = report.exit_code();

@@ -10,8 +10,8 @@ namespace {
 // A handler gets no argument to find its flag by; one flag at a time.
 std::atomic<CancelFlag*> g_flag{nullptr};
 
-extern "C" void on_cancel_signal(int) {
-  if (CancelFlag* flag = g_flag.load()) flag->request();
+extern "C" void on_cancel_signal(int signal) {
+  if (CancelFlag* flag = g_flag.load()) flag->request(signal);
 }
 
 }  // namespace

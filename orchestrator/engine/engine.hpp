@@ -89,13 +89,21 @@ struct RunResult {
 // what it started. Setting it is async-signal-safe.
 class CancelFlag {
  public:
-  void request() noexcept { m_set.store(true); }
+  // `signal`: the one that asked (SIGTERM, SIGINT), so a command can exit
+  // with the shell's 128 + N; 0 for a request from code.
+  void request(int signal = 0) noexcept {
+    if (signal != 0) m_signal.store(signal);
+    m_set.store(true);
+  }
   bool requested() const noexcept { return m_set.load(); }
+  int signal() const noexcept { return m_signal.load(); }
   const std::atomic<bool>* get() const noexcept { return &m_set; }
 
  private:
   static_assert(std::atomic<bool>::is_always_lock_free, "a signal handler stores to it");
+  static_assert(std::atomic<int>::is_always_lock_free, "a signal handler stores to it");
   std::atomic<bool> m_set{false};
+  std::atomic<int> m_signal{0};
 };
 
 // Installs SIGINT and SIGTERM handlers that set `flag`, and restores the

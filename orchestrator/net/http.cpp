@@ -18,7 +18,29 @@ struct FileCloser {
   }
 };
 
+class CancellableTransport final : public Transport {
+ public:
+  CancellableTransport(std::shared_ptr<Transport> inner, const std::atomic<bool>* cancel)
+      : m_inner(std::move(inner)), m_cancel(cancel) {}
+
+  std::expected<Response, TransportError> send(const Request& request, BodySink* sink) override {
+    if (m_cancel->load()) return std::unexpected(TransportError{TransportErrorKind::cancelled, "cancelled"});
+    if (request.cancel) return m_inner->send(request, sink);
+    Request bound = request;
+    bound.cancel = m_cancel;
+    return m_inner->send(bound, sink);
+  }
+
+ private:
+  std::shared_ptr<Transport> m_inner;
+  const std::atomic<bool>* m_cancel;
+};
+
 }  // namespace
+
+std::shared_ptr<Transport> cancellable(std::shared_ptr<Transport> inner, const std::atomic<bool>* cancel) {
+  return std::make_shared<CancellableTransport>(std::move(inner), cancel);
+}
 
 std::optional<std::string> find_header(const Headers& headers, std::string_view name) {
   for (const auto& [key, value] : headers)

@@ -175,6 +175,12 @@ struct TransportOptions {
 // requests; concurrent requests each get their own connection.
 std::unique_ptr<Transport> make_curl_transport(TransportOptions options = {});
 
+// `inner` with `cancel` as the Request::cancel of every request that sets
+// none, and no request sent once it is set (TransportErrorKind::cancelled):
+// one flag, set by a signal handler or a deadline, stops every request of a
+// run, whichever client made it.
+std::shared_ptr<Transport> cancellable(std::shared_ptr<Transport> inner, const std::atomic<bool>* cancel);
+
 // A request body read from a file as curl asks for it, with its size; the
 // file is opened at once so a missing file is reported before any request.
 std::expected<StreamedBody, std::string> file_body(const std::filesystem::path& path);

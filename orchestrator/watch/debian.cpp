@@ -1,13 +1,11 @@
 #include "orchestrator/watch/debian.hpp"
 
-#include <archive.h>
-
 #include <algorithm>
 #include <cctype>
 #include <map>
 
-#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
+#include "orchestrator/watch/packages_index.hpp"
 
 namespace orc::watch {
 
@@ -77,14 +75,21 @@ Parts split_version(std::string_view v) {
   return out;
 }
 
-std::strong_ordering sign(int v) { return v < 0 ? std::strong_ordering::less : v > 0 ? std::strong_ordering::greater
-                                                                                    : std::strong_ordering::equal; }
+std::strong_ordering sign(int v) {
+  return v < 0 ? std::strong_ordering::less : v > 0 ? std::strong_ordering::greater : std::strong_ordering::equal;
+}
 
 // An index's URL: MIRROR/dists/SUITE/COMPONENT/binary-amd64/Packages.
 std::string index_url(std::string mirror, const std::string& suite, const std::string& component) {
   while (mirror.ends_with('/')) mirror.pop_back();
   return mirror + "/dists/" + suite + "/" + component + "/binary-amd64/Packages";
 }
+
+// What one component's index said.
+struct ReadIndex {
+  std::map<std::string, std::string, std::less<>> newest;  // wanted package -> newest version
+  std::uint64_t stanzas = 0;
+};
 
 class DebianFeed final : public Feed {
  public:
@@ -94,23 +99,31 @@ class DebianFeed final : public Feed {
   std::string name() const override { return "debian " + m_mirror; }
 
   std::expected<std::vector<Offer>, std::string> poll() override {
-    // suite/component -> package -> newest version
-    std::map<std::string, std::map<std::string, std::string, std::less<>>> indexes;
+    // suite/component -> the packages any image reading it watches
+    std::map<std::string, std::vector<std::string>> wanted;
+    for (const WatchedImage& image : m_images)
+      for (const std::string& component : image.components) {
+        auto& names = wanted[image.suite + "/" + component];
+        names.insert(names.end(), image.packages.begin(), image.packages.end());
+      }
+    std::map<std::string, ReadIndex> indexes;
     std::vector<Offer> out;
     for (const WatchedImage& image : m_images) {
       std::map<std::string, std::string, std::less<>> newest;
+      std::uint64_t stanzas = 0;
       for (const std::string& component : image.components) {
         const std::string key = image.suite + "/" + component;
         if (!indexes.contains(key)) {
-          auto read = read_index(image.suite, component);
+          auto read = read_index(image.suite, component, wanted.at(key));
           if (!read) return std::unexpected(read.error());
           indexes.emplace(key, std::move(*read));
         }
-        for (const auto& [name, version] : indexes.at(key)) {
-          auto [it, fresh] = newest.try_emplace(name, version);
-          if (!fresh && compare_debian_versions(it->second, version) < 0) it->second = version;
-        }
+        const ReadIndex& index = indexes.at(key);
+        stanzas += index.stanzas;
+        for (const auto& [name, version] : index.newest) keep_newest(newest, name, version);
       }
+      if (!std::ranges::any_of(image.packages, [&](const std::string& p) { return newest.contains(p); }))
+        return std::unexpected(nothing_of(image, stanzas));
       Offer offer{.feed = name(),
                   .toolkit = {},
                   .cudnn = std::nullopt,
@@ -134,49 +147,53 @@ class DebianFeed final : public Feed {
   }
 
  private:
+  // An image whose suite lists none of its packages: an empty index, or
+  // pages that are no index of Debian's. Offers that say every package is
+  // gone would decline every rebuild for a reason that is not true.
+  std::string nothing_of(const WatchedImage& image, std::uint64_t stanzas) const {
+    return name() + ": the indexes of " + image.suite + " (" + util::join(image.components, ", ") + ") list " +
+           (stanzas == 0   ? std::string("no package at all")
+            : stanzas == 1 ? "1 package, not one of " + image.name + "'s"
+                           : std::to_string(stanzas) + " packages, none of " + image.name + "'s") +
+           "; expected Debian Packages indexes that hold " + util::join(image.packages, ", ") +
+           ": check that 'debian: mirror' names a Debian archive (the directory that holds dists/)";
+  }
+
   // The index of one component: Packages.xz, else .gz, else plain, as the
-  // archive serves them (Debian's own mirrors drop the plain file).
-  std::expected<std::map<std::string, std::string, std::less<>>, std::string> read_index(const std::string& suite,
-                                                                                        const std::string& component) {
+  // archive serves them (Debian's own mirrors drop the plain file), read as
+  // it arrives.
+  std::expected<ReadIndex, std::string> read_index(const std::string& suite, const std::string& component,
+                                                   const std::vector<std::string>& wanted) {
     const std::string base = index_url(m_mirror, suite, component);
     std::string tried;
-    for (const char* suffix : {".xz", ".gz", ""}) {
+    for (const auto& [suffix, compression] :
+         {std::pair{".xz", IndexCompression::xz}, {".gz", IndexCompression::gzip}, {"", IndexCompression::none}}) {
       const std::string url = base + suffix;
+      PackagesIndexReader reader(compression, wanted);
+      net::CallbackSink sink([&](std::string_view bytes) { return reader.feed(bytes).has_value(); });
+      // Only an error's body is held: a 404 page, not the index.
       net::Request request{.method = "GET",
                            .url = url,
                            .headers = {},
                            .body = std::string(),
                            .timeout = std::chrono::seconds(300),
-                           .max_body = k_max_index};
-      auto response = m_transport->send(request);
+                           .max_body = std::size_t{1} << 20};
+      auto response = m_transport->send(request, &sink);
+      if (!response && response.error().kind == net::TransportErrorKind::aborted)
+        return std::unexpected(name() + ": " + url + ": " + reader.error());
       if (!response) return std::unexpected(name() + ": GET " + url + ": " + response.error().message);
       if (response->status == 404) {
         tried += (tried.empty() ? "" : ", ") + std::string("Packages") + suffix;
         continue;
       }
-      if (!response->ok()) return std::unexpected(name() + ": GET " + url + ": HTTP " + std::to_string(response->status));
-      // The name says the compression; a body that is not in it is no index.
-      const std::string_view magic = std::string_view(suffix) == ".xz"   ? std::string_view("\xfd" "7zXZ\0", 6)
-                                     : std::string_view(suffix) == ".gz" ? std::string_view("\x1f\x8b", 2)
-                                                                         : std::string_view();
-      if (!std::string_view(response->body).starts_with(magic))
-        return std::unexpected(name() + ": " + url + ": not " + (suffix + 1) + "-compressed");
-      auto text = decompress_index(response->body);
-      if (!text) return std::unexpected(name() + ": " + url + ": " + text.error());
-      std::map<std::string, std::string, std::less<>> newest;
-      for (auto& p : parse_packages_index(*text)) {
-        if (p.architecture != "amd64" && p.architecture != "all") continue;
-        auto [it, fresh] = newest.try_emplace(p.name, p.version);
-        if (!fresh && compare_debian_versions(it->second, p.version) < 0) it->second = std::move(p.version);
-      }
-      return newest;
+      if (!response->ok())
+        return std::unexpected(name() + ": GET " + url + ": HTTP " + std::to_string(response->status));
+      if (auto done = reader.finish(); !done) return std::unexpected(name() + ": " + url + ": " + done.error());
+      return ReadIndex{.newest = reader.newest(), .stanzas = reader.stanzas()};
     }
-    return std::unexpected(name() + ": " + suite + "/" + component + " has no index (" + tried + " answered 404 under " +
-                           base.substr(0, base.rfind('/')) + ")");
+    return std::unexpected(name() + ": " + suite + "/" + component + " has no index (" + tried +
+                           " answered 404 under " + base.substr(0, base.rfind('/')) + ")");
   }
-
-  // Debian's largest index (main, amd64) is about 9 MB compressed.
-  static constexpr std::size_t k_max_index = std::size_t{256} << 20;
 
   std::string m_mirror;
   std::vector<WatchedImage> m_images;
@@ -204,76 +221,6 @@ std::optional<util::Version> cuda_release_of(std::string_view debian_version) {
   const auto end = upstream.find_first_not_of("0123456789.");
   if (auto v = util::Version::parse(upstream.substr(0, end))) return *v;
   return std::nullopt;
-}
-
-std::vector<IndexedPackage> parse_packages_index(std::string_view text) {
-  std::vector<IndexedPackage> out;
-  IndexedPackage current;
-  const auto flush = [&] {
-    if (!current.name.empty() && !current.version.empty()) out.push_back(std::move(current));
-    current = {};
-  };
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    if (util::trim(line).empty()) {
-      flush();
-      continue;
-    }
-    if (line.front() == ' ' || line.front() == '\t') continue;  // a continuation line
-    const auto colon = line.find(':');
-    if (colon == std::string_view::npos) continue;
-    const std::string_view field = line.substr(0, colon);
-    const std::string value(util::trim(line.substr(colon + 1)));
-    if (field == "Package")
-      current.name = value;
-    else if (field == "Version")
-      current.version = value;
-    else if (field == "Architecture")
-      current.architecture = value;
-  }
-  flush();
-  return out;
-}
-
-std::expected<std::string, std::string> decompress_index(std::string_view bytes) {
-  // Debian's largest index (main, amd64) is about 50 MB as text.
-  constexpr std::size_t k_max_text = std::size_t{512} << 20;
-  struct archive* a = archive_read_new();
-  if (!a) return std::unexpected("libarchive could not start");
-  archive_read_support_filter_xz(a);
-  archive_read_support_filter_gzip(a);
-  archive_read_support_format_raw(a);
-  archive_read_support_format_empty(a);  // an empty component compresses nothing
-  const auto fail = [a](std::string what) {
-    std::string message = what + ": " + util::printable(archive_error_string(a) ? archive_error_string(a) : "?");
-    archive_read_free(a);
-    return std::unexpected(message);
-  };
-  if (archive_read_open_memory(a, bytes.data(), bytes.size()) != ARCHIVE_OK) return fail("not an index");
-  struct archive_entry* entry = nullptr;
-  const int header = archive_read_next_header(a, &entry);
-  if (header == ARCHIVE_EOF) {  // an empty component: compressed nothing
-    archive_read_free(a);
-    return std::string();
-  }
-  if (header != ARCHIVE_OK) return fail("not an index");
-  std::string out;
-  char buffer[1 << 16];
-  for (;;) {
-    const la_ssize_t n = archive_read_data(a, buffer, sizeof buffer);
-    if (n < 0) return fail("decompressing");
-    if (n == 0) break;
-    out.append(buffer, static_cast<std::size_t>(n));
-    if (out.size() > k_max_text) {
-      archive_read_free(a);
-      return std::unexpected("more than " + std::to_string(k_max_text >> 20) + " MiB once decompressed: no index");
-    }
-  }
-  archive_read_free(a);
-  return out;
 }
 
 std::unique_ptr<Feed> debian_feed(std::string mirror, std::vector<WatchedImage> images,

@@ -30,26 +30,11 @@ std::strong_ordering compare_debian_versions(std::string_view a, std::string_vie
 // itself. nullopt when neither parses.
 std::optional<util::Version> cuda_release_of(std::string_view debian_version);
 
-// One stanza of a Packages index: the fields the feed needs.
-struct IndexedPackage {
-  std::string name;
-  std::string version;
-  std::string architecture;
-};
-// Every stanza of a Packages index (deb822: "Field: value" lines, blank
-// lines between stanzas, continuation lines ignored). Stanzas without
-// Package or Version are skipped.
-std::vector<IndexedPackage> parse_packages_index(std::string_view text);
-
-// The bytes of a Packages index as served: xz, gzip or plain. An error says
-// what could not be read.
-std::expected<std::string, std::string> decompress_index(std::string_view bytes);
-
 // An offline image as the feed watches it.
 struct WatchedImage {
-  std::string name;       // "12.4-trixie"
-  std::string reference;  // "orchestrate/cuda:12.4-trixie"
-  std::string suite;      // "trixie"
+  std::string name;                     // "12.4-trixie"
+  std::string reference;                // "orchestrate/cuda:12.4-trixie"
+  std::string suite;                    // "trixie"
   std::vector<std::string> components;  // "main", "contrib", "non-free"
   std::vector<std::string> packages;    // the catalog's: "nvidia-cuda-toolkit", "g++-13", ...
 };
@@ -60,7 +45,9 @@ struct WatchedImage {
 // components hold for amd64 (or all) in `packages` ("name=version"), the
 // ones it lacks in `missing`, and for an image with nvidia-cuda-toolkit
 // the CUDA release it packages as `toolkit`. Each index is read once per
-// poll however many images share it.
+// poll however many images share it, as it streams in (packages_index.hpp).
+// A poll fails when an image's indexes hold none of its packages (an empty
+// index, a page that is no index): that is no archive to judge by.
 std::unique_ptr<Feed> debian_feed(std::string mirror, std::vector<WatchedImage> images,
                                   std::shared_ptr<net::Transport> transport);
 

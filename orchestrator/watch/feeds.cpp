@@ -59,10 +59,27 @@ class RegistryFeed final : public Feed {
       if (parsed->cudnn) offer.detail = *parsed->cudnn + " " + offer.detail;
       out.push_back(std::move(offer));
     }
+    if (out.empty()) return std::unexpected(nothing_kept(tags->size()));
     return out;
   }
 
  private:
+  // A repository without one tag the filter keeps is not what the entry
+  // means to watch (another repository, another os): "feed ok, 0 offers"
+  // would hide that until someone wonders why nothing is ever rebuilt.
+  std::string nothing_kept(std::size_t tags) const {
+    const std::string example = std::string("13.0.2") + (m_filter.cudnn ? "-cudnn" : "") + "-" +
+                                (m_filter.flavour.empty() ? "devel" : m_filter.flavour) + "-" +
+                                (m_filter.os.empty() ? "ubuntu24.04" : m_filter.os);
+    return name() + ": " +
+           (tags == 0 ? "the repository lists no tag" : "none of its " + std::to_string(tags) + " tags") +
+           " is an nvidia/cuda-scheme tag this entry keeps (flavour " +
+           (m_filter.flavour.empty() ? std::string("any") : m_filter.flavour) + ", os " +
+           (m_filter.os.empty() ? std::string("any") : m_filter.os) + (m_filter.cudnn ? ", with" : ", without") +
+           " cuDNN); expected tags such as " + example +
+           ": check url, flavour, os and cudnn of this 'watch: images' entry";
+  }
+
   registry::Client m_client;
   TagFilter m_filter;
   std::size_t m_page_size;
@@ -80,8 +97,19 @@ class RedistFeed final : public Feed {
   std::expected<std::vector<Offer>, std::string> poll() override {
     auto listing = get(m_base);
     if (!listing) return std::unexpected(listing.error());
+    const std::vector<std::string> files = redistrib_names(*listing);
+    if (files.empty())
+      return std::unexpected(name() + ": the page links no redistrib_X.Y.Z.json manifest; expected NVIDIA's " +
+                             k_expected);
+    // Each manifest is one more GET: an index is followed only as far as
+    // NVIDIA's could ever reach, so a page of links cannot hold a cycle.
+    if (files.size() > k_max_redist_manifests)
+      return std::unexpected(
+          name() + ": the page links " + std::to_string(files.size()) + " redistrib_*.json manifests, more than the " +
+          std::to_string(k_max_redist_manifests) +
+          " a feed follows (NVIDIA's CUDA index links about 150); none was read: expected NVIDIA's " + k_expected);
     std::vector<Offer> out;
-    for (const auto& file : redistrib_names(*listing)) {
+    for (const auto& file : files) {
       auto body = get(m_base + file);
       if (!body) return std::unexpected(body.error());
       auto manifest = parse_redistrib(*body);
@@ -100,6 +128,13 @@ class RedistFeed final : public Feed {
         out.push_back({.feed = name(), .toolkit = *cuda, .cudnn = *cudnn, .detail = detail});
       }
     }
+    if (out.empty())
+      return std::unexpected(name() + ": " +
+                             (files.size() == 1 ? std::string("its one manifest names")
+                                                : "its " + std::to_string(files.size()) + " manifests name") +
+                             " no CUDA or cuDNN release (release_product \"cuda\", or \"cudnn\" with cuda_variant); "
+                             "expected NVIDIA's " +
+                             k_expected);
     return out;
   }
 
@@ -112,6 +147,10 @@ class RedistFeed final : public Feed {
     if (!response->ok()) return std::unexpected(name() + ": GET " + url + ": HTTP " + std::to_string(response->status));
     return std::move(response->body);
   }
+
+  static constexpr const char* k_expected =
+      "redistributable index, a directory such as https://developer.download.nvidia.com/compute/cuda/redist/ whose "
+      "page links one redistrib_X.Y.Z.json per release: check this 'watch: redist' URL";
 
   std::string m_base;
   std::shared_ptr<net::Transport> m_transport;
@@ -185,8 +224,6 @@ std::expected<RedistManifest, std::string> parse_redistrib(std::string_view text
 }
 
 std::vector<std::string> redistrib_names(std::string_view listing) {
-  // NVIDIA's CUDA index links about 150 manifests; far more is no index of theirs.
-  constexpr std::size_t k_max_manifests = 4096;
   std::vector<std::string> out;
   std::set<std::string, std::less<>> seen;
   constexpr std::string_view k_href = "href=\"";
@@ -200,7 +237,6 @@ std::vector<std::string> redistrib_names(std::string_view listing) {
     const std::string_view version = target.substr(10, target.size() - 15);
     if (!util::Version::parse(version)) continue;
     if (seen.insert(std::string(target)).second) out.emplace_back(target);
-    if (out.size() == k_max_manifests) break;
   }
   return out;
 }

@@ -70,7 +70,8 @@ struct TagFilter {
 
 // A registry repository as a feed; `options.url` names it
 // ("http://127.0.0.1:5000/nvidia/cuda"). `page_size` 0 lets the registry
-// choose how many tags a page of the list holds.
+// choose how many tags a page of the list holds. A repository with no tag
+// the filter keeps is a failed poll that says what was expected.
 std::unique_ptr<Feed> registry_feed(registry::ClientOptions options, TagFilter filter,
                                     std::shared_ptr<net::Transport> transport, std::size_t page_size = 0);
 
@@ -88,14 +89,19 @@ struct RedistManifest {
 std::expected<RedistManifest, std::string> parse_redistrib(std::string_view json);
 // The redistrib_X.Y.Z.json names a directory listing links to, in order,
 // each once (NVIDIA's index pages and Python's http.server both write
-// <a href="redistrib_13.0.2.json">).
+// <a href="redistrib_13.0.2.json">). As many as the page links: the listing
+// is a held response (4 MiB at most), and the feed refuses one that links
+// more than k_max_redist_manifests.
 std::vector<std::string> redistrib_names(std::string_view listing);
+// The most manifests a redist feed follows (one GET each).
+inline constexpr std::size_t k_max_redist_manifests = 512;
 
 // NVIDIA's redistributable index as a feed: `base_url` is the directory
 // (".../compute/cuda/redist/" or ".../compute/cudnn/redist/"). CUDA
 // manifests become toolkit offers; cuDNN manifests become cuDNN offers for
 // each CUDA major they have builds for (`cuda_variant`), with the toolkit
-// left as that major.
+// left as that major. A page that links no manifest, more than
+// k_max_redist_manifests, or manifests of neither is a failed poll.
 std::unique_ptr<Feed> redist_feed(std::string base_url, std::shared_ptr<net::Transport> transport);
 
 }  // namespace orc::watch

@@ -8,7 +8,8 @@
 // registry and the watcher service with the host network and the engine
 // socket; one watch cycle polls the stack's own registry (an nvidia/cuda-
 // scheme tag pushed there first) and says so in its status line; a stop
-// sends SIGTERM and the watcher says it stopped; `down -v` removes it all.
+// sends SIGTERM and the watcher says it stopped (exit 143); `down -v`
+// removes it all.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -156,14 +157,15 @@ TEST_F(ComposeStack, UpRunsAWatchCycleAgainstItsRegistryAndStopsOnSigterm) {
   EXPECT_NE(logs.find(" cycle 1: feeds 1/1 ok, 0 stale, 0 rebuilt, 0 failed, 0 locked; next in 1h"), std::string::npos)
       << logs;
 
-  // `stop` sends SIGTERM; the service says it stopped and exits 0.
+  // `stop` sends SIGTERM; the service says it stopped and exits 143 (128 +
+  // SIGTERM, what docker shows for a stopped container).
   const auto stopped = compose({"stop", "watcher"});
   EXPECT_EQ(stopped.exit_code, 0) << stopped.output;
   const std::string after = watcher_logs_with(" watcher stopped");
-  EXPECT_NE(after.find(" watcher stopped"), std::string::npos) << after;
+  EXPECT_NE(after.find(" watcher stopped by SIGTERM"), std::string::npos) << after;
   const auto state = run_process({"docker", "-H", "unix://" + engine_service().socket.string(), "inspect", "-f",
                                   "{{.State.ExitCode}}", "orctest_watcher_1"});
-  EXPECT_EQ(state.output, "0\n") << state.output;
+  EXPECT_EQ(state.output, "143\n") << state.output;
 
   const auto down = compose({"down", "-v"});
   EXPECT_EQ(down.exit_code, 0) << down.output;

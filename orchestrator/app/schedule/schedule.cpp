@@ -97,7 +97,9 @@ SystemdUnits systemd_units(const ScheduleRequest& r) {
   out.service += "ExecStart=" + command(r, false) +
                  "\n"
                  "# systemctl stop sends SIGTERM: the build under way is cancelled and\n"
-                 "# nothing of it is stored; the next cycle builds it again.\n"
+                 "# nothing of it is stored; the next cycle builds it again. The watcher\n"
+                 "# then exits 143 (130 for SIGINT): a stop, not a failed unit.\n"
+                 "SuccessExitStatus=130 143\n"
                  "KillMode=mixed\n"
                  "TimeoutStopSec=2min\n"
                  "Nice=10\n";

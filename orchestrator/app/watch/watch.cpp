@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <ostream>
+#include <thread>
 
 #include "orchestrator/app/cache/cache_cmd.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
@@ -9,12 +10,12 @@
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
-#include "orchestrator/registry/client.hpp"
-#include "orchestrator/site/config_path.hpp"
-#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/imaging/rootfs.hpp"
+#include "orchestrator/registry/client.hpp"
+#include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/image_state.hpp"
+#include "orchestrator/site/store_error.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/feeds.hpp"
@@ -46,8 +47,9 @@ std::expected<std::vector<watch::WatchedImage>, std::string> debian_images(const
     for (const auto& record : site::read_image_state(site::image_state_path()))
       if (const compat::OfflineImage* image = compat::find_offline_image(record.reference)) chosen.push_back(image);
   if (chosen.empty())
-    return std::unexpected("no offline image is recorded here (`orchestrate images build NAME` makes one) and "
-                           "'debian: images' names none: nothing to compare with the archive");
+    return std::unexpected(
+        "no offline image is recorded here (`orchestrate images build NAME` makes one) and "
+        "'debian: images' names none: nothing to compare with the archive");
   std::vector<watch::WatchedImage> out;
   for (const compat::OfflineImage* image : chosen) {
     if (std::ranges::any_of(out, [&](const auto& w) { return w.name == image->name; })) continue;
@@ -64,14 +66,23 @@ std::expected<std::vector<watch::WatchedImage>, std::string> debian_images(const
 
 // The feeds, and a failed status for each one that cannot even be made (a
 // URL the registry client refuses): one bad entry never stops the others.
+// Every request goes through `transport` (the cycle's stop flag on each);
+// a registry's waits between retries end when that flag is set.
 std::vector<std::unique_ptr<watch::Feed>> make_feeds(const recipe::WatchSettings& settings,
                                                      const std::shared_ptr<net::Transport>& transport,
+                                                     const engine::CancelFlag& stop,
                                                      std::vector<WatchFeedStatus>& failed) {
+  const auto wait = [&stop](std::chrono::milliseconds span) {
+    const auto until = std::chrono::steady_clock::now() + span;
+    while (!stop.requested() && std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(
+          std::min<std::chrono::nanoseconds>(std::chrono::milliseconds(20), until - std::chrono::steady_clock::now()));
+  };
   std::vector<std::unique_ptr<watch::Feed>> feeds;
   for (const auto& image : settings.images) {
     try {
       feeds.push_back(watch::registry_feed(
-          registry::ClientOptions{.url = image.url},
+          registry::ClientOptions{.url = image.url, .sleep = wait},
           watch::TagFilter{.flavour = image.flavour, .os = image.os, .cudnn = image.cudnn}, transport));
     } catch (const util::Failure& failure) {
       const std::string why = failure.diagnostics().empty() ? "refused" : failure.diagnostics().front().message;
@@ -179,7 +190,10 @@ bool WatchReport::all_feeds_failed() const {
 }
 
 ExitCode WatchReport::exit_code() const {
-  if (all_feeds_failed()) return ExitCode::outside_failure;
+  // 128 + N is no ExitCode of the enum's, but the status a shell, systemd
+  // and docker read as "stopped by signal N".
+  if (stop.stopped && stop.signal != 0) return static_cast<ExitCode>(128 + stop.signal);
+  if (all_feeds_failed() || stop.deadline) return ExitCode::outside_failure;
   ExitCode code = prune_error.empty() ? ExitCode::ok : ExitCode::outside_failure;
   for (const auto& p : pairs) code = std::max(code, p.outcome.exit_code);
   return code;
@@ -222,22 +236,28 @@ WatchReport watch_once(const WatchRequest& request) {
 
   WatchReport report;
   report.dry_run = request.dry_run;
-  std::shared_ptr<net::Transport> transport = registry::make_curl_transport();
+  detail::CycleStop stop(request.cancel, request.deadline);
+  const std::shared_ptr<net::Transport> transport =
+      net::cancellable(registry::make_curl_transport(), stop.flag().get());
   std::vector<watch::Offer> offers;
   std::vector<WatchFeedStatus> unmade;
-  for (const auto& feed : make_feeds(settings, transport, unmade)) {
-    auto polled = feed->poll();
-    WatchFeedStatus status{.name = feed->name(), .ok = polled.has_value()};
-    if (polled) {
+  for (const auto& feed : make_feeds(settings, transport, stop.flag(), unmade)) {
+    // A feed cut short by the stop, or never started, says why instead of
+    // the "cancelled" its transfer saw.
+    std::expected<std::vector<watch::Offer>, std::string> polled = std::unexpected(std::string());
+    if (!stop.stopped()) polled = feed->poll();
+    WatchFeedStatus status{.name = feed->name(), .ok = polled.has_value() && !stop.stopped()};
+    if (status.ok) {
       status.offers = polled->size();
       offers.insert(offers.end(), polled->begin(), polled->end());
     } else {
-      status.error = polled.error();
+      status.error = stop.stopped() ? feed->name() + ": not read: " + stop.why().text() : polled.error();
     }
     report.feeds.push_back(std::move(status));
   }
   report.feeds.insert(report.feeds.end(), unmade.begin(), unmade.end());
-  if (report.all_feeds_failed()) return report;  // nothing to judge against
+  report.stop = stop.why();
+  if (report.stop.stopped || report.all_feeds_failed()) return report;  // nothing to judge against
 
   const std::filesystem::path store_root =
       request.store_root.empty() ? cache::default_store_root() : request.store_root;
@@ -255,7 +275,16 @@ WatchReport watch_once(const WatchRequest& request) {
   }
   if (request.dry_run) return report;
 
-  detail::rebuild_stale(request, *config, *store, offers, probes, report);
+  // The rebuilds stop with the cycle: at its deadline as at a signal.
+  WatchRequest bounded = request;
+  bounded.cancel = &stop.flag();
+  detail::rebuild_stale(bounded, *config, *store, offers, probes, report);
+  report.stop = stop.why();
+  if (report.stop.stopped) {
+    for (auto& p : report.pairs)
+      if (p.outcome.action == WatchAction::cancelled) p.outcome.detail = report.stop.text() + ": " + p.outcome.detail;
+    return report;
+  }
   const bool stored = std::ranges::any_of(report.pairs, [](const WatchPair& p) { return p.outcome.set.has_value(); });
   if (stored && settings.keep > 0) report.collected_sets = apply_retention(request, settings.keep);
   if (stored && settings.keep > 0 && request.prune_remote) {
@@ -263,7 +292,7 @@ WatchReport watch_once(const WatchRequest& request) {
     report.pruned_remote = pruned.removed.size();
     report.prune_error = pruned.error;
   }
-  if (!settings.notify.empty() && report.changed()) detail::notify(settings.notify, report);
+  if (!settings.notify.empty() && report.changed()) detail::notify(settings.notify, report, stop.flag().get());
   return report;
 }
 

@@ -36,6 +36,21 @@ struct WatchRequest {
   // With `keep:`, retention reaches the remote too (prune_remote): older
   // sets of each recipe x tier are deleted from the registry.
   bool prune_remote = false;
+  // The most one cycle may take, feeds and rebuilds together. Past it the
+  // request or build under way is stopped (nothing of it is stored) and the
+  // cycle ends: a feed that trickles, or an index that links thousands of
+  // manifests, cannot hold the watcher for days.
+  std::chrono::seconds deadline{6 * 3600};
+};
+
+// Why a cycle ended before its end.
+struct WatchStop {
+  bool stopped = false;
+  int signal = 0;         // SIGTERM, SIGINT; 0: the cancel flag was set by code
+  bool deadline = false;  // the cycle's deadline passed
+  std::chrono::seconds limit{0};
+  // "stopped by SIGTERM", "the cycle's deadline of 6h passed".
+  std::string text() const;
 };
 
 struct WatchFeedStatus {
@@ -93,10 +108,14 @@ struct WatchReport {
   std::string prune_error;         // the remote's retention failed (the cycle's exit code is 3)
   std::string notify_error;        // the notify POST failed (never fatal)
   bool notified = false;
+  // A signal or the deadline ended the cycle early: the feeds not read and
+  // the pairs not rebuilt say so; nothing after (retention, notify) ran.
+  WatchStop stop;
   bool all_feeds_failed() const;
-  // 3 when every feed failed (nothing could be judged), else the worst
-  // outcome of a rebuild (1 a failed build or verification, 3 the engine
-  // or registry), else 0.
+  // 128 + N when signal N stopped the cycle (the shell's convention: 143
+  // for SIGTERM, 130 for SIGINT); 3 when every feed failed (nothing could
+  // be judged) or the deadline passed; else the worst outcome of a rebuild
+  // (1 a failed build or verification, 3 the engine or registry), else 0.
   util::ExitCode exit_code() const;
   // Pairs rebuilt or failed: what a notification is about.
   bool changed() const;
@@ -113,7 +132,8 @@ std::string watch_json(const WatchReport& report);
 
 // The service: a cycle, a status line on `status`, then a wait of
 // `interval` (shorter, 1 min doubling, while a feed fails), until the
-// cancel flag is set. Returns the exit code of the last cycle.
+// cancel flag is set; a cycle in flight stops with it. Returns 128 + N when
+// signal N set it, else the exit code of the last cycle.
 struct WatchServiceOptions {
   std::chrono::seconds interval{6 * 3600};
   std::size_t max_cycles = 0;  // 0: until stopped (tests stop after a few)

@@ -2,9 +2,12 @@
 // The steps of a watch cycle (private to app/watch): the newest set of a
 // pair and its judgement (watch.cpp), the rebuild of the stale pairs
 // (watch_rebuild.cpp), the notification (watch_notify.cpp).
+#include <atomic>
+#include <chrono>
 #include <expected>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "orchestrator/app/watch/watch.hpp"
@@ -14,6 +17,29 @@
 #include "orchestrator/watch/probe.hpp"
 
 namespace orc::app::detail {
+
+// A cycle's own stop flag: set when the caller's is (SIGTERM, SIGINT, its
+// signal kept) or when the cycle's deadline passes. A thread looks every
+// 50 ms, so whatever polls this flag (a transfer's progress callback, an
+// engine waiting on a build) stops within a second of either.
+class CycleStop {
+ public:
+  CycleStop(const engine::CancelFlag* outer, std::chrono::seconds deadline);
+  CycleStop(const CycleStop&) = delete;
+  CycleStop& operator=(const CycleStop&) = delete;
+  engine::CancelFlag& flag() { return m_flag; }
+  bool stopped() const { return m_flag.requested(); }
+  WatchStop why() const;
+
+ private:
+  engine::CancelFlag m_flag;
+  std::chrono::seconds m_deadline;
+  std::atomic<bool> m_deadline_passed{false};
+  std::jthread m_watch;  // last: it reads the members above
+};
+
+// "6h", "15m", "30s".
+std::string duration_text(std::chrono::seconds s);
 
 // The toolkit and image of a pair's newest verified set, from its manifest.
 struct Built {
@@ -50,7 +76,7 @@ std::expected<watch::Probe, std::string> probe_image(const WatchRequest& request
 std::string describe(const watch::Probe& probe);
 
 // POSTs watch_json(report) to `url`; a failure is recorded in the report,
-// never thrown.
-void notify(const std::string& url, WatchReport& report);
+// never thrown. `cancel` (the cycle's stop) ends the POST under way.
+void notify(const std::string& url, WatchReport& report, const std::atomic<bool>* cancel);
 
 }  // namespace orc::app::detail

@@ -65,7 +65,8 @@ Json report_json(const WatchReport& report) {
               {"pairs", std::move(pairs)},
               {"collected_sets", report.collected_sets},
               {"pruned_remote", report.pruned_remote},
-              {"prune_error", null_or(report.prune_error)}};
+              {"prune_error", null_or(report.prune_error)},
+              {"stopped", report.stop.stopped ? Json(report.stop.text()) : Json(nullptr)}};
 }
 
 // "http://hooks.example:8080": a webhook's path is its secret.
@@ -102,13 +103,14 @@ std::string watch_json(const WatchReport& report) { return report_json(report).d
 
 namespace detail {
 
-void notify(const std::string& url, WatchReport& report) {
+void notify(const std::string& url, WatchReport& report, const std::atomic<bool>* cancel) {
   const Json body{{"text", summary(report)}, {"report", report_json(report)}};
   net::Request request{.method = "POST",
                        .url = url,
                        .headers = {{"Content-Type", "application/json"}},
                        .body = body.dump(),
-                       .timeout = std::chrono::seconds(30)};
+                       .timeout = std::chrono::seconds(30),
+                       .cancel = cancel};
   const auto response = registry::make_curl_transport()->send(request);
   const std::string where = "POST to the notify URL at " + origin_of(url);
   if (!response)

@@ -14,8 +14,8 @@
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/watch/watch_detail.hpp"
-#include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/site/remote.hpp"
 #include "orchestrator/smoke/runner.hpp"
@@ -173,7 +173,7 @@ void build_pair(const WatchRequest& request, const engine::Discovery& discovery,
   const BuildResult& result = built.builds.front();
   if (request.cancel && request.cancel->requested()) {
     pair.outcome.action = WatchAction::cancelled;
-    pair.outcome.detail = "stopped by a signal; nothing of it was stored, the next cycle builds it again";
+    pair.outcome.detail = "the build was stopped; nothing of it was stored, the next cycle builds it again";
     return;
   }
   if (result.status == BuildStatus::failed || !result.manifest)
@@ -355,7 +355,7 @@ void rebuild_stale(const WatchRequest& request, const recipe::Config& config, ca
     if (!pair.decision.stale || !pair.decision.take) continue;
     if (request.cancel && request.cancel->requested()) {
       pair.outcome.action = WatchAction::cancelled;
-      pair.outcome.detail = "not started: the watcher was stopped";
+      pair.outcome.detail = "not started";
       continue;
     }
     if (pair.decision.take->image.empty()) {

@@ -11,7 +11,7 @@
 #include <ostream>
 #include <thread>
 
-#include "orchestrator/app/watch/watch.hpp"
+#include "orchestrator/app/watch/watch_detail.hpp"
 #include "orchestrator/cache/files.hpp"
 
 namespace orc::app {
@@ -19,15 +19,9 @@ namespace orc::app {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using detail::duration_text;
 
 std::string utc_now() { return cache::utc_rfc3339(std::time(nullptr)); }
-
-std::string duration_text(std::chrono::seconds s) {
-  const auto n = s.count();
-  if (n % 3600 == 0) return std::to_string(n / 3600) + "h";
-  if (n % 60 == 0) return std::to_string(n / 60) + "m";
-  return std::to_string(n) + "s";
-}
 
 // "2026-12-02T11:40:00Z cycle 3: feeds 2/2 ok, 1 stale, 1 rebuilt, 0 failed, 0 locked; next in 6h".
 std::string status_line(std::size_t cycle, const WatchReport& r, const std::string& next) {
@@ -46,6 +40,7 @@ std::string status_line(std::size_t cycle, const WatchReport& r, const std::stri
   if (!r.notify_error.empty()) line += "; notify: " + r.notify_error;
   for (const auto& f : r.feeds)
     if (!f.ok) line += "; feed failed: " + f.error;
+  if (r.stop.deadline) line += "; " + r.stop.text();
   return line + "; " + next;
 }
 
@@ -63,6 +58,7 @@ bool wait_or_stop(std::chrono::seconds span, const engine::CancelFlag* cancel) {
 
 util::ExitCode watch_service(const WatchRequest& request, const WatchServiceOptions& options, std::ostream& status) {
   util::ExitCode last = util::ExitCode::ok;
+  const auto signalled = [&] { return request.cancel && request.cancel->requested() ? request.cancel->signal() : 0; };
   int failing = 0;  // cycles in a row in which some feed failed
   for (std::size_t cycle = 1;; ++cycle) {
     WatchReport report;
@@ -92,8 +88,10 @@ util::ExitCode watch_service(const WatchRequest& request, const WatchServiceOpti
              << std::endl;
     if (stopping || wait_or_stop(wait, request.cancel)) break;
   }
-  status << utc_now() << " watcher stopped" << std::endl;
-  return last;
+  const WatchStop stop{.stopped = true, .signal = signalled()};
+  status << utc_now() << " watcher " << (stop.signal != 0 ? stop.text() : "stopped") << std::endl;
+  // Stopped by a signal: the shell's 128 + N, as a cycle cut short says too.
+  return stop.signal != 0 ? static_cast<util::ExitCode>(128 + stop.signal) : last;
 }
 
 }  // namespace orc::app

@@ -43,7 +43,9 @@ TEST(Schedule, SystemdUnitsRunOneCycleEveryInterval) {
             "Environment=\"ORCHESTRATE_CACHE_DIR=/var/cache/orc store\"\n"
             "ExecStart=/usr/local/bin/orchestrate watch --once -f /srv/ci/orchestrate.yaml\n"
             "# systemctl stop sends SIGTERM: the build under way is cancelled and\n"
-            "# nothing of it is stored; the next cycle builds it again.\n"
+            "# nothing of it is stored; the next cycle builds it again. The watcher\n"
+            "# then exits 143 (130 for SIGINT): a stop, not a failed unit.\n"
+            "SuccessExitStatus=130 143\n"
             "KillMode=mixed\n"
             "TimeoutStopSec=2min\n"
             "Nice=10\n");

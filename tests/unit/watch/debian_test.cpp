@@ -8,7 +8,10 @@
 
 #include <algorithm>
 #include <fstream>
+#include <map>
 #include <sstream>
+
+#include "orchestrator/watch/packages_index.hpp"
 
 namespace orc::watch {
 namespace {
@@ -55,45 +58,53 @@ TEST(DebianVersions, TheCudaReleaseIsAfterTheTilde) {
 }
 
 TEST(DebianIndex, TheMirrorsCompressedIndexesParse) {
-  const auto xz = decompress_index(read_fixture("dists/bookworm/non-free/binary-amd64/Packages.xz"));
+  const auto xz = read_packages_index(read_fixture("dists/bookworm/non-free/binary-amd64/Packages.xz"),
+                                      IndexCompression::xz, {"nvidia-cuda-toolkit", "g++-11"});
   ASSERT_TRUE(xz) << xz.error();
-  auto packages = parse_packages_index(*xz);
-  ASSERT_EQ(packages.size(), 1u);
-  EXPECT_EQ(packages[0].name, "nvidia-cuda-toolkit");
-  EXPECT_EQ(packages[0].version, "11.8.89~11.8.0-5~deb12u1");
-  EXPECT_EQ(packages[0].architecture, "amd64");
+  EXPECT_EQ(xz->stanzas, 1u);
+  EXPECT_EQ(xz->newest,
+            (std::map<std::string, std::string, std::less<>>{{"nvidia-cuda-toolkit", "11.8.89~11.8.0-5~deb12u1"}}));
 
-  const auto gz = decompress_index(read_fixture("dists/trixie/main/binary-amd64/Packages.gz"));
+  const auto gz =
+      read_packages_index(read_fixture("dists/trixie/main/binary-amd64/Packages.gz"), IndexCompression::gzip,
+                          {"cmake", "g++-13", "make", "ninja-build", "python3", "nvidia-cuda-toolkit"});
   ASSERT_TRUE(gz) << gz.error();
-  packages = parse_packages_index(*gz);
-  std::vector<std::string> seen;
-  for (const auto& p : packages) seen.push_back(p.name + "=" + p.version);
-  std::ranges::sort(seen);
-  EXPECT_EQ(seen, (std::vector<std::string>{"cmake=3.31.6-2", "g++-13=13.3.0-16", "make=4.4.1-2",
-                                            "ninja-build=1.12.1-1", "python3=3.13.5-1"}));
+  EXPECT_EQ(gz->stanzas, 5u);
+  EXPECT_EQ(gz->newest, (std::map<std::string, std::string, std::less<>>{{"cmake", "3.31.6-2"},
+                                                                         {"g++-13", "13.3.0-16"},
+                                                                         {"make", "4.4.1-2"},
+                                                                         {"ninja-build", "1.12.1-1"},
+                                                                         {"python3", "3.13.5-1"}}));
   // An empty component (contrib holds none of these) is an empty index.
-  const auto empty = decompress_index(read_fixture("dists/trixie/contrib/binary-amd64/Packages.gz"));
+  const auto empty = read_packages_index(read_fixture("dists/trixie/contrib/binary-amd64/Packages.gz"),
+                                         IndexCompression::gzip, {"cmake"});
   ASSERT_TRUE(empty) << empty.error();
-  EXPECT_TRUE(parse_packages_index(*empty).empty());
+  EXPECT_EQ(empty->stanzas, 0u);
+  EXPECT_TRUE(empty->newest.empty());
 }
 
 TEST(DebianIndex, PlainTextPassesAndBrokenCompressionIsAnError) {
   const std::string plain =
-      "Package: a\r\nVersion: 1\r\nDescription: one\r\n two\r\nVersion-Like: 9\r\n\r\n"
+      "Package: a\r\nVersion: 1\r\nArchitecture: amd64\r\nDescription: one\r\n two\r\nVersion-Like: 9\r\n\r\n"
       "Package: no-version\n\nVersion: 2\n\n"
+      "Package: no-architecture\nVersion: 3\n\n"
       "Package: b\nArchitecture: all\nVersion: 2.0\n";
-  const auto text = decompress_index(plain);
+  const auto text = read_packages_index(plain, IndexCompression::none, {"a", "b", "no-version", "no-architecture"});
   ASSERT_TRUE(text) << text.error();
-  const auto packages = parse_packages_index(*text);
-  ASSERT_EQ(packages.size(), 2u);
-  EXPECT_EQ(packages[0].name, "a");
-  EXPECT_EQ(packages[0].version, "1");
-  EXPECT_EQ(packages[1].name, "b");
-  EXPECT_EQ(packages[1].architecture, "all");
+  EXPECT_EQ(text->stanzas, 3u);
+  EXPECT_EQ(text->newest, (std::map<std::string, std::string, std::less<>>{{"a", "1"}, {"b", "2.0"}}));
   // An xz stream cut short.
   const std::string xz = read_fixture("dists/bookworm/main/binary-amd64/Packages.xz");
-  const auto cut = decompress_index(std::string_view(xz).substr(0, xz.size() / 2));
-  EXPECT_FALSE(cut);
+  const auto cut = read_packages_index(std::string_view(xz).substr(0, xz.size() / 2), IndexCompression::xz, {"g++"});
+  ASSERT_FALSE(cut);
+  EXPECT_TRUE(cut.error().starts_with("the xz stream is cut short (it ends at byte ")) << cut.error();
+  // Bytes that are not in the compression the name says.
+  const auto not_xz = read_packages_index("\xfd\x37zXZ broken", IndexCompression::xz, {"g++"});
+  ASSERT_FALSE(not_xz);
+  EXPECT_EQ(not_xz.error(), "not xz-compressed");
+  const auto not_gz = read_packages_index(xz, IndexCompression::gzip, {"g++"});
+  ASSERT_FALSE(not_gz);
+  EXPECT_EQ(not_gz.error(), "not gz-compressed");
 }
 
 }  // namespace

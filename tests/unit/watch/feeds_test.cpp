@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "tests/unit/net/fake_transport.hpp"
+
 namespace orc::watch {
 namespace {
 
@@ -98,6 +100,72 @@ TEST(Redistrib, ListingsLinkTheManifests) {
   EXPECT_EQ(redistrib_names(listing),
             (std::vector<std::string>{"redistrib_9.22.0.json", "redistrib_8.9.7.29.json", "redistrib_9.23.0.json"}));
   EXPECT_TRUE(redistrib_names("<html>nothing</html>").empty());
+}
+
+// A redist index page as `listing`, each manifest it names as `manifest`.
+std::shared_ptr<net::testing::FakeTransport> redist_site(std::string listing, std::string manifest) {
+  auto transport = std::make_shared<net::testing::FakeTransport>();
+  transport->handle_with([listing, manifest](const net::Request& request) {
+    return net::testing::answer("GET", request.url, 200, request.url.ends_with("/") ? listing : manifest);
+  });
+  return transport;
+}
+
+constexpr const char* k_base = "https://developer.download.nvidia.com/compute/cuda/redist/";
+const std::string k_expected =
+    "expected NVIDIA's redistributable index, a directory such as "
+    "https://developer.download.nvidia.com/compute/cuda/redist/ whose page links one redistrib_X.Y.Z.json per "
+    "release: check this 'watch: redist' URL";
+
+// Issue 28: a page with no manifest links was "feed ok (0 offers)".
+TEST(RedistFeed, APageThatLinksNoManifestIsAFailedPollThatSaysWhatWasExpected) {
+  auto offers = redist_feed(k_base, redist_site("<html><a href=\"cuda_nvcc/\">cuda_nvcc/</a></html>", ""))->poll();
+  ASSERT_FALSE(offers);
+  EXPECT_EQ(offers.error(),
+            std::string("redist ") + k_base + ": the page links no redistrib_X.Y.Z.json manifest; " + k_expected);
+  // Manifests of something else (Nsight's, say).
+  offers = redist_feed(k_base, redist_site(R"(<a href="redistrib_2025.1.0.json">x</a>)",
+                                           R"({"release_label": "2025.1.0", "release_product": "nsight"})"))
+               ->poll();
+  ASSERT_FALSE(offers);
+  EXPECT_EQ(offers.error(), std::string("redist ") + k_base +
+                                ": its one manifest names no CUDA or cuDNN release (release_product \"cuda\", or "
+                                "\"cudnn\" with cuda_variant); " +
+                                k_expected);
+}
+
+// Issue 28: an index may name 4,096 manifests, a GET each; now one naming
+// more than the feed follows is refused before any of them is read.
+TEST(RedistFeed, AnIndexLinkingMoreManifestsThanAFeedFollowsIsRefusedUnread) {
+  std::string listing;
+  for (std::size_t i = 0; i <= k_max_redist_manifests; ++i)
+    listing += "<a href=\"redistrib_13.0." + std::to_string(i) + ".json\">m</a>\n";
+  const auto transport = redist_site(listing, R"({"release_label": "13.0.0", "release_product": "cuda"})");
+  const auto offers = redist_feed(k_base, transport)->poll();
+  ASSERT_FALSE(offers);
+  EXPECT_EQ(offers.error(), std::string("redist ") + k_base +
+                                ": the page links 513 redistrib_*.json manifests, more than the 512 a feed follows "
+                                "(NVIDIA's CUDA index links about 150); none was read: " +
+                                k_expected);
+  EXPECT_EQ(transport->requests().size(), 1u);  // the page alone
+}
+
+TEST(RegistryFeed, ARepositoryWithoutATagTheEntryKeepsIsAFailedPoll) {
+  auto transport = std::make_shared<net::testing::FakeTransport>();
+  transport->handle_with([](const net::Request& request) {
+    if (request.url.find("/tags/list") == std::string::npos) return net::testing::answer("GET", request.url, 404);
+    return net::testing::answer(
+        "GET", request.url, 200,
+        R"({"name": "nvidia/cuda", "tags": ["latest", "13.0.2-runtime-ubuntu22.04", "13.0.2-devel-ubuntu24.04"]})");
+  });
+  const auto offers = registry_feed({.url = "http://127.0.0.1:5000/nvidia/cuda", .retry = {.max_attempts = 1}},
+                                    TagFilter{.flavour = "devel", .os = "ubuntu22.04", .cudnn = false}, transport)
+                          ->poll();
+  ASSERT_FALSE(offers);
+  EXPECT_EQ(offers.error(),
+            "registry 127.0.0.1:5000/nvidia/cuda: none of its 3 tags is an nvidia/cuda-scheme tag this entry keeps "
+            "(flavour devel, os ubuntu22.04, without cuDNN); expected tags such as 13.0.2-devel-ubuntu22.04: check "
+            "url, flavour, os and cudnn of this 'watch: images' entry");
 }
 
 }  // namespace
