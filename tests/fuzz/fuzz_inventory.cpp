@@ -1,6 +1,6 @@
 // libFuzzer target for what clusters and archives report, all untrusted
-// text: nvidia-smi CSV, `scontrol show node -o` and `scontrol show job -o`
-// lines, `kubectl get nodes -o json`, a Debian Packages index (plain or
+// text: nvidia-smi CSV, `scontrol show node -o` lines, squeue's job fields,
+// `kubectl get nodes -o json`, a Debian Packages index (plain or
 // compressed), dpkg version strings and image layer names. Each parser must
 // return (a value or an error) for every input, never throw, crash or hang;
 // what the inventory accepts proposes tiers whose stanza renders; dpkg's
@@ -26,7 +26,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   } else {
     check(!inv.error().message.empty());
   }
-  (void)orc::engine::slurm::parse_job_record(text);
+  (void)orc::engine::slurm::parse_queue_record(text, "1");
   for (const auto& p : orc::watch::parse_packages_index(text)) check(!p.name.empty() && !p.version.empty());
   if (auto plain = orc::watch::decompress_index(text); plain) (void)orc::watch::parse_packages_index(*plain);
   // Two halves as two versions.
