@@ -21,8 +21,8 @@ using orc::fuzz::check;
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   if (auto inv = orc::inventory::parse_inventory(text, "f", "node"); inv) {
-    const auto proposal = orc::inventory::propose_tiers(*inv);
-    check(orc::inventory::render_tiers_yaml(proposal).starts_with("# orchestrate tiers import:"));
+    if (const auto proposal = orc::inventory::propose_tiers(*inv))
+      check(orc::inventory::render_tiers_yaml(*proposal).starts_with("# orchestrate tiers import:"));
   } else {
     check(!inv.error().message.empty());
   }
