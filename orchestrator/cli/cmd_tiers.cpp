@@ -1,11 +1,11 @@
 #include <CLI/CLI.hpp>
 #include <iostream>
-#include <iterator>
 #include <memory>
 #include <ostream>
 
 #include "orchestrator/app/tiers/tiers_import.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::cli {
 
@@ -28,7 +28,19 @@ nodes, and where they are: the Slurm partition, constraint and gres that
 select them, and the Kubernetes node labels. A GPU whose product the tables
 lack and whose source reports no compute capability is listed, not placed.
 
-Exit codes: 0 ok; 2 a file that cannot be read or is in none of the formats.)";
+Exit codes: 0 ok; 2 a file that cannot be read, is in none of the formats or
+is past a bound.)";
+
+// The bounds of inventory::Limits, from its constants.
+std::string import_footer() {
+  std::string footer = k_import_footer;
+  const auto at = footer.find("\n\nExit codes:");
+  return footer.insert(at, "\n\nEach input is read to at most " + util::human_size(inventory::k_max_input_bytes) +
+                               ", each line (and JSON string) to " + util::human_size(inventory::k_max_line_bytes) +
+                               "; what the nodes read take in memory, all inputs\ntogether, to " +
+                               util::human_size(inventory::k_max_node_bytes) +
+                               ". Past any of these the input is refused, with its line.");
+}
 
 }  // namespace
 
@@ -40,13 +52,11 @@ void attach_tiers(CLI::App& sub, Io& io) {
   };
   auto opt = std::make_shared<Options>();
   CLI::App* import = sub.add_subcommand("import", "Propose tiers from nvidia-smi CSV, Slurm node records or GFD labels");
-  import->footer(k_import_footer);
+  import->footer(import_footer());
   import->add_option("files", opt->files, "Inventory files ('-' reads standard input)")->required();
   import->add_flag("--json", opt->json, "Print {\"nodes\", \"tiers\": [...], \"problems\": [...]} as JSON");
   import->callback([opt, &io] {
-    app::TiersImportRequest request{.files = opt->files, .stdin_text = {}};
-    if (std::ranges::find(opt->files, "-") != opt->files.end())
-      request.stdin_text.assign(std::istreambuf_iterator<char>(std::cin), std::istreambuf_iterator<char>());
+    const app::TiersImportRequest request{.files = opt->files, .stdin_stream = &std::cin, .limits = {}};
     const inventory::Proposal proposal = app::tiers_import(request);
     io.out << (opt->json ? app::tiers_json(proposal) : inventory::render_tiers_yaml(proposal));
   });

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 
+#include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -85,28 +86,68 @@ std::expected<std::string, SubmitError> submit(const JobRequest& request) {
   return id;
 }
 
-JobRecord parse_job_record(std::string_view line) {
-  JobRecord job;
-  job.fields = util::key_value_words(line);
-  const auto get = [&](const char* k) {
-    const auto it = job.fields.find(k);
-    return it == job.fields.end() ? std::string() : it->second;
-  };
-  job.id = get("JobId");
-  job.name = get("JobName");
-  job.state = get("JobState");
-  job.reason = get("Reason");
-  job.nodes = get("NodeList");
-  job.partition = get("Partition");
-  job.features = get("Features");
-  job.comment = get("Comment");
-  job.time_limit = get("TimeLimit");
-  const std::string code = get("ExitCode");
-  if (const auto colon = code.find(':'); colon != std::string::npos) {
-    job.exit_status = std::atoi(code.substr(0, colon).c_str());
-    job.exit_signal = std::atoi(code.substr(colon + 1).c_str());
+namespace {
+
+// Splits `text` at each of the first `count` '|'; the rest, without its
+// closing '|', is the last piece. Empty when there are fewer.
+std::vector<std::string_view> closed_fields(std::string_view text, std::size_t count) {
+  std::vector<std::string_view> out;
+  for (std::size_t i = 0; i < count; ++i) {
+    const auto bar = text.find('|');
+    if (bar == std::string_view::npos) return {};
+    out.push_back(text.substr(0, bar));
+    text.remove_prefix(bar + 1);
   }
+  if (!text.ends_with('|')) return {};
+  out.push_back(text.substr(0, text.size() - 1));
+  return out;
+}
+
+bool all_of_class(std::string_view s, int (*is)(int), std::string_view also = {}) {
+  return !s.empty() && std::ranges::all_of(s, [&](char c) {
+    return is(static_cast<unsigned char>(c)) != 0 || also.find(c) != std::string_view::npos;
+  });
+}
+
+}  // namespace
+
+std::optional<JobRecord> parse_queue_record(std::string_view output, std::string_view id) {
+  while (output.ends_with('\n') || output.ends_with('\r')) output.remove_suffix(1);
+  if (output.find('\n') != std::string_view::npos) return std::nullopt;  // one job asked, one line
+  const auto f = closed_fields(output, 7);
+  if (f.size() != 8 || f[0] != id || !all_of_class(f[1], ::isupper, "_") || !all_of_class(f[2], ::isdigit) ||
+      f[2].size() > 9)
+    return std::nullopt;
+  const int status = std::stoi(std::string(f[2]));
+  JobRecord job{.id = std::string(f[0]),
+                .state = std::string(f[1]),
+                .reason = std::string(f[3]),
+                .exit_status = (status >> 8) & 0xff,
+                .exit_signal = status & 0x7f,
+                .nodes = f[4] == "(null)" ? std::string() : std::string(f[4]),
+                .partition = std::string(f[5]),
+                .time_limit = slurm_duration(f[6]),
+                .features = f[7] == "(null)" ? std::string() : std::string(f[7])};
   return job;
+}
+
+std::string slurm_duration(std::string_view t) {
+  // [D-][[H:]M:]S: squeue drops leading zero fields, scontrol does not.
+  std::string days;
+  if (const auto dash = t.find('-'); dash != std::string_view::npos) {
+    days = std::string(t.substr(0, dash + 1));
+    t.remove_prefix(dash + 1);
+  }
+  const std::vector<std::string> parts = util::split_any(t, ":");
+  if (parts.empty() || parts.size() > 3 || static_cast<std::size_t>(std::ranges::count(t, ':')) + 1 != parts.size() ||
+      (days.size() > 1 && !all_of_class(days.substr(0, days.size() - 1), ::isdigit)) ||
+      !std::ranges::all_of(parts, [](const std::string& p) { return p.size() <= 2 && all_of_class(p, ::isdigit); }))
+    return std::string(days) + std::string(t);
+  std::string out = days;
+  for (std::size_t i = parts.size(); i < 3; ++i) out += "00:";
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    out += (parts[i].size() == 1 ? "0" : "") + parts[i] + (i + 1 < parts.size() ? ":" : "");
+  return out;
 }
 
 bool finished(const JobRecord& job) {
@@ -116,14 +157,43 @@ bool finished(const JobRecord& job) {
   return !job.state.empty() && std::ranges::find(running, job.state) == running.end();
 }
 
-std::expected<std::optional<JobRecord>, std::string> show_job(const std::string& id) {
-  auto ran = run({"scontrol", "show", "job", "-o", id});
+namespace {
+
+// squeue's answer about one job, whatever the states: nullopt when Slurm
+// no longer knows it.
+std::expected<std::optional<std::string>, std::string> queue_fields(const std::string& id, std::string_view fields) {
+  auto ran = run({"squeue", "-h", "-j", id, "-t", "all", "-O", std::string(fields)});
   if (!ran) return std::unexpected(ran.error());
   if (!ran->ok()) {
-    if (contains_ci(ran->err + ran->out, "Invalid job id")) return std::optional<JobRecord>{};
-    return std::unexpected("scontrol show job " + id + ": " + first_line(ran->err.empty() ? ran->out : ran->err));
+    if (contains_ci(ran->err + ran->out, "Invalid job id")) return std::optional<std::string>{};
+    return std::unexpected("squeue -j " + id + ": " + first_line(ran->err.empty() ? ran->out : ran->err));
   }
-  return std::optional<JobRecord>{parse_job_record(first_line(ran->out))};
+  if (util::trim(ran->out).empty()) return std::optional<std::string>{};  // purged between two calls
+  return std::optional<std::string>{ran->out};
+}
+
+}  // namespace
+
+std::expected<std::optional<JobRecord>, std::string> show_job(const std::string& id) {
+  auto out = queue_fields(id, k_queue_fields);
+  if (!out) return std::unexpected(out.error());
+  if (!*out) return std::optional<JobRecord>{};
+  auto record = parse_queue_record(**out, id);
+  if (!record)
+    return std::unexpected("squeue -j " + id + " printed no record of the job: '" + util::printable(first_line(**out)) +
+                           "'");
+  return std::optional<JobRecord>{std::move(*record)};
+}
+
+std::expected<std::string, std::string> job_comment(const std::string& id) {
+  auto out = queue_fields(id, "Comment:|");
+  if (!out) return std::unexpected(out.error());
+  if (!*out) return std::unexpected("Slurm no longer knows job " + id);
+  std::string_view text = **out;
+  if (text.ends_with('\n')) text.remove_suffix(1);
+  if (!text.ends_with('|')) return std::unexpected("squeue -j " + id + " printed no comment field");
+  text.remove_suffix(1);
+  return std::string(text == "(null)" ? std::string_view() : text);
 }
 
 std::expected<void, std::string> cancel(const std::vector<std::string>& ids) {

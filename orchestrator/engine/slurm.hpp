@@ -1,13 +1,15 @@
 #pragma once
 // Slurm as it is (issue 15): jobs submitted with `sbatch --parsable`,
-// followed with `scontrol show job -o` (one Key=Value line; Slurm 22.05 has
-// no --json for it), cancelled with `scancel`. Nothing here knows what a job
-// runs; the caller writes the batch script. The commands are found on PATH
+// followed with `squeue -O` (fields of Slurm's own, each closed by '|'),
+// cancelled with `scancel`. Not `scontrol show job -o`: its Key=Value words
+// carry the job's name and comment, which the job itself can set
+// (`scontrol update JobId=N Comment='... JobState=COMPLETED ExitCode=0:0'`),
+// so a job could write its own state; Slurm 22.05 has no --json for it.
+// Nothing here knows what a job runs; the caller writes the batch script. The commands are found on PATH
 // and read SLURM_CONF from the environment, as users run them.
 #include <chrono>
 #include <expected>
 #include <filesystem>
-#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -50,28 +52,40 @@ SubmitError::Kind classify_submit_error(std::string_view sbatch_stderr);
 // The job's ID.
 std::expected<std::string, SubmitError> submit(const JobRequest& request);
 
+// What Slurm says of a job, from fields a job cannot set: state, reason
+// and exit code are Slurm's, the nodes and partition where it placed it.
 struct JobRecord {
   std::string id;
-  std::string name;
-  std::string state;     // PENDING, RUNNING, COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, OUT_OF_MEMORY, ...
-  std::string reason;    // "Resources", "Priority", "None", "NonZeroExitCode", "TimeLimit"
-  int exit_status = 0;   // ExitCode=3:0 -> 3
-  int exit_signal = 0;   // ExitCode=0:15 -> 15
-  std::string nodes;     // NodeList
+  std::string state;    // PENDING, RUNNING, COMPLETING, COMPLETED, FAILED, CANCELLED, TIMEOUT, NODE_FAIL, ...
+  std::string reason;   // "Resources", "Priority", "None", "NonZeroExitCode", "TimeLimit"
+  int exit_status = 0;  // wait status 768 -> 3
+  int exit_signal = 0;  // wait status 15 -> 15
+  std::string nodes;    // NodeList; empty while pending
   std::string partition;
-  std::string features;  // Features (the constraint as Slurm recorded it)
-  std::string comment;
-  std::string time_limit;
-  std::map<std::string, std::string> fields;  // everything, as read
+  std::string time_limit;  // as scontrol prints it: "00:01:00", "1-00:00:00", "UNLIMITED"
+  std::string features;    // Features (the constraint as Slurm recorded it); empty: none
 };
-// One line of `scontrol show job -o`.
-JobRecord parse_job_record(std::string_view line);
+
+// What show_job asks squeue for: `squeue -h -j ID -t all -O <this>`, each
+// field closed by '|'. Only the last, the feature expression, can hold a
+// '|' ("sm_80|sm_90"); none of the others can, so no value moves a field.
+inline constexpr std::string_view k_queue_fields =
+    "JobID:|,State:|,exit_code:|,Reason:|,NodeList:|,Partition:|,TimeLimit:|,Feature:|";
+// One job's line of that output; nullopt when it is not that shape (or not job `id`).
+std::optional<JobRecord> parse_queue_record(std::string_view output, std::string_view id);
+// squeue's "1:00" as scontrol's "00:01:00"; other words as they are.
+std::string slurm_duration(std::string_view squeue_time);
 // COMPLETED, FAILED, CANCELLED, TIMEOUT and the other end states.
 bool finished(const JobRecord& job);
 
 // nullopt when Slurm no longer knows the job ("Invalid job id specified":
-// gone after MinJobAge); an error when scontrol cannot be run or reached.
+// gone after MinJobAge); an error when squeue cannot be run or reached, or
+// prints something other than the job's record.
 std::expected<std::optional<JobRecord>, std::string> show_job(const std::string& id);
+
+// The job's comment as the job last set it (`squeue -O Comment:|`): text
+// the job wrote, to be read as a claim, never as Slurm's word.
+std::expected<std::string, std::string> job_comment(const std::string& id);
 
 // scancel; an error says what scancel said.
 std::expected<void, std::string> cancel(const std::vector<std::string>& ids);

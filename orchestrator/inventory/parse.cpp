@@ -1,21 +1,21 @@
-// The three inventory formats, read into Nodes.
+// The line formats, nvidia-smi CSV and `scontrol show node -o`, read into
+// Nodes line by line; what they share with kubectl.cpp: a GPU looked up in
+// the tables, nodes found by name and counted against the budget.
 #include <algorithm>
-#include <nlohmann/json.hpp>
+#include <charconv>
 
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/inventory/inventory.hpp"
+#include "orchestrator/inventory/parse_common.hpp"
+#include "orchestrator/inventory/reader.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::inventory {
 
+namespace detail {
+
 namespace {
-
-using util::Diagnostic;
-
-Diagnostic error_at(const std::string& file, int line, std::string message) {
-  return Diagnostic{.where = {.file = file, .line = line, .col = 0}, .message = std::move(message)};
-}
 
 // The tables' row of a product as a source names it; GFD writes spaces as
 // '-' and appends "-SHARED" (time-slicing) or "-MIG-1g.10gb" (a MIG slice).
@@ -27,7 +27,16 @@ std::optional<arch::Gpu> table_gpu(std::string product) {
   return *gpu;
 }
 
-// A GPU of a node: its CC from the source when given, else the tables'.
+}  // namespace
+
+std::optional<arch::ComputeCapability> reported_cc(std::string_view text) {
+  if (text.empty() || text.front() == '[') return std::nullopt;
+  auto cc = arch::ComputeCapability::parse(text);
+  // "4.2" parses, but no GPU or compiler has it: a tier cannot be made of it.
+  if (!cc || arch::cc_standing(cc->base()) == arch::CcStanding::none) return std::nullopt;
+  return cc->base();
+}
+
 NodeGpu make_gpu(std::string product, std::optional<arch::ComputeCapability> reported, std::string reported_by,
                  unsigned count) {
   NodeGpu gpu{.product = std::move(product), .canonical = {}, .cc = reported, .cc_from = {}, .count = count};
@@ -42,21 +51,53 @@ NodeGpu make_gpu(std::string product, std::optional<arch::ComputeCapability> rep
   return gpu;
 }
 
-void add_gpu(Node& node, NodeGpu gpu) {
+std::string add_gpu(Node& node, NodeGpu gpu) {
   for (auto& g : node.gpus)
     if (g.product == gpu.product && g.cc == gpu.cc) {
+      if (g.count + std::uint64_t{gpu.count} > k_max_node_gpus)
+        return "node '" + util::printable(node.name) + "' would have more than " + std::to_string(k_max_node_gpus) +
+               " GPUs";
       g.count += gpu.count;
-      return;
+      return {};
     }
+  if (node.gpus.size() == k_max_gpu_kinds)
+    return "node '" + util::printable(node.name) + "' would have more than " + std::to_string(k_max_gpu_kinds) +
+           " kinds of GPU (products or compute capabilities); no node has that many";
   node.gpus.push_back(std::move(gpu));
+  return {};
 }
 
-Node& node_named(Inventory& inventory, const std::string& name, Source source, const std::string& file) {
-  for (auto& n : inventory.nodes)
-    if (n.name == name) return n;
-  inventory.nodes.push_back(Node{.name = name, .sources = {source}, .file = file});
-  return inventory.nodes.back();
+NodeEdit::NodeEdit(Inventory& inventory, const std::string& name, Source source, const std::string& file)
+    : m_inventory(inventory) {
+  m_node = inventory.find(name);
+  if (m_node) {
+    if (std::ranges::find(m_node->sources, source) == m_node->sources.end()) m_node->sources.push_back(source);
+  } else {
+    m_node = &inventory.add(Node{.name = name, .sources = {source}, .file = file});
+  }
+  m_before = footprint(*m_node);
 }
+
+std::string NodeEdit::done(const InputSpec& input) {
+  m_inventory.account(m_before, footprint(*m_node));
+  if (input.held + m_inventory.footprint() <= input.limits.node_bytes) return {};
+  return "the nodes read take more than " + util::human_size(input.limits.node_bytes) + " of memory (" +
+         std::to_string(m_inventory.nodes.size()) +
+         " nodes in this input so far): give tiers import a part of the inventory at a time (a partition, a "
+         "namespace)";
+}
+
+}  // namespace detail
+
+using detail::add_gpu;
+using detail::error_at;
+using detail::InputReader;
+using detail::make_gpu;
+using detail::NodeEdit;
+using detail::reported_cc;
+using util::Diagnostic;
+
+namespace {
 
 std::vector<std::string> csv_fields(std::string_view line) {
   std::vector<std::string> out;
@@ -67,14 +108,6 @@ std::vector<std::string> csv_fields(std::string_view line) {
     line.remove_prefix(comma + 1);
   }
   return out;
-}
-
-// "9.0"; nullopt for "[N/A]" and "[Not Supported]".
-std::optional<arch::ComputeCapability> reported_cc(std::string_view text) {
-  if (text.empty() || text.front() == '[') return std::nullopt;
-  auto cc = arch::ComputeCapability::parse(text);
-  if (!cc) return std::nullopt;
-  return cc->base();
 }
 
 }  // namespace
@@ -91,24 +124,18 @@ std::string_view to_string(Source source) {
   return "?";
 }
 
-std::expected<Inventory, Diagnostic> parse_nvidia_smi_csv(std::string_view text, const std::string& file,
-                                                          const std::string& node) {
+std::expected<Inventory, Diagnostic> detail::read_nvidia_smi_csv(InputReader& in) {
+  const InputSpec& input = in.input();
   Inventory out;
   int name_col = 0, cc_col = 1, driver_col = 2, node_col = -1;
   std::size_t columns = 3;  // the query's three, in its order, without a header
   bool header_seen = false;
-  int line_no = 0;
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-    ++line_no;
-    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+  for (std::string_view line; in.line(line);) {
     if (util::trim(line).empty() || util::trim(line).front() == '#') continue;
     // pdsh and clush prefix each line with "host: ".
     std::string prefix_node;
     if (const auto colon = line.find(": "); colon != std::string_view::npos && colon < line.find(',') &&
-                                             line.substr(0, colon).find_first_of(" \t") == std::string_view::npos) {
+                                            line.substr(0, colon).find_first_of(" \t") == std::string_view::npos) {
       prefix_node = std::string(line.substr(0, colon));
       line.remove_prefix(colon + 2);
     }
@@ -131,31 +158,37 @@ std::expected<Inventory, Diagnostic> parse_nvidia_smi_csv(std::string_view text,
       return col >= 0 && col < static_cast<int>(fields.size()) ? fields[static_cast<std::size_t>(col)] : "";
     };
     if (fields.size() != columns)
-      return std::unexpected(error_at(file, line_no,
-                                      "expected " + std::to_string(columns) + " comma-separated fields (nvidia-smi "
-                                      "--query-gpu=name,compute_cap,driver_version --format=csv), found " +
-                                      std::to_string(fields.size())));
+      return std::unexpected(error_at(in, "expected " + std::to_string(columns) +
+                                              " comma-separated fields (nvidia-smi "
+                                              "--query-gpu=name,compute_cap,driver_version --format=csv), found " +
+                                              std::to_string(fields.size())));
     if (name_col >= static_cast<int>(fields.size()) || at(name_col).empty())
-      return std::unexpected(error_at(file, line_no,
+      return std::unexpected(error_at(in,
                                       "expected nvidia-smi --query-gpu=name,compute_cap,driver_version "
                                       "--format=csv output: this line has no GPU name"));
-    std::string where = node_col >= 0 ? at(node_col) : !prefix_node.empty() ? prefix_node : node;
-    if (where.empty())
-      return std::unexpected(error_at(file, line_no, "no node column and no node name: add a 'node' column"));
+    std::string where = node_col >= 0 ? at(node_col) : !prefix_node.empty() ? prefix_node : input.node;
+    if (where.empty()) return std::unexpected(error_at(in, "no node column and no node name: add a 'node' column"));
     const std::string cc_text = at(cc_col);
     if (!cc_text.empty() && cc_text.front() != '[' && !reported_cc(cc_text))
-      return std::unexpected(error_at(file, line_no, "compute_cap '" + util::printable(cc_text) +
-                                                         "' is not a compute capability"));
-    Node& n = node_named(out, where, Source::nvidia_smi, file);
-    add_gpu(n, make_gpu(at(name_col), reported_cc(cc_text), "nvidia-smi compute_cap", 1));
+      return std::unexpected(
+          error_at(in, "compute_cap '" + util::printable(cc_text) + "' is not a compute capability"));
+    std::optional<util::Version> driver;
     if (const std::string d = at(driver_col); !d.empty()) {
-      auto driver = util::Version::parse(d);
-      if (!driver)
-        return std::unexpected(error_at(file, line_no, "driver_version '" + util::printable(d) + "' is no version"));
-      if (!n.driver || *driver < *n.driver) n.driver = *driver;
+      auto parsed = util::Version::parse(d);
+      if (!parsed) return std::unexpected(error_at(in, "driver_version '" + util::printable(d) + "' is no version"));
+      driver = std::move(*parsed);
     }
+    NodeEdit edit(out, where, Source::nvidia_smi, input.file);
+    Node& n = edit.node();
+    if (std::string problem = add_gpu(n, make_gpu(at(name_col), reported_cc(cc_text), "nvidia-smi compute_cap", 1));
+        !problem.empty())
+      return std::unexpected(error_at(in, std::move(problem)));
+    if (driver && (!n.driver || *driver < *n.driver)) n.driver = std::move(driver);
+    if (std::string problem = edit.done(input); !problem.empty())
+      return std::unexpected(error_at(in, std::move(problem)));
   }
-  if (out.nodes.empty()) return std::unexpected(error_at(file, 1, "no GPU in this nvidia-smi CSV"));
+  if (in.error()) return std::unexpected(*in.error());
+  if (out.nodes.empty()) return std::unexpected(detail::error_in(input, "no GPU in this nvidia-smi CSV"));
   return out;
 }
 
@@ -188,21 +221,16 @@ std::vector<std::string> list_of(const std::map<std::string, std::string>& field
 
 }  // namespace
 
-std::expected<Inventory, Diagnostic> parse_scontrol_nodes(std::string_view text, const std::string& file) {
+std::expected<Inventory, Diagnostic> detail::read_scontrol_nodes(InputReader& in) {
+  const InputSpec& input = in.input();
   Inventory out;
-  int line_no = 0;
   bool any = false;
-  while (!text.empty()) {
-    const auto eol = text.find('\n');
-    std::string_view line = text.substr(0, eol);
-    text.remove_prefix(eol == std::string_view::npos ? text.size() : eol + 1);
-    ++line_no;
+  for (std::string_view line; in.line(line);) {
     if (util::trim(line).empty()) continue;
     const auto fields = util::key_value_words(line);
     const auto name = fields.find("NodeName");
     if (name == fields.end())
-      return std::unexpected(error_at(file, line_no,
-                                      "expected `scontrol show node -o` output (one NodeName=... line per node)"));
+      return std::unexpected(error_at(in, "expected `scontrol show node -o` output (one NodeName=... line per node)"));
     any = true;
     const auto gres = fields.find("Gres");
     if (gres == fields.end() || gres->second == "(null)") continue;
@@ -214,13 +242,17 @@ std::expected<Inventory, Diagnostic> parse_scontrol_nodes(std::string_view text,
       if (parts.empty() || parts[0] != "gpu") continue;
       unsigned count = 1;
       if (parts.size() >= 2 && std::ranges::all_of(parts.back(), ::isdigit)) {
-        count = static_cast<unsigned>(std::stoul(parts.back()));
+        const std::string& digits = parts.back();
+        const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), count);
+        if (ec != std::errc{} || count > k_max_node_gpus)
+          return std::unexpected(error_at(in, "Gres '" + util::printable(item) + "' counts more GPUs than a node has"));
         parts.pop_back();
       }
       gpus.push_back(make_gpu(parts.size() >= 2 ? parts[1] : std::string(), std::nullopt, {}, count));
     }
     if (gpus.empty()) continue;
-    Node& n = node_named(out, name->second, Source::slurm, file);
+    NodeEdit edit(out, name->second, Source::slurm, input.file);
+    Node& n = edit.node();
     n.gres = gres->second;
     n.partitions = list_of(fields, "Partitions");
     n.features = list_of(fields, fields.contains("AvailableFeatures") ? "AvailableFeatures" : "Features");
@@ -229,73 +261,22 @@ std::expected<Inventory, Diagnostic> parse_scontrol_nodes(std::string_view text,
     std::vector<arch::ComputeCapability> sm_features;
     for (const auto& f : n.features)
       if (f.starts_with("sm_"))
-        if (auto cc = arch::ComputeCapability::parse(f)) sm_features.push_back(cc->base());
+        if (auto cc = arch::ComputeCapability::parse(f); cc && arch::cc_standing(cc->base()) != arch::CcStanding::none)
+          sm_features.push_back(cc->base());
     for (auto& g : gpus) {
       if (!g.cc && sm_features.size() == 1) {
         g.cc = sm_features.front();
         g.cc_from = "Slurm feature " + sm_features.front().sm();
       }
-      add_gpu(n, std::move(g));
+      if (std::string problem = add_gpu(n, std::move(g)); !problem.empty())
+        return std::unexpected(error_at(in, std::move(problem)));
     }
+    if (std::string problem = edit.done(input); !problem.empty())
+      return std::unexpected(error_at(in, std::move(problem)));
   }
-  if (!any) return std::unexpected(error_at(file, 1, "no node in this `scontrol show node -o` output"));
+  if (in.error()) return std::unexpected(*in.error());
+  if (!any) return std::unexpected(detail::error_in(input, "no node in this `scontrol show node -o` output"));
   return out;
-}
-
-std::expected<Inventory, Diagnostic> parse_kubectl_nodes(std::string_view text, const std::string& file) {
-  const auto json = nlohmann::json::parse(text, nullptr, false);
-  if (json.is_discarded() || !json.is_object())
-    return std::unexpected(error_at(file, 1, "expected `kubectl get nodes -o json` output (a JSON List of Node)"));
-  std::vector<nlohmann::json> items;
-  if (json.value("kind", "") == "Node")
-    items.push_back(json);
-  else if (json.contains("items") && json["items"].is_array())
-    items = json["items"].get<std::vector<nlohmann::json>>();
-  else
-    return std::unexpected(error_at(file, 1, "expected `kubectl get nodes -o json` output: no 'items'"));
-  Inventory out;
-  for (const auto& item : items) {
-    const auto& meta = item.value("metadata", nlohmann::json::object());
-    const std::string name = meta.value("name", "");
-    const auto& raw = meta.value("labels", nlohmann::json::object());
-    std::map<std::string, std::string> labels;
-    for (auto it = raw.begin(); it != raw.end(); ++it)
-      if (it.key().starts_with("nvidia.com/") && it->is_string()) labels[it.key()] = it->get<std::string>();
-    const auto label = [&](const std::string& key) -> std::string {
-      const auto it = labels.find(key);
-      return it == labels.end() ? std::string() : it->second;
-    };
-    if (name.empty() || label("nvidia.com/gpu.product").empty()) continue;
-    std::optional<arch::ComputeCapability> cc;
-    if (!label("nvidia.com/gpu.compute.major").empty())
-      cc = reported_cc(label("nvidia.com/gpu.compute.major") + "." + label("nvidia.com/gpu.compute.minor"));
-    unsigned count = 1;
-    if (const std::string c = label("nvidia.com/gpu.count");
-        !c.empty() && c.size() < 6 && std::ranges::all_of(c, ::isdigit))
-      count = static_cast<unsigned>(std::stoul(c));
-    Node& n = node_named(out, name, Source::kubernetes, file);
-    add_gpu(n, make_gpu(label("nvidia.com/gpu.product"), cc, "GFD labels", count));
-    // GFD 0.15 and later: cuda.driver-version.full; before: major, minor, rev.
-    const std::string full = label("nvidia.com/cuda.driver-version.full");
-    const std::string major = label("nvidia.com/cuda.driver.major");
-    if (!full.empty()) {
-      if (auto d = util::Version::parse(full)) n.driver = *d;
-    } else if (!major.empty()) {
-      std::string text = major + "." + label("nvidia.com/cuda.driver.minor");
-      if (!label("nvidia.com/cuda.driver.rev").empty()) text += "." + label("nvidia.com/cuda.driver.rev");
-      if (auto d = util::Version::parse(text)) n.driver = *d;
-    }
-    n.labels = std::move(labels);
-  }
-  return out;
-}
-
-std::expected<Inventory, Diagnostic> parse_inventory(std::string_view text, const std::string& file,
-                                                     const std::string& node) {
-  const std::string_view start = util::trim(text);
-  if (start.starts_with("{")) return parse_kubectl_nodes(text, file);
-  if (start.starts_with("NodeName=")) return parse_scontrol_nodes(text, file);
-  return parse_nvidia_smi_csv(text, file, node);
 }
 
 }  // namespace orc::inventory

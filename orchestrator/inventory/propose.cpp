@@ -1,10 +1,20 @@
 // Nodes merged across sources, grouped into tiers by compute-capability
-// set, and where each tier's nodes are.
+// set, and where each tier's nodes are. Linear in the nodes (issue 28):
+// groups, partitions, features and gres types are counted once over the
+// whole inventory, and each tier is placed from those counts and its own
+// members; only telling a tier's features apart from one other node's
+// reads the other nodes, at most once per tier, and tiers are bounded.
 #include <algorithm>
+#include <cctype>
+#include <map>
 #include <set>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/inventory/inventory.hpp"
+#include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/outside_names.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::inventory {
@@ -27,10 +37,14 @@ void add_unique(std::vector<T>& to, const std::vector<T>& from) {
     if (std::ranges::find(to, x) == to.end()) to.push_back(x);
 }
 
-// "h100" from "H100", "rtx-4090" from "GeForce RTX 4090".
+// "h100" from "H100", "rtx-4090" from "GeForce RTX 4090", "titan-x-pascal"
+// from "TITAN X (Pascal)": only letters, digits and '-', as a tier name takes.
 std::string name_word(const std::string& product) {
+  std::string lower = util::to_lower(product);
+  for (char& c : lower)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = ' ';
   std::vector<std::string> words;
-  for (auto& w : util::split_any(util::to_lower(product), " -_"))
+  for (auto& w : util::split_any(lower, " "))
     if (w != "geforce" && w != "nvidia" && w != "tesla" && w != "quadro") words.push_back(w);
   return util::join(words, "-");
 }
@@ -43,87 +57,126 @@ std::vector<arch::ComputeCapability> cc_set(const Node& n) {
   return out;
 }
 
-// A YAML double-quoted scalar.
-std::string quoted(const std::string& s) {
-  std::string out = "\"";
-  for (char c : s) {
-    if (c == '"' || c == '\\') out += '\\';
-    out += c;
-  }
-  return out + "\"";
-}
+bool in_slurm(const Node& n) { return std::ranges::find(n.sources, Source::slurm) != n.sources.end(); }
 
-// The types of a node's Slurm gpu Gres ("gpu:a100:8(S:0-1),gpu:t4:1": a100, t4).
+// The types of a node's Slurm gpu Gres ("gpu:a100:8(S:0-1),gpu:t4:1": a100, t4), each once.
 std::vector<std::string> gres_types(const Node& n) {
   std::vector<std::string> out;
   for (const auto& item : util::split_any(n.gres, ",")) {
     const auto parts = util::split_any(item.substr(0, item.find('(')), ":");
-    if (parts.size() >= 3 && parts[0] == "gpu" && std::ranges::find(out, parts[1]) == out.end()) out.push_back(parts[1]);
+    if (parts.size() >= 3 && parts[0] == "gpu" && std::ranges::find(out, parts[1]) == out.end())
+      out.push_back(parts[1]);
   }
   return out;
+}
+
+template <class Range>
+std::set<std::string> distinct(const Range& range) {
+  return std::set<std::string>(std::begin(range), std::end(range));
+}
+
+// What placing any tier in Slurm asks of the whole inventory, counted once:
+// the nodes of each partition, and of the Slurm nodes with GPUs those that
+// have each feature and each gres type.
+struct SlurmCounts {
+  std::unordered_map<std::string, std::size_t> partition_nodes;
+  std::unordered_map<std::string, std::size_t> feature_nodes;
+  std::unordered_map<std::string, std::size_t> gres_type_nodes;
+  std::vector<const Node*> gpu_nodes;  // Slurm's, with GPUs
+  explicit SlurmCounts(const Inventory& inventory) {
+    for (const Node& n : inventory.nodes) {
+      for (const auto& p : distinct(n.partitions)) ++partition_nodes[p];
+      if (!in_slurm(n) || n.gpus.empty()) continue;
+      gpu_nodes.push_back(&n);
+      for (const auto& f : distinct(n.features)) ++feature_nodes[f];
+      for (const auto& t : gres_types(n)) ++gres_type_nodes[t];
+    }
+  }
+  static std::size_t of(const std::unordered_map<std::string, std::size_t>& counts, const std::string& key) {
+    const auto it = counts.find(key);
+    return it == counts.end() ? 0 : it->second;
+  }
+};
+
+// Of `names`, those sbatch takes as words; the others noted, not proposed
+// (the configuration would refuse them).
+std::vector<std::string> sbatch_words(ProposedTier& tier, const std::string& what, std::vector<std::string> names) {
+  std::vector<std::string> refused;
+  std::erase_if(names, [&](const std::string& name) {
+    if (util::sbatch_word(name)) return false;
+    refused.push_back("'" + name + "'");
+    return true;
+  });
+  const bool one = refused.size() == 1;
+  if (!refused.empty())
+    tier.notes.push_back("slurm: " + what + (one ? " " : "s ") + util::join(refused, ", ") +
+                         (one ? " is not a word" : " are not words") +
+                         " sbatch takes (letters, digits and _-.:,&|[]*=()!): left out");
+  return names;
 }
 
 // Slurm: a partition holding every node of the tier (the one with the
 // fewest nodes), the features all of them have and no other Slurm node has
 // all of, and one gres type when they share it.
-void place_in_slurm(ProposedTier& tier, const std::vector<const Node*>& members, const Inventory& inventory) {
+void place_in_slurm(ProposedTier& tier, const std::vector<const Node*>& members, const SlurmCounts& counts) {
   std::vector<const Node*> slurm;
   for (const Node* n : members)
-    if (std::ranges::find(n->sources, Source::slurm) != n->sources.end()) slurm.push_back(n);
+    if (in_slurm(*n)) slurm.push_back(n);
   if (slurm.empty()) return;
   if (slurm.size() != members.size())
     tier.notes.push_back("slurm: only " + std::to_string(slurm.size()) + " of its " + std::to_string(members.size()) +
                          " nodes are in Slurm's records");
-  std::vector<std::string> partitions = slurm.front()->partitions;
-  std::vector<std::string> features = slurm.front()->features;
-  for (const Node* n : slurm) {
-    std::erase_if(partitions, [&](const std::string& p) { return std::ranges::find(n->partitions, p) == n->partitions.end(); });
-    std::erase_if(features, [&](const std::string& f) { return std::ranges::find(n->features, f) == n->features.end(); });
-  }
-  const auto size_of = [&](const std::string& partition) {
-    return std::ranges::count_if(inventory.nodes, [&](const Node& n) {
-      return std::ranges::find(n.partitions, partition) != n.partitions.end();
-    });
+  // What every one of them has, in the first one's order.
+  const auto common = [&](auto&& list_of) {
+    std::vector<std::string> out;
+    std::unordered_map<std::string, std::size_t> seen;
+    for (const Node* n : slurm)
+      for (const auto& x : distinct(list_of(*n))) ++seen[x];
+    for (const auto& x : list_of(*slurm.front()))
+      if (auto it = seen.find(x); it->second == slurm.size()) {
+        out.push_back(x);
+        it->second = 0;  // once
+      }
+    return out;
   };
+  const std::vector<std::string> all_in = common([](const Node& n) -> const auto& { return n.partitions; });
+  if (all_in.empty()) tier.notes.push_back("slurm: no partition holds all of its nodes");
+  const std::vector<std::string> partitions = sbatch_words(tier, "partition", all_in);
+  const std::vector<std::string> features =
+      sbatch_words(tier, "feature", common([](const Node& n) -> const auto& { return n.features; }));
   for (const auto& p : partitions)
-    if (tier.partition.empty() || size_of(p) < size_of(tier.partition)) tier.partition = p;
-  if (tier.partition.empty()) tier.notes.push_back("slurm: no partition holds all of its nodes");
+    if (tier.partition.empty() ||
+        SlurmCounts::of(counts.partition_nodes, p) < SlurmCounts::of(counts.partition_nodes, tier.partition))
+      tier.partition = p;
   // The others it must be told apart from: Slurm GPU nodes outside the tier.
-  std::vector<const Node*> others;
-  for (const Node& n : inventory.nodes)
-    if (std::ranges::find(n.sources, Source::slurm) != n.sources.end() &&
-        std::ranges::find(members, &n) == members.end() && !n.gpus.empty())
-      others.push_back(&n);
-  // Features no other node has, else the whole common set when no other
-  // node has all of it.
+  // Every member has each common feature, so the others with one are the
+  // count beyond the members.
+  const std::size_t others = counts.gpu_nodes.size() - slurm.size();
   std::vector<std::string> unique;
   for (const auto& f : features)
-    if (std::ranges::none_of(others, [&](const Node* o) { return std::ranges::find(o->features, f) != o->features.end(); }))
-      unique.push_back(f);
-  const auto has_all = [&](const Node* o) {
-    return std::ranges::all_of(features,
-                               [&](const std::string& f) { return std::ranges::find(o->features, f) != o->features.end(); });
+    if (SlurmCounts::of(counts.feature_nodes, f) == slurm.size()) unique.push_back(f);
+  const auto another_has_all = [&] {
+    const std::unordered_set<const Node*> own(members.begin(), members.end());
+    const std::unordered_set<std::string> wanted(features.begin(), features.end());
+    return std::ranges::any_of(counts.gpu_nodes, [&](const Node* o) {
+      if (own.contains(o)) return false;
+      std::size_t held = 0;
+      for (const auto& f : distinct(o->features)) held += wanted.contains(f) ? 1 : 0;
+      return held == wanted.size();
+    });
   };
   if (!unique.empty())
     tier.constraint = util::join(unique, "&");
-  else if (!features.empty() && std::ranges::none_of(others, has_all))
+  else if (!features.empty() && !another_has_all())
     tier.constraint = util::join(features, "&");
-  else if (!others.empty())
+  else if (others > 0)
     tier.notes.push_back("slurm: no node feature sets these nodes apart" +
                          std::string(features.empty() ? "" : " (others have " + util::join(features, ", ") + " too)") +
                          "; the gres type or the partition selects them");
   // A gres type every node of the tier has, preferring one no other node has.
-  std::vector<std::string> common = gres_types(*slurm.front());
-  for (const Node* n : slurm) {
-    const auto mine = gres_types(*n);
-    std::erase_if(common, [&](const std::string& t) { return std::ranges::find(mine, t) == mine.end(); });
-  }
   std::string type;
-  for (const auto& t : common) {
-    const bool elsewhere = std::ranges::any_of(others, [&](const Node* o) {
-      const auto theirs = gres_types(*o);
-      return std::ranges::find(theirs, t) != theirs.end();
-    });
+  for (const auto& t : sbatch_words(tier, "gres type", common(gres_types))) {
+    const bool elsewhere = SlurmCounts::of(counts.gres_type_nodes, t) > slurm.size();
     if (type.empty() || !elsewhere) type = t;
     if (!elsewhere) break;
   }
@@ -146,11 +199,57 @@ void place_in_kubernetes(ProposedTier& tier, const std::vector<const Node*>& mem
     return;
   }
   std::set<std::string> products;
-  for (const Node* n : labelled) products.insert(n->labels.at("nvidia.com/gpu.product"));
-  if (products.size() == 1)
+  for (const Node* n : labelled)
+    if (const auto it = n->labels.find("nvidia.com/gpu.product"); it != n->labels.end()) products.insert(it->second);
+  if (products.size() == 1 && util::label_value(*products.begin()))
     tier.selector["nvidia.com/gpu.product"] = *products.begin();
+  else if (products.size() == 1)
+    tier.notes.push_back("kubernetes: its nodes' product label '" + *products.begin() +
+                         "' is no label value a selector takes; name a selector by hand");
   else
     tier.notes.push_back("kubernetes: its nodes share no GFD label that selects them all; name a selector by hand");
+}
+
+// The nodes of one tier, read into it: names, GPUs, products, drivers.
+void collect(ProposedTier& tier, const std::vector<const Node*>& members, std::vector<std::string>& words) {
+  std::set<std::pair<std::string, std::string>> gpus_seen;  // name, declared CC
+  std::set<std::string> words_seen, products_seen;
+  std::map<util::Version, std::string> drivers;
+  for (const Node* n : members) {
+    tier.nodes.push_back(n->name);
+    for (const auto& g : n->gpus) {
+      ProposedGpu gpu = g.canonical.empty() ? ProposedGpu{.name = g.product, .declared = g.cc}
+                                            : ProposedGpu{.name = g.canonical, .declared = std::nullopt};
+      if (gpus_seen.emplace(gpu.name, gpu.declared ? gpu.declared->dotted() : "").second)
+        tier.gpus.push_back(std::move(gpu));
+      const std::string w = g.canonical.empty() ? "sm" + g.cc->digits() : name_word(g.canonical);
+      if (words_seen.insert(w).second) words.push_back(w);
+      std::string product = g.product + " x" + std::to_string(g.count);
+      if (products_seen.insert(product).second) tier.products.push_back(std::move(product));
+    }
+    if (n->driver) {
+      if (!tier.driver || *n->driver < *tier.driver) tier.driver = n->driver;
+      drivers.try_emplace(*n->driver, n->driver->str());
+    }
+  }
+  for (auto& [version, text] : drivers) tier.drivers.push_back(std::move(text));
+}
+
+// Bytes YAML and JSON cannot hold (not UTF-8) as \xNN, in every name a
+// proposal carries; control characters stay, for each renderer to escape.
+void make_utf8(Proposal& p) {
+  const auto fix = [](std::string& s) { s = util::utf8_escaped(s); };
+  for (auto& t : p.tiers) {
+    for (auto* list : {&t.nodes, &t.products, &t.notes})
+      for (auto& s : *list) fix(s);
+    for (auto& g : t.gpus) fix(g.name);
+    for (auto* s : {&t.partition, &t.constraint, &t.gres}) fix(*s);
+    std::map<std::string, std::string> selector;
+    for (auto& [k, v] : t.selector) selector[util::utf8_escaped(k)] = util::utf8_escaped(v);
+    t.selector = std::move(selector);
+  }
+  for (auto& problem : p.problems)
+    for (auto* s : {&problem.node, &problem.file, &problem.message}) fix(*s);
 }
 
 }  // namespace
@@ -158,36 +257,39 @@ void place_in_kubernetes(ProposedTier& tier, const std::vector<const Node*>& mem
 void Inventory::merge(Inventory other) {
   for (auto& p : other.problems) problems.push_back(std::move(p));
   for (auto& incoming : other.nodes) {
-    const auto it = std::ranges::find(nodes, incoming.name, &Node::name);
-    if (it == nodes.end()) {
-      nodes.push_back(std::move(incoming));
+    Node* found = find(incoming.name);
+    if (!found) {
+      add(std::move(incoming));
       continue;
     }
-    Node& n = *it;
+    Node& n = *found;
+    const std::uint64_t before = inventory::footprint(n);
     add_unique(n.sources, incoming.sources);
     if (incoming.driver && (!n.driver || *incoming.driver < *n.driver)) n.driver = incoming.driver;
     if (!incoming.partitions.empty()) n.partitions = incoming.partitions;
     if (!incoming.features.empty()) n.features = incoming.features;
     if (!incoming.gres.empty()) n.gres = incoming.gres;
     for (auto& [k, v] : incoming.labels) n.labels[k] = v;
-    if (cc_set(n) != cc_set(incoming) && !cc_set(n).empty() && !cc_set(incoming).empty())
+    const auto mine = cc_set(n), theirs = cc_set(incoming);
+    if (mine != theirs && !mine.empty() && !theirs.empty())
       problems.push_back({.node = n.name,
                           .file = incoming.file,
-                          .message = "its GPUs are " + products_of(incoming) + " there but " + products_of(n) +
-                                     " in " + n.file + ": the compute capability reported is kept"});
+                          .message = "its GPUs are " + products_of(incoming) + " there but " + products_of(n) + " in " +
+                                     n.file + ": the compute capability reported is kept"});
     // The GPUs of the source that reports a CC win over ones looked up.
     if (n.gpus.empty() || (reports_cc(incoming) && !reports_cc(n))) {
       // Slurm's gres types stay as the Slurm product names for the gres.
       if (std::ranges::find(incoming.sources, Source::slurm) == incoming.sources.end()) n.gpus = incoming.gpus;
     }
+    account(before, inventory::footprint(n));
   }
 }
 
-Proposal propose_tiers(const Inventory& inventory) {
+std::expected<Proposal, std::string> propose_tiers(const Inventory& inventory) {
   Proposal out;
   out.problems = inventory.problems;
   out.nodes = inventory.nodes.size();
-  std::vector<std::pair<std::vector<arch::ComputeCapability>, std::vector<const Node*>>> groups;
+  std::map<std::vector<arch::ComputeCapability>, std::vector<const Node*>> groups;
   for (const Node& n : inventory.nodes) {
     std::vector<std::string> unknown;
     for (const auto& g : n.gpus)
@@ -197,44 +299,26 @@ Proposal propose_tiers(const Inventory& inventory) {
       out.problems.push_back(
           {.node = n.name,
            .file = n.file,
-           .message = util::join(unknown, ", ") + " is in no GPU table and " +
-                      (smi ? std::string("nvidia-smi gave no compute_cap (older drivers, the 470 branch among them, lack the field)")
-                           : std::string("the source gives no compute capability")) +
-                      ": not placed; declare it in a tier as {name, cc}"});
+           .message =
+               util::join(unknown, ", ") + " is in no GPU table and " +
+               (smi ? std::string(
+                          "nvidia-smi gave no compute_cap (older drivers, the 470 branch among them, lack the field)")
+                    : std::string("the source gives no compute capability")) +
+               ": not placed; declare it in a tier as {name, cc}"});
       continue;
     }
-    const auto ccs = cc_set(n);
-    const auto it = std::ranges::find(groups, ccs, &decltype(groups)::value_type::first);
-    if (it == groups.end())
-      groups.emplace_back(ccs, std::vector<const Node*>{&n});
-    else
-      it->second.push_back(&n);
+    groups[cc_set(n)].push_back(&n);
   }
-  std::ranges::sort(groups, {}, &decltype(groups)::value_type::first);
+  if (groups.size() > k_max_tiers)
+    return std::unexpected("these nodes have " + std::to_string(groups.size()) +
+                           " different sets of compute capabilities, more than the " + std::to_string(k_max_tiers) +
+                           " tiers tiers import proposes: import a part of the cluster at a time");
+  const SlurmCounts counts(inventory);
   std::set<std::string> names;
   for (const auto& [ccs, members] : groups) {
     ProposedTier tier{.ccs = ccs};
     std::vector<std::string> words;
-    for (const Node* n : members) {
-      tier.nodes.push_back(n->name);
-      for (const auto& g : n->gpus) {
-        ProposedGpu gpu = g.canonical.empty() ? ProposedGpu{.name = g.product, .declared = g.cc}
-                                              : ProposedGpu{.name = g.canonical, .declared = std::nullopt};
-        if (std::ranges::find(tier.gpus, gpu) == tier.gpus.end()) tier.gpus.push_back(std::move(gpu));
-        const std::string w = g.canonical.empty() ? "sm" + g.cc->digits() : name_word(g.canonical);
-        if (std::ranges::find(words, w) == words.end()) words.push_back(w);
-        const std::string product = g.product + " x" + std::to_string(g.count);
-        if (std::ranges::find(tier.products, product) == tier.products.end()) tier.products.push_back(product);
-      }
-      if (n->driver) {
-        if (!tier.driver || *n->driver < *tier.driver) tier.driver = n->driver;
-        if (std::ranges::find(tier.drivers, n->driver->str()) == tier.drivers.end())
-          tier.drivers.push_back(n->driver->str());
-      }
-    }
-    std::ranges::sort(tier.drivers, [](const std::string& a, const std::string& b) {
-      return *util::Version::parse(a) < *util::Version::parse(b);
-    });
+    collect(tier, members, words);
     if (!tier.driver && !members.empty())
       tier.notes.push_back("no source gives these nodes' driver (Slurm does not record it): add `driver:` by hand");
     else if (tier.driver && std::ranges::any_of(members, [](const Node* n) { return !n->driver; }))
@@ -243,44 +327,11 @@ Proposal propose_tiers(const Inventory& inventory) {
     for (int i = 2; names.contains(name); ++i) name = util::join(words, "-") + "-" + std::to_string(i);
     names.insert(name);
     tier.name = name;
-    place_in_slurm(tier, members, inventory);
+    place_in_slurm(tier, members, counts);
     place_in_kubernetes(tier, members);
     out.tiers.push_back(std::move(tier));
   }
-  return out;
-}
-
-std::string render_tiers_yaml(const Proposal& proposal) {
-  std::string out = "# orchestrate tiers import: " + std::to_string(proposal.nodes) + " GPU node" +
-                    (proposal.nodes == 1 ? "" : "s") + ", " + std::to_string(proposal.tiers.size()) + " tier" +
-                    (proposal.tiers.size() == 1 ? "" : "s") + "\ntiers:\n";
-  if (proposal.tiers.empty()) out = out.substr(0, out.size() - 7) + "tiers: {}\n";
-  for (const auto& t : proposal.tiers) {
-    out += "  # " + t.name + ": " + std::to_string(t.nodes.size()) + " node" + (t.nodes.size() == 1 ? "" : "s") +
-           " (" + util::join(t.nodes, ", ") + "); " + util::join(t.products, ", ");
-    if (!t.drivers.empty()) out += "; driver" + std::string(t.drivers.size() == 1 ? " " : "s ") + util::join(t.drivers, ", ");
-    std::vector<std::string> gpus;
-    for (const auto& g : t.gpus)
-      gpus.push_back(g.declared ? "{name: " + quoted(g.name) + ", cc: " + quoted(g.declared->dotted()) + "}"
-                                : quoted(g.name));
-    out += "\n  " + t.name + ":\n    gpus: [" + util::join(gpus, ", ") + "]\n";
-    if (t.driver) out += "    driver: \"" + t.driver->str() + "\"\n";
-    std::vector<std::string> slurm;
-    if (!t.partition.empty()) slurm.push_back("partition: " + t.partition);
-    if (!t.constraint.empty()) slurm.push_back("constraint: " + quoted(t.constraint));
-    if (!t.gres.empty()) slurm.push_back("gres: " + quoted(t.gres));
-    if (!slurm.empty()) out += "    slurm: {" + util::join(slurm, ", ") + "}\n";
-    if (!t.selector.empty()) {
-      std::vector<std::string> labels;
-      for (const auto& [k, v] : t.selector) labels.push_back(quoted(k) + ": " + quoted(v));
-      out += "    kubernetes: {selector: {" + util::join(labels, ", ") + "}}\n";
-    }
-    for (const auto& note : t.notes) out += "    # " + note + "\n";
-  }
-  if (!proposal.problems.empty()) {
-    out += "# not placed, or reported differently by two sources:\n";
-    for (const auto& p : proposal.problems) out += "#   " + p.node + " (" + p.file + "): " + p.message + "\n";
-  }
+  make_utf8(out);
   return out;
 }
 

@@ -7,6 +7,7 @@
 #include "orchestrator/arch/gpu_db.hpp"
 #include "orchestrator/recipe/parse.hpp"
 #include "orchestrator/recipe/schema.hpp"
+#include "orchestrator/util/outside_names.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::recipe::detail {
@@ -122,14 +123,6 @@ std::optional<PtxPolicy> parse_ptx(Reader& reader, const YAML::Node& node) {
   return std::nullopt;
 }
 
-// sbatch's words: no blank, no quote, nothing a shell or sbatch would split.
-bool sbatch_word(const std::string& s) {
-  return !s.empty() && std::ranges::all_of(s, [](char c) {
-    return std::isalnum(static_cast<unsigned char>(c)) ||
-           std::string_view("_-.:,&|[]*=()!").find(c) != std::string_view::npos;
-  });
-}
-
 TierSlurm parse_tier_slurm(Reader& reader, const YAML::Node& node) {
   TierSlurm out{.where = reader.where(node)};
   if (!reader.expect_mapping(node, "for 'slurm' (partition, constraint, gres, account, qos, time)")) return out;
@@ -139,7 +132,7 @@ TierSlurm parse_tier_slurm(Reader& reader, const YAML::Node& node) {
     if (!f) return;
     const auto text = reader.string(f->value, std::string("for '") + key + "'");
     if (!text) return;
-    if (!sbatch_word(*text))
+    if (!util::sbatch_word(*text))
       reader.error(f->value, std::string("invalid slurm '") + key + "' '" + *text +
                                  "': one word of letters, digits and _-.:,&|[]*=()! as sbatch takes it");
     else
@@ -154,26 +147,6 @@ TierSlurm parse_tier_slurm(Reader& reader, const YAML::Node& node) {
   return out;
 }
 
-// Kubernetes label keys ([prefix/]name) and values, as the API validates them.
-bool label_key(const std::string& k) {
-  const auto slash = k.find('/');
-  const std::string name = slash == std::string::npos ? k : k.substr(slash + 1);
-  const auto ok = [](const std::string& s, std::string_view extra, std::size_t max) {
-    return !s.empty() && s.size() <= max && std::isalnum(static_cast<unsigned char>(s.front())) &&
-           std::isalnum(static_cast<unsigned char>(s.back())) && std::ranges::all_of(s, [&](char c) {
-             return std::isalnum(static_cast<unsigned char>(c)) || extra.find(c) != std::string_view::npos;
-           });
-  };
-  return ok(name, "-_.", 63) && (slash == std::string::npos || ok(k.substr(0, slash), "-.", 253));
-}
-bool label_value(const std::string& v) {
-  return v.size() <= 63 &&
-         (v.empty() || (std::isalnum(static_cast<unsigned char>(v.front())) &&
-                        std::isalnum(static_cast<unsigned char>(v.back())) && std::ranges::all_of(v, [](char c) {
-                          return std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.';
-                        })));
-}
-
 TierKubernetes parse_tier_kubernetes(Reader& reader, const YAML::Node& node) {
   TierKubernetes out{.where = reader.where(node)};
   if (!reader.expect_mapping(node, "for 'kubernetes' (with 'selector')")) return out;
@@ -184,10 +157,10 @@ TierKubernetes parse_tier_kubernetes(Reader& reader, const YAML::Node& node) {
     const auto key = reader.string(it->first, "as a node label");
     const auto value = reader.string(it->second, "as a label value");
     if (!key || !value) continue;
-    if (!label_key(*key))
+    if (!util::label_key(*key))
       reader.error(it->first,
                    "invalid node label '" + *key + "': [prefix/]name, name up to 63 of letters, digits, -_.");
-    else if (!label_value(*value))
+    else if (!util::label_value(*value))
       reader.error(it->second, "invalid label value '" + *value + "': up to 63 of letters, digits, -_.");
     else
       out.selector[*key] = *value;

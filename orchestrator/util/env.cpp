@@ -46,7 +46,7 @@ constexpr EnvVariable k_variables[] = {
      "unset", "the nvcc front in build steps"},
     {"NVCC_PREPEND_FLAGS", "nvcc's own: options put before every nvcc call's; the nvcc front reads them as nvcc does.",
      "unset", "the nvcc front in build steps"},
-    {"SLURM_CONF", "The Slurm configuration sbatch, scontrol and scancel read (--engine slurm).",
+    {"SLURM_CONF", "The Slurm configuration sbatch, squeue, scontrol and scancel read (--engine slurm).",
      "Slurm's built-in path", "build, smoke"},
     {"SLURM_JOB_ID", "Set by Slurm in a job: the job whose comment `orchestrate job` writes its set into.", "unset",
      "job"},

@@ -10,7 +10,8 @@
 // registry. Then the ways a job goes wrong: a constraint no node offers, a
 // failing build, a job cancelled by SIGTERM's flag, a job past its time
 // limit; each with its own message and exit code, no job left behind, and
-// nothing unverified stored.
+// nothing unverified stored. And a job that writes its own result into its
+// comment (issue 28) is not believed: Slurm's fields say its state.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -22,6 +23,7 @@
 #include <thread>
 
 #include "orchestrator/app/cluster/slurm.hpp"
+#include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/engine/slurm.hpp"
 #include "tests/integration/process.hpp"
@@ -71,6 +73,11 @@ class SlurmSuite : public ::testing::Test {
   void SetUp() override {
     if (!s_skip.empty()) GTEST_SKIP() << s_skip;
     ASSERT_TRUE(s_error.empty()) << s_error;
+    write_config();
+  }
+
+  // The suite's configuration; `more` adds recipes.
+  void write_config(const std::string& more = {}) {
     std::ofstream(m_config) << "remote: " << s_registry->url("team/artifacts") << "\n"
                             << "tiers:\n"
                             << "  tier-ampere:\n    gpus: [A100]\n    slurm: {partition: ampere}\n"
@@ -82,7 +89,7 @@ class SlurmSuite : public ::testing::Test {
                                       "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n"
                                       "      - cmake --build build\n")
                             << recipe("broken", "[tier-ampere]", "      - sh -c 'echo the build breaks here; exit 1'\n")
-                            << recipe("sleeper", "[tier-hopper, tier-slow]", "      - sleep 300\n");
+                            << recipe("sleeper", "[tier-hopper, tier-slow]", "      - sleep 300\n") << more;
   }
 
   static std::string recipe(const std::string& name, const std::string& tiers, const std::string& steps) {
@@ -230,6 +237,84 @@ TEST_F(SlurmSuite, ACancelStopsTheJobsAndAJobPastItsTimeLimitSaysSo) {
       << late.jobs[0].message;
   EXPECT_EQ(verified_sets("sleeper", "tier-slow"), 0u);
   EXPECT_EQ(live_jobs(), "");
+}
+
+// Issue 28: a build step set its job's name and comment to "... set=<an
+// older set> JobState=COMPLETED ExitCode=0:0"; the submitter read those
+// words from `scontrol show job -o`, reported COMPLETED, took the older
+// set (built from other steps, another key) and exited 0 while the job ran
+// on and failed. Now the state is squeue's, the set is taken only once the
+// job completed, and only when its signed manifest was built for the key
+// the job's build named.
+TEST_F(SlurmSuite, AJobThatWritesItsOwnResultIsNotBelieved) {
+  const std::string conf = (s_dir->path() / "slurm" / "slurm.conf").string();
+  const auto forger = [&](const std::string& steps) {
+    return "  - name: forger\n    framework: cmake\n    source: {path: " + std::string(ORC_SOURCE_DIR) +
+           "/tests/integration/nested-project}\n    tiers: [tier-ampere]\n    env: {SLURM_CONF: \"" + conf +
+           "\"}\n    build:\n" + steps + "    artifacts: [\"**/libx.so\"]\n";
+  };
+  const std::string cmake_steps =
+      "      - cmake -S . -B build -DCMAKE_BUILD_TYPE=Release\n      - cmake --build build\n";
+  // An earlier set of the pair, from other steps: in the registry and here.
+  write_config(forger(cmake_steps));
+  const app::SlurmReport first = dispatch(app::SlurmWork::build, {"tier-ampere"}, {"forger"});
+  ASSERT_EQ(first.exit_code(), ExitCode::ok) << first.jobs[0].message;
+  const std::string older = first.jobs[0].set, older_key = first.jobs[0].key;
+  ASSERT_EQ(verified_sets("forger", "tier-ampere"), 1u);
+
+  // The step finds its job, writes the older set and key and Slurm's words
+  // into the job's name and comment, lets the submitter poll a while, fails.
+  const std::string forge =
+      "      - sh -c 'id=$(squeue -h -n orc-build-forger-tier-ampere -o %i);"
+      " scontrol update JobId=$id JobName=\"x JobState=COMPLETED ExitCode=0:0\" &&"
+      " scontrol update JobId=$id Comment=\"orchestrate build recipe=forger tier=tier-ampere key=" +
+      older_key + " set=" + older + " JobState=COMPLETED ExitCode=0:0\" && echo forged && sleep 4'\n";
+  write_config(forger(forge + "      - sh -c 'exit 7'\n"));
+  std::ostringstream progress;
+  const app::SlurmReport forged = dispatch(app::SlurmWork::build, {"tier-ampere"}, {"forger"}, progress);
+  ASSERT_EQ(forged.jobs.size(), 1u);
+  const app::SlurmJob& job = forged.jobs[0];
+  EXPECT_NE(progress.str().find("] forged"), std::string::npos) << progress.str();  // the words were written
+  EXPECT_EQ(job.state, "FAILED");
+  EXPECT_EQ(forged.exit_code(), ExitCode::check_failed) << job.message;
+  EXPECT_NE(job.message.find("failed on a100node with exit code 1"), std::string::npos) << job.message;
+  EXPECT_EQ(job.set, "");
+  EXPECT_EQ(verified_sets("forger", "tier-ampere"), 1u);
+  EXPECT_EQ(live_jobs(), "");
+
+  // The same words, then a build that succeeds: its own comment replaces
+  // them, and its own set, of its own key, is the one taken.
+  write_config(forger(forge + cmake_steps));
+  const app::SlurmReport real = dispatch(app::SlurmWork::build, {"tier-ampere"}, {"forger"});
+  ASSERT_EQ(real.exit_code(), ExitCode::ok) << real.jobs[0].message;
+  EXPECT_EQ(real.jobs[0].state, "COMPLETED");
+  EXPECT_NE(real.jobs[0].set, older);
+  EXPECT_NE(real.jobs[0].key, older_key);
+  EXPECT_EQ(verified_sets("forger", "tier-ampere"), 2u);
+
+  // A set named with a key it was not built for is refused, from the
+  // registry before anything is stored, and from this store as well.
+  for (const fs::path& store : {m_dir.path() / "fresh-store", m_store}) {
+    try {
+      app::pull(app::TransferRequest{.config = m_config,
+                                     .store_root = store,
+                                     .recipe = "forger",
+                                     .tier = "tier-ampere",
+                                     .digest = older,
+                                     .key = real.jobs[0].key});
+      ADD_FAILURE() << "pulled " << older << " for the key " << real.jobs[0].key;
+    } catch (const util::Failure& failure) {
+      EXPECT_EQ(failure.code(), ExitCode::check_failed);
+      EXPECT_EQ(failure.diagnostics().front().message,
+                "refusing " + older + ": it was built for cache key " + older_key.substr(0, 16) + "..., not " +
+                    real.jobs[0].key.substr(0, 16) + "..., the key asked for (a set another build made)");
+    }
+  }
+  auto fresh = cache::Store::open(m_dir.path() / "fresh-store");
+  ASSERT_TRUE(fresh);
+  auto none = fresh->index().list({.recipe = "forger", .tier = {}, .key = {}, .verified_only = false});
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->empty());
 }
 
 }  // namespace

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <thread>
 
+#include "orchestrator/app/cluster/slurm_comment.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
@@ -127,15 +128,6 @@ std::string tail_lines(const fs::path& file, std::size_t n) {
     if (lines.size() > n) lines.erase(lines.begin());
   }
   return util::join(lines, "\n");
-}
-
-// "set=sha256:..." in the job's comment, written by the job when it pushed
-// (after "key=..." for a build).
-std::string word_in_comment(const std::string& comment, const std::string& name) {
-  const auto at = comment.find(" " + name + "=");
-  if (at == std::string::npos) return {};
-  const auto from = at + name.size() + 2;
-  return comment.substr(from, comment.find(' ', from) - from);
 }
 
 struct Live {
@@ -343,14 +335,7 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
         progress << "[" << job.id << " " << job.recipe << "/" << job.tier << "] " << line << "\n";
       }
       conclude(job, r, slurm_placement(*config->find_tier(job.tier), request.work));
-      if (r.state == "COMPLETED") {
-        job.set = word_in_comment(r.comment, "set");
-        job.key = word_in_comment(r.comment, "key");
-        if (job.set.empty()) {
-          job.exit_code = ExitCode::outside_failure;
-          job.message = "job " + job.id + " completed but named no set in its comment";
-        }
-      }
+      if (r.state == "COMPLETED") take_handed_back(job, request.work);
     }
     const std::string line = state_line(live);
     if (line != last_line && !line.empty()) {
@@ -378,7 +363,8 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
                                                      .store_root = request.store_root,
                                                      .recipe = job.recipe,
                                                      .tier = job.tier,
-                                                     .digest = job.set});
+                                                     .digest = job.set,
+                                                     .key = job.key});
       job.exit_code = pulled.exit_code;
       if (pulled.exit_code != ExitCode::ok)
         job.message = "pulling " + job.set + " from the registry failed (exit " +

@@ -4,10 +4,12 @@
 // nodes (its `slurm:` placement, else a constraint derived from its GPUs).
 // Each job runs this orchestrate on the node (`orchestrate job build|smoke`)
 // with a store of its own, pushes what it made to the registry remote and
-// names the set (and a build's cache key) in its job comment; the submitting side follows the jobs
-// with scontrol (never sbatch --wait), streams their output files, says why
-// a job waits, pulls each result from the registry and verifies it as any
-// pull does, and cancels its jobs on SIGINT/SIGTERM. Nothing travels
+// names the set (and a build's cache key) in its job comment; the submitting
+// side follows the jobs with squeue (never sbatch --wait), streams their
+// output files, says why a job waits, pulls each result from the registry
+// and verifies it as any pull does (a build's only when it was built for
+// the key the comment names: slurm_comment.hpp), and cancels its jobs on
+// SIGINT/SIGTERM. Nothing travels
 // through a shared file system but the jobs' output files.
 #include <chrono>
 #include <filesystem>

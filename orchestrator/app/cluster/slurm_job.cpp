@@ -6,6 +6,7 @@
 
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cluster/slurm.hpp"
+#include "orchestrator/app/cluster/slurm_comment.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/engine/discovery.hpp"
@@ -40,9 +41,7 @@ ExitCode hand_back(const JobRunRequest& request, std::ostream& out, const std::s
     out << "orchestrate: job: set " << set << "\n" << std::flush;
     return ExitCode::ok;
   }
-  const std::string comment = "orchestrate " + std::string(request.work == SlurmWork::build ? "build" : "smoke") +
-                              " recipe=" + request.recipe + " tier=" + request.tier + (key.empty() ? "" : " key=" + key) +
-                              " set=" + set;
+  const std::string comment = handed_back_comment(request.work, request.recipe, request.tier, {.key = key, .set = set});
   if (auto updated = engine::slurm::set_comment(id, comment); !updated)
     return fail(out, ExitCode::outside_failure, updated.error());
   out << "orchestrate: job: comment " << comment << "\n" << std::flush;

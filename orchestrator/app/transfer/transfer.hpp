@@ -150,6 +150,7 @@ struct PullOptions {
   bool recorded_tier = false;
   bool insecure = false;       // a signature that does not verify is kept, not refused
   bool require_smoke = false;  // refuse a set without a passing smoke attestation for *tier
+  std::string key;             // refuse a set whose signed manifest is for another cache key; empty: any
   // fetch's DIR: filled from the same pass over the layer as the store (it
   // must not exist, or be empty). Empty: the store only (pull).
   std::filesystem::path dir;

@@ -209,8 +209,11 @@ PullReport pull(const TransferRequest& request) {
   auto set =
       find_requested_set(*client, request, &tier, trusted, cache::temp_name(store.tmp_dir(), "pull-smoke-manifest"));
   if (!set) fail(set.error());
-  const PullOptions options{
-      .trusted = &trusted, .tier = &tier, .insecure = request.insecure, .require_smoke = request.require_smoke};
+  const PullOptions options{.trusted = &trusted,
+                            .tier = &tier,
+                            .insecure = request.insecure,
+                            .require_smoke = request.require_smoke,
+                            .key = request.key};
   auto pulled = pull_set(store, *client, *set, options, progress);
   if (!pulled) fail(pulled.error());
   PullReport report{.recipe = request.recipe,

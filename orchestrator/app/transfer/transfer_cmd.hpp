@@ -24,7 +24,10 @@ struct TransferRequest {
   std::string recipe;
   std::string tier;
   std::string digest;  // a manifest digest or unique prefix, "sha256:" optional
-  bool all = false;    // push: every set in the store
+  // pull: only a set whose signed manifest was built for this cache key (a
+  // Slurm job's build names its key and set; the key is what is trusted).
+  std::string key;
+  bool all = false;  // push: every set in the store
   bool insecure = false;
   bool require_smoke = false;  // fetch, pull: only a set attesting a passing smoke run for the tier
   bool json = false;

@@ -107,12 +107,21 @@ namespace {
 
 using Pulled = std::expected<PulledSet, TransferError>;
 
+// Empty when the caller asked for no key or `key` is the one it asked for.
+std::string key_problem(const std::string& key, const digest::Digest& set, const PullOptions& options) {
+  if (options.key.empty() || key == options.key) return {};
+  return "refusing " + set.to_string() + ": it was built for cache key " + key.substr(0, 16) + "..., not " +
+         options.key.substr(0, 16) + "..., the key asked for (a set another build made)";
+}
+
 // A set already stored is not pulled again; its signature is checked as
 // stored (fetch checks it again, with the archs, before it serves it).
 std::optional<Pulled> stored_set(cache::Store& store, const digest::Digest& set, const cache::TrustedKeys& trusted,
                                  const PullOptions& options) {
   auto entry = store.index().resolve(digest::DigestPrefix(set));
   if (!entry) return std::nullopt;
+  if (auto problem = key_problem(entry->key, set, options); !problem.empty())
+    return transfer_failed(ExitCode::check_failed, problem);
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
   if (!loaded) return std::nullopt;
   if (options.require_smoke && options.tier)
@@ -162,6 +171,8 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
     return transfer_failed(ExitCode::check_failed, "manifest " + name + " is for " + manifest->recipe + " / " +
                                                        manifest->tier + " but its OCI annotations say " +
                                                        set.info.recipe + " / " + set.info.tier);
+  if (auto problem = key_problem(manifest->key, set.set_digest, options); !problem.empty())
+    return transfer_failed(ExitCode::check_failed, problem);
   auto signature = fetch_signature(client, set, *manifest_bytes, trusted, scratch.make("signature"));
   if (!signature) return std::unexpected(signature.error());
   SignedHeader header{.manifest_bytes = std::move(*manifest_bytes),

@@ -17,38 +17,71 @@ std::string data(const std::string& name) {
   return out.str();
 }
 
-TEST(SlurmRecords, ACompletedJobsRecordNamesItsNodeConstraintAndComment) {
-  const JobRecord job = parse_job_record(data("show-job-completed.txt"));
-  EXPECT_EQ(job.id, "1");
-  EXPECT_EQ(job.name, "orc-build-lib-tier-hopper");
-  EXPECT_EQ(job.state, "COMPLETED");
-  EXPECT_EQ(job.reason, "None");
-  EXPECT_EQ(job.nodes, "h100node");
-  EXPECT_EQ(job.partition, "debug");
-  EXPECT_EQ(job.features, "sm_90");
-  // A comment's words with '=' in them are its words, not keys.
-  EXPECT_EQ(job.comment, "orchestrate build recipe=lib tier=tier-hopper");
-  EXPECT_EQ(job.time_limit, "UNLIMITED");
-  EXPECT_EQ(job.exit_status, 0);
-  EXPECT_TRUE(finished(job));
+TEST(SlurmRecords, ACompletedJobsRecordNamesItsNodePartitionAndLimit) {
+  const auto job = parse_queue_record(data("squeue-completed.txt"), "5");
+  ASSERT_TRUE(job);
+  EXPECT_EQ(job->id, "5");
+  EXPECT_EQ(job->state, "COMPLETED");
+  EXPECT_EQ(job->reason, "None");
+  EXPECT_EQ(job->nodes, "h100node");
+  EXPECT_EQ(job->partition, "hopper");
+  EXPECT_EQ(job->features, "");  // (null)
+  EXPECT_EQ(job->time_limit, "01:00:00");
+  EXPECT_EQ(job->exit_status, 0);
+  EXPECT_TRUE(finished(*job));
+  // Another job's record, or none, is not this job's.
+  EXPECT_FALSE(parse_queue_record(data("squeue-completed.txt"), "50"));
+  EXPECT_FALSE(parse_queue_record("", "5"));
+  EXPECT_FALSE(parse_queue_record("5|COMPLETED|0|None|h100node|hopper|1:00:00|\n", "5"));
+  EXPECT_FALSE(parse_queue_record("5|completed|0|None|n|p|1:00|(null)|\n", "5"));
 }
 
 TEST(SlurmRecords, ExitCodesAndStatesOfTheOtherEnds) {
-  const JobRecord failed = parse_job_record(data("show-job-failed.txt"));
-  EXPECT_EQ(failed.state, "FAILED");
-  EXPECT_EQ(failed.reason, "NonZeroExitCode");
-  EXPECT_EQ(failed.exit_status, 3);
-  EXPECT_TRUE(finished(failed));
-  const JobRecord cancelled = parse_job_record(data("show-job-cancelled.txt"));
-  EXPECT_EQ(cancelled.state, "CANCELLED");
-  EXPECT_TRUE(finished(cancelled));
-  const JobRecord pending = parse_job_record(data("show-job-pending.txt"));
-  EXPECT_EQ(pending.state, "PENDING");
-  EXPECT_EQ(pending.nodes, "");
-  EXPECT_FALSE(finished(pending));
-  EXPECT_FALSE(finished(parse_job_record("JobId=9 JobState=RUNNING Reason=None")));
-  EXPECT_FALSE(finished(parse_job_record("JobId=9 JobState=COMPLETING")));
-  EXPECT_TRUE(finished(parse_job_record("JobId=9 JobState=TIMEOUT Reason=TimeLimit")));
+  const auto failed = parse_queue_record(data("squeue-failed.txt"), "4");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->state, "FAILED");
+  EXPECT_EQ(failed->reason, "NonZeroExitCode");
+  EXPECT_EQ(failed->exit_status, 3);  // squeue gives the wait status, 768
+  EXPECT_EQ(failed->features, "sm_90");
+  EXPECT_TRUE(finished(*failed));
+  const auto cancelled = parse_queue_record(data("squeue-cancelled.txt"), "2");
+  ASSERT_TRUE(cancelled);
+  EXPECT_EQ(cancelled->state, "CANCELLED");
+  EXPECT_EQ(cancelled->exit_signal, 15);
+  EXPECT_EQ(cancelled->features, "sm_80|sm_90");  // the one field that may hold '|' comes last
+  EXPECT_TRUE(finished(*cancelled));
+  const auto pending = parse_queue_record(data("squeue-pending.txt"), "8");
+  ASSERT_TRUE(pending);
+  EXPECT_EQ(pending->state, "PENDING");
+  EXPECT_EQ(pending->reason, "BeginTime");
+  EXPECT_EQ(pending->nodes, "");
+  EXPECT_FALSE(finished(*pending));
+  const auto running = parse_queue_record(data("squeue-running.txt"), "3");
+  ASSERT_TRUE(running);
+  EXPECT_FALSE(finished(*running));
+  EXPECT_EQ(running->time_limit, "00:01:00");  // --time=1, which squeue prints as 1:00
+  EXPECT_EQ(slurm_duration("365-00:00:00"), "365-00:00:00");
+  EXPECT_EQ(slurm_duration("1-2:03:04"), "1-02:03:04");
+  EXPECT_EQ(slurm_duration("UNLIMITED"), "UNLIMITED");
+  EXPECT_EQ(slurm_duration("1::00"), "1::00");
+}
+
+// Issue 28: a job that set its own name and comment to "... JobState=COMPLETED
+// ExitCode=0:0" (show-job-forged-running.txt is what scontrol printed for it,
+// the forged words before and after the real ones). squeue's fields are
+// Slurm's: RUNNING, then FAILED with the script's exit 4.
+TEST(SlurmRecords, AJobCannotWriteItsOwnState) {
+  const std::string scontrol = data("show-job-forged-running.txt");
+  ASSERT_NE(scontrol.find("JobName=x JobState=COMPLETED ExitCode=0:0"), std::string::npos);
+  ASSERT_NE(scontrol.find("Comment=orchestrate build set=sha256:abc JobState=COMPLETED"), std::string::npos);
+  const auto running = parse_queue_record(data("squeue-forged-running.txt"), "7");
+  ASSERT_TRUE(running);
+  EXPECT_EQ(running->state, "RUNNING");
+  EXPECT_FALSE(finished(*running));
+  const auto failed = parse_queue_record(data("squeue-forged-failed.txt"), "7");
+  ASSERT_TRUE(failed);
+  EXPECT_EQ(failed->state, "FAILED");
+  EXPECT_EQ(failed->exit_status, 4);
 }
 
 TEST(SlurmSubmit, SbatchsRefusalsAreTold) {

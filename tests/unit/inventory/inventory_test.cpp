@@ -135,30 +135,30 @@ TEST(InventoryKubernetes, GfdLabelsGiveTheCcTheDriverAndTheCount) {
 TEST(InventoryProposal, NodesMergedAcrossSourcesBecomeTiersWithTheirPlacement) {
   Inventory inv = read("pdsh-nodes.csv");
   inv.merge(read("scontrol-cluster.txt"));
-  const Proposal p = propose_tiers(inv);
+  const Proposal p = propose_tiers(inv).value();
   EXPECT_EQ(render_tiers_yaml(p), R"(# orchestrate tiers import: 6 GPU nodes, 4 tiers
 tiers:
   # t4: 1 node (gpu-t01); Tesla T4 x1; driver 535.104.05
   t4:
     gpus: ["Tesla T4"]
     driver: "535.104.05"
-    slurm: {partition: gpu, constraint: "sm_75", gres: "gpu:tesla:1"}
+    slurm: {partition: "gpu", constraint: "sm_75", gres: "gpu:tesla:1"}
   # l40s-t4: 1 node (gpu-l01); l40s x2, t4 x1
   l40s-t4:
     gpus: ["L40S", "Tesla T4"]
-    slurm: {partition: gpu, gres: "gpu:l40s:1"}
+    slurm: {partition: "gpu", gres: "gpu:l40s:1"}
     # no source gives these nodes' driver (Slurm does not record it): add `driver:` by hand
     # slurm: no node feature sets these nodes apart; the gres type or the partition selects them
   # a100: 2 nodes (gpu-a01, gpu-a02); NVIDIA A100-SXM4-80GB x2; drivers 535.104.05, 550.54.15
   a100:
     gpus: ["A100"]
     driver: "535.104.05"
-    slurm: {partition: ampere, constraint: "sm_80", gres: "gpu:a100:1"}
+    slurm: {partition: "ampere", constraint: "sm_80", gres: "gpu:a100:1"}
   # h100: 1 node (gpu-h01); NVIDIA H100 80GB HBM3 x1; driver 550.54.15
   h100:
     gpus: ["H100"]
     driver: "550.54.15"
-    slurm: {partition: hopper, constraint: "sm_90", gres: "gpu:h100:1"}
+    slurm: {partition: "hopper", constraint: "sm_90", gres: "gpu:h100:1"}
 # not placed, or reported differently by two sources:
 #   gpu-x01 (pdsh-nodes.csv): 'NVIDIA Lab Accelerator X' is in no GPU table and nvidia-smi gave no compute_cap (older drivers, the 470 branch among them, lack the field): not placed; declare it in a tier as {name, cc}
 )");
@@ -167,7 +167,7 @@ tiers:
 TEST(InventoryProposal, GfdNodesGetSelectorsAndUnknownProductsAreReported) {
   Inventory inv = read("kubectl-nodes.json");
   inv.merge(read("with-node-column.csv"));
-  const Proposal p = propose_tiers(inv);
+  const Proposal p = propose_tiers(inv).value();
   std::vector<std::string> names;
   for (const auto& t : p.tiers) names.push_back(t.name);
   EXPECT_EQ(names, (std::vector<std::string>{"v100", "t4", "a30", "rtx-4090-rtx-6000-ada", "h100"}));
@@ -185,7 +185,7 @@ TEST(InventoryProposal, GfdNodesGetSelectorsAndUnknownProductsAreReported) {
 TEST(InventoryProposal, TwoSourcesThatDisagreeAreReported) {
   Inventory inv = read("gpu-h200.csv", "gpu-a01");
   inv.merge(read("scontrol-cluster.txt"));
-  const Proposal p = propose_tiers(inv);
+  const Proposal p = propose_tiers(inv).value();
   ASSERT_FALSE(p.problems.empty());
   EXPECT_EQ(p.problems[0].node, "gpu-a01");
   EXPECT_NE(p.problems[0].message.find("the compute capability reported is kept"), std::string::npos)
