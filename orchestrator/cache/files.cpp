@@ -25,6 +25,11 @@ std::string errno_message(std::string_view what, const fs::path& path) {
   return std::string(what) + " " + path.string() + ": " + std::strerror(errno);
 }
 
+Error errno_error(std::string_view what, const fs::path& path) {
+  const int err = errno;
+  return io_error(errno_message(what, path), err);
+}
+
 std::string utc_rfc3339(std::int64_t seconds) {
   const std::time_t t = seconds;
   std::tm tm{};
@@ -61,14 +66,15 @@ void fsync_dir(const fs::path& dir) { util::fsync_dir(dir); }
 namespace {
 
 Error from_fs(const util::FsError& e) {
-  return Error{e.kind == util::FsErrorKind::not_found ? ErrorKind::not_found : ErrorKind::io, e.message};
+  return Error{e.kind == util::FsErrorKind::not_found ? ErrorKind::not_found : ErrorKind::io, e.message,
+               e.error_number};
 }
 
 }  // namespace
 
 std::expected<bool, Error> commit_no_replace(const fs::path& temp, const fs::path& target) {
   auto moved = util::commit_no_replace(temp, target);
-  if (!moved) return std::unexpected(io_error(moved.error().message));
+  if (!moved) return std::unexpected(from_fs(moved.error()));
   return *moved;
 }
 
@@ -78,7 +84,7 @@ std::expected<void, Error> write_file_atomic(const fs::path& target, std::string
   if (written) return {};
   if (written.error().kind == util::FsErrorKind::exists)
     return std::unexpected(invalid_error(target.string() + " already exists; not replaced"));
-  return std::unexpected(io_error(written.error().message));
+  return std::unexpected(from_fs(written.error()));
 }
 
 std::expected<std::string, Error> read_file(const fs::path& path) {

@@ -59,5 +59,7 @@ std::string utc_rfc3339(std::int64_t seconds);
 std::int64_t unix_seconds(const std::string& rfc3339);
 
 std::string errno_message(std::string_view what, const std::filesystem::path& path);
+// An io error of errno_message's text that keeps errno (Error::os_error).
+Error errno_error(std::string_view what, const std::filesystem::path& path);
 
 }  // namespace orc::cache

@@ -94,6 +94,16 @@ enum class IfNoIndex {
   refuse,  // an error of kind invalid: the store holds blobs this index must name
 };
 
+// How Index::open opens the file.
+enum class IndexAccess {
+  read_write,
+  // Nothing written, for a store on a read-only or full file system: a
+  // read-only connection, else, when even that needs a -shm the file system
+  // cannot hold, the file alone (SQLite's immutable) provided no -wal holds
+  // pages the file lacks (a -wal is empty or gone once no connection is open).
+  read_only,
+};
+
 class Index {
  public:
   static constexpr int k_schema_version = 2;  // 2: set_blobs.mode
@@ -103,7 +113,9 @@ class Index {
   // refuses the store. Any other version, a file that is not a database or
   // is damaged, and (with refuse) a missing one are errors of kind invalid
   // (this version cannot read it, and never rewrites it).
-  static std::expected<Index, Error> open(const std::filesystem::path& file, IfNoIndex if_none = IfNoIndex::create);
+  // With IndexAccess::read_only, schema 1 is refused (its upgrade writes).
+  static std::expected<Index, Error> open(const std::filesystem::path& file, IfNoIndex if_none = IfNoIndex::create,
+                                          IndexAccess access = IndexAccess::read_write);
   Index(Index&&) noexcept;
   Index& operator=(Index&&) noexcept;
   ~Index();
@@ -136,6 +148,7 @@ class Index {
     void operator()(sqlite3* db) const;
   };
   explicit Index(sqlite3* db);
+  static std::expected<Index, Error> open_read_only(const std::filesystem::path& file, bool immutable);
   std::unique_ptr<sqlite3, Closer> m_db;
 };
 

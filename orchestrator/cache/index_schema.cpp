@@ -1,5 +1,6 @@
 #include "orchestrator/cache/index.hpp"
 
+#include <cctype>
 #include <chrono>
 #include <thread>
 
@@ -84,6 +85,39 @@ std::expected<void, Error> check_schema(sqlite3* db, const std::filesystem::path
   return t.commit();
 }
 
+// The schema of an index opened read-only: this version's, or an error
+// (schema 1 is upgraded only by a writer).
+std::expected<void, Error> read_schema(sqlite3* db, const std::filesystem::path& file) {
+  auto version = schema_version(db);
+  if (!version) return std::unexpected(version.error());
+  if (!*version) return std::unexpected(unusable_error(file, "holds no index"));
+  if (**version == "1")
+    return std::unexpected(invalid_error("the store's index " + file.string() +
+                                         " has schema version 1, which its first write upgrades: run any "
+                                         "orchestrate command on it once where its file system is writable"));
+  if (**version != std::to_string(Index::k_schema_version))
+    return std::unexpected(unusable_error(file, "has schema version " + **version + " (this orchestrate reads " +
+                                                    std::to_string(Index::k_schema_version) +
+                                                    "; the one that wrote it still can)"));
+  return {};
+}
+
+// "file:" and the path with every byte a URI would read otherwise (?, #, %) escaped.
+std::string file_uri(const std::filesystem::path& file) {
+  static constexpr char k_hex[] = "0123456789ABCDEF";
+  std::string uri = "file:";
+  for (const unsigned char c : file.string()) {
+    if (std::isalnum(c) || c == '/' || c == '-' || c == '_' || c == '.' || c == '~') {
+      uri += static_cast<char>(c);
+    } else {
+      uri += '%';
+      uri += k_hex[c >> 4];
+      uri += k_hex[c & 0xf];
+    }
+  }
+  return uri;
+}
+
 }  // namespace
 
 void Index::Closer::operator()(sqlite3* db) const { sqlite3_close_v2(db); }
@@ -93,7 +127,7 @@ Index::Index(Index&&) noexcept = default;
 Index& Index::operator=(Index&&) noexcept = default;
 Index::~Index() = default;
 
-std::expected<Index, Error> Index::open(const std::filesystem::path& file, IfNoIndex if_none) {
+std::expected<Index, Error> Index::open(const std::filesystem::path& file, IfNoIndex if_none, IndexAccess access) {
   std::error_code ec;
   const auto status = std::filesystem::symlink_status(file, ec);
   if (if_none == IfNoIndex::refuse && !std::filesystem::exists(status))
@@ -101,6 +135,19 @@ std::expected<Index, Error> Index::open(const std::filesystem::path& file, IfNoI
   // SQLite would open a directory and fail later with a vaguer message.
   if (std::filesystem::exists(status) && !std::filesystem::is_regular_file(status))
     return std::unexpected(unusable_error(file, "is not a regular file"));
+  if (access == IndexAccess::read_only) {
+    if (!std::filesystem::exists(status)) return std::unexpected(unusable_error(file, "is missing"));
+    auto opened = open_read_only(file, false);
+    if (opened) return opened;
+    // The file alone is the whole index only while no -wal holds pages.
+    const auto wal_bytes = std::filesystem::file_size(file.string() + "-wal", ec);
+    if (ec || wal_bytes == 0) return open_read_only(file, true);
+    return std::unexpected(io_error("the store's index " + file.string() +
+                                        " cannot be read without writing: its -wal holds changes that SQLite reads "
+                                        "only through a -shm this file system cannot give (" +
+                                        opened.error().message + ")",
+                                    opened.error().os_error));
+  }
   const int flags =
       SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | (if_none == IfNoIndex::create ? SQLITE_OPEN_CREATE : 0);
   sqlite3* raw = nullptr;
@@ -122,6 +169,18 @@ std::expected<Index, Error> Index::open(const std::filesystem::path& file, IfNoI
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }
   if (auto ok = check_schema(raw, file, if_none); !ok) return std::unexpected(ok.error());
+  return index;
+}
+
+std::expected<Index, Error> Index::open_read_only(const std::filesystem::path& file, bool immutable) {
+  const std::string name = immutable ? file_uri(file) + "?immutable=1" : file.string();
+  const int flags = SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX | (immutable ? SQLITE_OPEN_URI : 0);
+  sqlite3* raw = nullptr;
+  const int rc = sqlite3_open_v2(name.c_str(), &raw, flags, nullptr);
+  Index index(raw);
+  if (rc != SQLITE_OK) return std::unexpected(db_error(raw, "opening " + file.string() + " read-only"));
+  sqlite3_busy_timeout(raw, k_busy_timeout_ms);
+  if (auto ok = read_schema(raw, file); !ok) return std::unexpected(ok.error());
   return index;
 }
 

@@ -5,7 +5,9 @@
 // further.
 #include <sqlite3.h>
 
+#include <cerrno>
 #include <cstdint>
+#include <cstring>
 #include <expected>
 #include <filesystem>
 #include <string>
@@ -26,11 +28,28 @@ inline Error unusable_error(const std::filesystem::path& file, std::string_view 
   return invalid_error("the store's index " + file.string() + " " + std::string(why) + "; " + k_rebuild_hint);
 }
 
+// The errno behind SQLite's last error, when the file system caused it:
+// SQLITE_FULL is a full disk whatever errno says; a -shm SQLite could not
+// extend is an I/O error whose errno says ENOSPC.
+inline int os_error_of(sqlite3* db) {
+  const int primary = sqlite3_extended_errcode(db) & 0xff;
+  if (primary == SQLITE_FULL) return ENOSPC;
+  if (primary == SQLITE_IOERR || primary == SQLITE_CANTOPEN || primary == SQLITE_READONLY)
+    return sqlite3_system_errno(db);
+  return 0;
+}
+
 inline Error db_error(sqlite3* db, std::string_view what) {
-  const std::string message = "index: " + std::string(what) + ": " + (db ? sqlite3_errmsg(db) : "out of memory");
-  if (db && unusable(sqlite3_extended_errcode(db)))
+  if (!db) return io_error("index: " + std::string(what) + ": out of memory");
+  std::string message = "index: " + std::string(what) + ": " + sqlite3_errmsg(db);
+  const int os_error = os_error_of(db);
+  // "disk I/O error" alone does not say the disk is full; and a -shm that a
+  // read-only file system cannot hold is no damaged index.
+  const bool refused = is_full_errno(os_error) || os_error == EROFS;
+  if (refused) message += std::string(" (") + std::strerror(os_error) + ")";
+  if (!refused && unusable(sqlite3_extended_errcode(db)))
     return invalid_error(message + " (the index is damaged or not a database; " + k_rebuild_hint + ")");
-  return io_error(message);
+  return io_error(std::move(message), os_error);
 }
 
 // One prepared statement; binds by position, 1-based.

@@ -28,7 +28,7 @@ struct Store::Pin::State {
 Store::Pin::Pin(std::shared_ptr<State> state) : m_state(std::move(state)) {}
 Store::Pin::Pin(Pin&& other) noexcept : m_state(std::move(other.m_state)) {}
 Store::Pin::~Pin() {
-  if (m_state && --m_state->pins == 0) ::flock(m_state->fd, LOCK_UN);
+  if (m_state && --m_state->pins == 0 && m_state->fd >= 0) ::flock(m_state->fd, LOCK_UN);
 }
 
 bool is_sha256_hex(std::string_view hex) {
@@ -43,14 +43,14 @@ Store::Store(fs::path root, fs::path index_path, Index index, std::shared_ptr<Pi
 
 std::expected<std::shared_ptr<Store::Pin::State>, Error> Store::make_layout(const fs::path& root) {
   std::error_code ec;
-  for (const fs::path& dir : {root / "blobs.v1" / "sha256", root / "tmp", root / "locks.v1"}) {
+  for (const fs::path& dir : {root / "blobs.v1" / "sha256", tmp_dir_of(root), lock_file_of(root).parent_path()}) {
     fs::create_directories(dir, ec);
-    if (ec) return std::unexpected(io_error("creating " + dir.string() + ": " + ec.message()));
+    if (ec) return std::unexpected(io_error("creating " + dir.string() + ": " + ec.message(), ec.value()));
   }
   auto lock = std::make_shared<Pin::State>();
-  const fs::path lock_path = root / "locks.v1" / "store.lock";
+  const fs::path lock_path = lock_file_of(root);
   lock->fd = ::open(lock_path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-  if (lock->fd < 0) return std::unexpected(io_error(errno_message("opening", lock_path)));
+  if (lock->fd < 0) return std::unexpected(errno_error("opening", lock_path));
   return lock;
 }
 
@@ -67,7 +67,35 @@ bool holds_blobs(const fs::path& blobs_dir) {
 
 }  // namespace
 
-std::expected<Store, Error> Store::open(fs::path root) {
+std::expected<Store, Error> Store::open(fs::path root, StoreAccess access) {
+  auto opened = open_writable(root);
+  if (opened) return opened;
+  Error cause = explain_store_error(root, std::move(opened.error()));
+  if (access == StoreAccess::write || !(is_full(cause) || is_read_only(cause)))
+    return std::unexpected(std::move(cause));
+  return open_read_only(std::move(root), std::move(cause));
+}
+
+std::expected<Store, Error> Store::open_read_only(fs::path root, Error cause) {
+  const fs::path file = root / "index.v1.sqlite";
+  std::error_code ec;
+  if (!fs::exists(fs::symlink_status(file, ec))) return std::unexpected(std::move(cause));
+  auto index = Index::open(file, IfNoIndex::refuse, IndexAccess::read_only);
+  // A damaged index is said as such; any other failure is the file system's.
+  if (!index && index.error().kind == ErrorKind::invalid) return std::unexpected(index.error());
+  if (!index)
+    return std::unexpected(Error{
+        ErrorKind::io, cause.message + "; reading it read-only failed too: " + index.error().message, cause.os_error});
+  // Readers pin too (fetch): flock needs no write access, so the lock file,
+  // when there is one, still excludes gc running where the store is writable.
+  auto lock = std::make_shared<Pin::State>();
+  lock->fd = ::open(lock_file_of(root).c_str(), O_RDONLY | O_CLOEXEC);
+  Store store(std::move(root), file, std::move(*index), std::move(lock));
+  store.m_read_only = std::move(cause);
+  return store;
+}
+
+std::expected<Store, Error> Store::open_writable(fs::path root) {
   auto lock = make_layout(root);
   if (!lock) return std::unexpected(lock.error());
   const fs::path file = root / "index.v1.sqlite";
@@ -79,16 +107,17 @@ std::expected<Store, Error> Store::open(fs::path root) {
 
 std::expected<Store, Error> Store::open_for_rebuild(fs::path root) {
   auto lock = make_layout(root);
-  if (!lock) return std::unexpected(lock.error());
+  if (!lock) return std::unexpected(explain_store_error(root, lock.error()));
   // A directory named like every temporary (gc removes it after a crash),
   // for the new index and the -wal and -shm files SQLite keeps beside it.
-  const fs::path dir = temp_name(root / "tmp", "index-rebuild");
+  const fs::path dir = temp_name(tmp_dir_of(root), "index-rebuild");
   std::error_code ec;
   if (!fs::create_directory(dir, ec))
-    return std::unexpected(io_error("creating " + dir.string() + ": " + ec.message()));
+    return std::unexpected(
+        explain_store_error(root, io_error("creating " + dir.string() + ": " + ec.message(), ec.value())));
   const fs::path file = dir / "index.v1.sqlite";
   auto index = Index::open(file, IfNoIndex::create);
-  if (!index) return std::unexpected(index.error());
+  if (!index) return std::unexpected(explain_store_error(root, index.error()));
   return Store(std::move(root), file, std::move(*index), std::move(*lock));
 }
 
@@ -96,6 +125,7 @@ std::expected<fs::path, Error> Store::install_index() {
   const fs::path built = m_index_path;
   if (built == index_file())
     return std::unexpected(invalid_error("install_index: this store was not opened to rebuild"));
+  if (auto refused = refuse_write("install a new index")) return std::unexpected(*refused);
   { const Index closing = std::move(m_index); }  // the last connection: SQLite folds the -wal into the file
   // The old -wal must never meet the new file, even without its own (it was
   // deleted): SQLite would replay its pages there.
@@ -129,7 +159,8 @@ std::expected<fs::path, Error> Store::install_index() {
 std::expected<void, Error> Store::follow_installed_index() {
   struct stat st {};
   if (::stat(m_index_path.c_str(), &st) == 0 && st.st_ino == m_index_inode) return {};
-  auto reopened = Index::open(m_index_path, IfNoIndex::refuse);
+  auto reopened =
+      Index::open(m_index_path, IfNoIndex::refuse, m_read_only ? IndexAccess::read_only : IndexAccess::read_write);
   if (!reopened) return std::unexpected(reopened.error());
   m_index = std::move(*reopened);
   m_index_inode = st.st_ino;
@@ -137,7 +168,7 @@ std::expected<void, Error> Store::follow_installed_index() {
 }
 
 std::expected<Store::Pin, Error> Store::pin() {
-  if (m_lock->pins == 0) {
+  if (m_lock->pins == 0 && m_lock->fd >= 0) {
     int rc;
     while ((rc = ::flock(m_lock->fd, LOCK_SH)) != 0 && errno == EINTR) {
     }
@@ -174,11 +205,11 @@ std::expected<std::uint64_t, Error> copy_hashing(int in, int out, digest::Sha256
   for (;;) {
     const ssize_t n = ::read(in, buffer.data(), buffer.size());
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0) return std::unexpected(io_error(errno_message("reading", from)));
+    if (n < 0) return std::unexpected(errno_error("reading", from));
     if (n == 0) return size;
     hasher.update(std::as_bytes(std::span(buffer.data(), static_cast<std::size_t>(n))));
     if (!util::write_all(out, std::string_view(buffer.data(), static_cast<std::size_t>(n))))
-      return std::unexpected(io_error(errno_message("writing", to)));
+      return std::unexpected(errno_error("writing", to));
     size += static_cast<std::uint64_t>(n);
   }
 }
@@ -186,6 +217,7 @@ std::expected<std::uint64_t, Error> copy_hashing(int in, int out, digest::Sha256
 }  // namespace
 
 std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
+  if (auto refused = refuse_write("store " + file.string())) return std::unexpected(*refused);
   auto held = pin();
   if (!held) return std::unexpected(held.error());
   const int in = ::open(file.c_str(), O_RDONLY | O_CLOEXEC);
@@ -193,18 +225,19 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
   const fs::path temp = temp_name(tmp_dir(), "blob");
   const int out = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
   if (out < 0) {
+    const Error failed = errno_error("creating", temp);
     ::close(in);
-    return std::unexpected(io_error(errno_message("creating", temp)));
+    return std::unexpected(explain(failed));
   }
   digest::Sha256 hasher;
   auto size = copy_hashing(in, out, hasher, file, temp);
   ::close(in);
-  if (size && ::fsync(out) != 0) size = std::unexpected(io_error(errno_message("syncing", temp)));
+  if (size && ::fsync(out) != 0) size = std::unexpected(errno_error("syncing", temp));
   ::close(out);
   std::error_code ec;
   if (!size) {
     fs::remove(temp, ec);
-    return std::unexpected(size.error());
+    return std::unexpected(explain(size.error()));
   }
   PutResult result{.digest = hasher.digest(), .size = *size, .added = false};
   if (has_blob(result.digest)) {
@@ -212,12 +245,13 @@ std::expected<PutResult, Error> Store::put_file(const fs::path& file) {
     return result;
   }
   auto moved = commit_no_replace(temp, blob_path(result.digest));
-  if (!moved) return std::unexpected(moved.error());
+  if (!moved) return std::unexpected(explain(moved.error()));
   result.added = *moved;
   return result;
 }
 
 std::expected<PutResult, Error> Store::put_bytes(std::string_view bytes) {
+  if (auto refused = refuse_write("store a blob")) return std::unexpected(*refused);
   auto held = pin();
   if (!held) return std::unexpected(held.error());
   PutResult result{.digest = digest::sha256(std::as_bytes(std::span(bytes.data(), bytes.size()))),
@@ -226,7 +260,7 @@ std::expected<PutResult, Error> Store::put_bytes(std::string_view bytes) {
   if (has_blob(result.digest)) return result;
   auto written = write_file_atomic(blob_path(result.digest), bytes, tmp_dir(), 0644, Replace::refuse);
   // Refused means another writer got there first with the same bytes.
-  if (!written && written.error().kind != ErrorKind::invalid) return std::unexpected(written.error());
+  if (!written && written.error().kind != ErrorKind::invalid) return std::unexpected(explain(written.error()));
   result.added = written.has_value();
   return result;
 }
@@ -273,6 +307,7 @@ std::expected<void, Error> Store::check_blobs(const IndexEntry& entry) const {
 }
 
 std::expected<std::int64_t, Error> Store::record(const IndexEntry& entry) {
+  if (auto refused = refuse_write("record " + entry.recipe + " for " + entry.tier)) return std::unexpected(*refused);
   auto held = pin();
   if (!held) return std::unexpected(held.error());
   // The build log stays where the set was built (a registry carries the
@@ -281,7 +316,9 @@ std::expected<std::int64_t, Error> Store::record(const IndexEntry& entry) {
   IndexEntry row = entry;
   if (row.build_log && !has_blob(*row.build_log)) row.build_log.reset();
   if (auto stored = check_blobs(row); !stored) return std::unexpected(stored.error());
-  return m_index.add(row);
+  auto added = m_index.add(row);
+  if (!added) return std::unexpected(explain(added.error()));
+  return added;
 }
 
 }  // namespace orc::cache

@@ -24,10 +24,17 @@
 // open_for_rebuild() + install_index() (rebuild_index, maintenance.hpp) make
 // a new one from the manifests among the blobs. A process that opened the
 // store before an index was installed finds the new one at its next pin().
+//
+// A store on a read-only file system, or on a full one, can still be read:
+// open(StoreAccess::read) then opens the index without writing a byte
+// (IndexAccess::read_only), and every write is refused with the reason.
+// Errors of a full or read-only file system say so, where, and what to do
+// (explain(), store_fs.cpp).
 #include <cstdint>
 #include <expected>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -52,20 +59,33 @@ struct PutResult {
   bool added = false;  // false when the blob was already there
 };
 
+enum class StoreAccess {
+  write,  // an error when the file system is read-only or full
+  read,   // as write where it can be; read-only where the file system is read-only or full
+};
+
 class Store {
  public:
   // Creates the layout when missing and opens the index; an index is created
-  // only while the store holds no blob (Index::open's refusals, else).
-  static std::expected<Store, Error> open(std::filesystem::path root);
+  // only while the store holds no blob (Index::open's refusals, else). With
+  // StoreAccess::read a store whose file system is read-only or full opens
+  // read-only instead (read_only()).
+  static std::expected<Store, Error> open(std::filesystem::path root, StoreAccess access = StoreAccess::write);
   // The store with a new, empty index of its own in tmp/, whatever state the
   // one in place is in: for rebuilding it, then install_index().
   static std::expected<Store, Error> open_for_rebuild(std::filesystem::path root);
 
   const std::filesystem::path& root() const { return m_root; }
-  std::filesystem::path tmp_dir() const { return m_root / "tmp"; }
+  // Where a store at `root` keeps its temporaries and its lock, for what
+  // runs before (or without) opening it.
+  static std::filesystem::path tmp_dir_of(const std::filesystem::path& root) { return root / "tmp"; }
+  static std::filesystem::path lock_file_of(const std::filesystem::path& root) {
+    return root / "locks.v1" / "store.lock";
+  }
+  std::filesystem::path tmp_dir() const { return tmp_dir_of(m_root); }
   std::filesystem::path blobs_dir() const { return m_root / "blobs.v1" / "sha256"; }
   std::filesystem::path quarantine_dir() const { return m_root / "quarantine.v1"; }
-  std::filesystem::path lock_file() const { return m_root / "locks.v1" / "store.lock"; }
+  std::filesystem::path lock_file() const { return lock_file_of(m_root); }
   std::filesystem::path index_file() const { return m_root / "index.v1.sqlite"; }
 
   // Holds the store lock shared while it lives; nests. Blobs put while a Pin
@@ -119,16 +139,33 @@ class Store {
   Index& index() { return m_index; }
   const Index& index() const { return m_index; }
 
+  // Opened read-only (StoreAccess::read): why, the error that refused
+  // writing (is_full() or is_read_only() of it); null when writable.
+  const Error* read_only() const { return m_read_only ? &*m_read_only : nullptr; }
+  // The error, worded for this store when a full or read-only file system
+  // caused it (where, how much is free, what to do); else as it was.
+  Error explain(Error error) const;
+
  private:
   Store(std::filesystem::path root, std::filesystem::path index_path, Index index, std::shared_ptr<Pin::State> lock);
+  static std::expected<Store, Error> open_writable(std::filesystem::path root);
+  static std::expected<Store, Error> open_read_only(std::filesystem::path root, Error cause);
   // Creates the layout when missing and opens the lock file.
   static std::expected<std::shared_ptr<Pin::State>, Error> make_layout(const std::filesystem::path& root);
+  // An error when the store was opened read-only: `what` cannot be done.
+  std::optional<Error> refuse_write(std::string_view what) const;
   std::expected<void, Error> follow_installed_index();
   std::filesystem::path m_root;
   std::filesystem::path m_index_path;  // index_file(), or the new one of open_for_rebuild()
   Index m_index;
   std::uint64_t m_index_inode = 0;  // of m_index_path when it was opened
   std::shared_ptr<Pin::State> m_lock;
+  std::optional<Error> m_read_only;
 };
+
+// explain() for a store at `root` (its file system's free space read now).
+Error explain_store_error(const std::filesystem::path& root, Error error);
+// "<root> has 12.0 KiB free of 50.0 MiB", read now; `root` alone when statvfs cannot say.
+std::string free_space_of(const std::filesystem::path& root);
 
 }  // namespace orc::cache

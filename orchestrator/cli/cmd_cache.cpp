@@ -20,9 +20,15 @@ every command (gc above all: the index says which blobs are wanted) until
 'orchestrate cache verify --rebuild-index' makes a new one from the manifests
 in the store (the old one is kept in quarantine.v1/).
 
+gc removes the scratch trees of builds that are gone (their owner lock is
+free), and works on a full file system. ls and verify read a store on a
+read-only or full file system without writing (verify then moves nothing).
+
 Exit codes: 0 ok; 1 verify found corrupt or missing blobs (moved to
 quarantine.v1/, their artifact sets dropped); 2 bad usage, or the store's
-index is missing, damaged or of another version; 3 the file system failed.)";
+index is missing, damaged or of another version; 3 the file system failed
+(full, or read-only for a command that must write, gc included; gc --keep
+on a disk still full after gc's removals).)";
 
 }  // namespace
 

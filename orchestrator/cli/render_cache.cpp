@@ -107,7 +107,8 @@ std::string verify_json(const app::CacheVerifyReport& r) {
   ordered_json json{{"blobs", r.verified.blobs},
                     {"bytes", r.verified.bytes},
                     {"corrupt", std::move(corrupt)},
-                    {"missing", r.verified.missing}};
+                    {"missing", r.verified.missing},
+                    {"read_only", r.verified.read_only}};
   if (r.rebuilt) json["rebuilt_index"] = rebuild_json(*r.rebuilt);
   return json.dump(2) + "\n";
 }
@@ -117,21 +118,46 @@ std::string verify_text(const app::CacheVerifyReport& r) {
   if (r.rebuilt) out << rebuild_text(*r.rebuilt, r.store);
   out << "verified " << r.verified.blobs << " blobs (" << human_size(r.verified.bytes) << ") in " << r.store.string()
       << ": " << r.verified.corrupt.size() << " corrupt, " << r.verified.missing.size() << " missing\n";
-  for (const auto& c : r.verified.corrupt)
-    out << "corrupt: sha256:" << c.digest << " now hashes to " << c.actual << "; moved to " << c.moved_to.string()
-        << "; dropped " << c.dropped.size() << " artifact set(s)\n";
+  const bool read_only = r.verified.read_only;
+  for (const auto& c : r.verified.corrupt) {
+    out << "corrupt: sha256:" << c.digest << " now hashes to " << c.actual;
+    if (read_only)
+      out << "; left in place (the store is read-only)\n";
+    else
+      out << "; moved to " << c.moved_to.string() << "; dropped " << c.dropped.size() << " artifact set(s)\n";
+  }
   for (const auto& hex : r.verified.missing)
-    out << "missing: sha256:" << hex << "; dropped the artifact sets naming it\n";
+    out << "missing: sha256:" << hex
+        << (read_only ? "; the artifact sets naming it stay (the store is read-only)\n"
+                      : "; dropped the artifact sets naming it\n");
   return out.str();
 }
 
 std::string gc_text(const cache::GcReport& r) {
+  const cache::ScratchSweep& scratch = r.tmp.scratch;
   std::string out = "removed " + std::to_string(r.removed_sets.size()) + " artifact set(s), " +
                     std::to_string(r.removed_blobs) + " blob(s) (" + human_size(r.removed_bytes) + "), " +
-                    std::to_string(r.removed_temps) + " temporary file(s)\n";
+                    std::to_string(r.tmp.removed_temps) + " temporary file(s), " + std::to_string(scratch.removed) +
+                    " abandoned build tree(s) (" + human_size(scratch.bytes) + ")\n";
   if (!r.dropped_packs.empty())
     out += "dropped the pack kept beside the files of " + std::to_string(r.dropped_packs.size()) +
            " artifact set(s): push packs the same bytes from the files\n";
+  for (const auto& tree : scratch.in_use) out += "left " + tree.string() + ": a running build owns it\n";
+  if (scratch.in_use_total > scratch.in_use.size())
+    out += "left " + std::to_string(scratch.in_use_total - scratch.in_use.size()) + " more that running builds own\n";
+  for (const auto& tree : scratch.unowned)
+    out += "left " + tree.string() +
+           ": it has no owner lock (kept by --keep-failed, or made by an older orchestrate); remove it when no "
+           "build uses it\n";
+  if (scratch.unowned_total > scratch.unowned.size())
+    out += "left " + std::to_string(scratch.unowned_total - scratch.unowned.size()) +
+           " more build tree(s) without an owner lock\n";
+  return out;
+}
+
+std::vector<std::string> path_list(const std::vector<std::filesystem::path>& paths) {
+  std::vector<std::string> out;
+  for (const auto& p : paths) out.push_back(p.string());
   return out;
 }
 
@@ -159,17 +185,32 @@ void emit(Io& io, const app::CacheVerifyReport& report, Format format) {
 void emit(Io& io, const app::CacheGcReport& report, Format format) {
   io.err << report.progress;
   const auto& r = report.collected;
+  const cache::ScratchSweep& scratch = r.tmp.scratch;
   if (format == Format::json)
     io.out << ordered_json{{"removed_sets", hex_list(r.removed_sets)},
                            {"dropped_packs", hex_list(r.dropped_packs)},
                            {"removed_blobs", r.removed_blobs},
                            {"removed_bytes", r.removed_bytes},
-                           {"removed_temporaries", r.removed_temps}}
+                           {"removed_temporaries", r.tmp.removed_temps},
+                           {"removed_build_trees", scratch.removed},
+                           {"removed_build_tree_bytes", scratch.bytes},
+                           {"build_trees_in_use", path_list(scratch.in_use)},
+                           {"build_trees_in_use_total", scratch.in_use_total},
+                           {"build_trees_unowned", path_list(scratch.unowned)},
+                           {"build_trees_unowned_total", scratch.unowned_total},
+                           {"index_untouched",
+                            r.index_untouched.empty() ? ordered_json() : ordered_json(r.index_untouched)}}
                   .dump(2)
            << "\n";
   else
     io.out << gc_text(r);
-  io.exit_code = util::ExitCode::ok;
+  io.exit_code = report.exit_code;
+  if (r.index_untouched.empty()) return;
+  // --keep asked for rows to go, which needs the index written.
+  if (report.exit_code == util::ExitCode::ok)
+    io.err << "orchestrate: warning: the index was read, not written (no pack dropped): " << r.index_untouched << "\n";
+  else
+    io.err << "orchestrate: error: --keep needs the index written, and it could not be: " << r.index_untouched << "\n";
 }
 
 }  // namespace orc::cli

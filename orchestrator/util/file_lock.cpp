@@ -15,6 +15,9 @@ FileLock::FileLock(const std::filesystem::path& path, std::ostream& progress) : 
   std::error_code ec;
   std::filesystem::create_directories(path.parent_path(), ec);
   m_fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // flock needs no write access: a lock file that exists on a read-only
+  // file system still excludes the processes that share it read-write.
+  if (m_fd < 0 && errno == EROFS) m_fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (m_fd < 0)
     throw Failure(ExitCode::outside_failure,
                   "cannot open the lock file " + path.string() + ": " + std::strerror(errno));

@@ -24,8 +24,12 @@ FsError error(FsErrorKind kind, const fs::path& path, std::string reason, std::u
 }
 
 FsError errno_error(FsErrorKind kind, std::string_view what, const fs::path& path) {
-  const std::string reason = std::strerror(errno);
-  return FsError{.kind = kind, .reason = reason, .message = std::string(what) + " " + path.string() + ": " + reason};
+  const int err = errno;
+  const std::string reason = std::strerror(err);
+  return FsError{.kind = kind,
+                 .reason = reason,
+                 .message = std::string(what) + " " + path.string() + ": " + reason,
+                 .error_number = err};
 }
 
 std::string cap_text(std::uint64_t max_bytes) {

@@ -26,6 +26,7 @@ struct FsError {
   std::string reason;      // "it is a directory", "larger than 16 MiB", strerror
   std::string message;     // "<path>: <reason>"
   std::uint64_t size = 0;  // the file's size, for too_large
+  int error_number = 0;    // the errno behind it, when one is (ENOSPC, EROFS: callers word those)
 };
 
 // The cap most readers want: config files, manifests, keys, small records.

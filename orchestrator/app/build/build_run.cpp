@@ -14,6 +14,7 @@
 #include "orchestrator/app/build/build_verify.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/cache/scratch.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/engine/host_engine.hpp"
@@ -357,17 +358,26 @@ void run_job(BuildJob& job, const RunContext& context) {
   const fs::path logs = logs_dir(*context.store);
   fs::create_directories(logs, ec);
   job.result.log_file = (logs / (name + "-" + job.key.substr(0, 12) + ".log")).string();
-  const fs::path scratch = context.store->tmp_dir() / ("build-" + name + "-" + std::to_string(::getpid()));
-  {
-    BuildLog log(job.result.log_file, plan_name(job.plan), *context.console);
-    build_in(job, context, scratch, log);
+  // Its owner lock tells `cache gc` the tree is in use for as long as this
+  // process lives, and abandoned once it is gone, however it went.
+  auto scratch = cache::ScratchTree::create(context.store->tmp_dir(), name);
+  if (!scratch) {
+    fail(job, util::ExitCode::outside_failure,
+         "creating the build's scratch tree: " + context.store->explain(scratch.error()).message);
+  } else {
+    {
+      BuildLog log(job.result.log_file, plan_name(job.plan), *context.console);
+      build_in(job, context, scratch->path(), log);
+    }
+    // The scratch tree is ours (the steps ran as our user), so it can go,
+    // unless a failed build's is to be kept for a look.
+    if (job.result.status == BuildStatus::failed && context.keep_failed) {
+      scratch->keep();
+      job.result.kept_tree = scratch->path().string();
+    } else {
+      scratch->remove();
+    }
   }
-  // The scratch tree is ours (the steps ran as our user), so it can go,
-  // unless a failed build's is to be kept for a look.
-  if (job.result.status == BuildStatus::failed && context.keep_failed)
-    job.result.kept_tree = scratch.string();
-  else
-    fs::remove_all(scratch, ec);
   job.result.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
 }
 

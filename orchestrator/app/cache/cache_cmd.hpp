@@ -39,17 +39,26 @@ struct CacheVerifyReport {
 struct CacheGcReport {
   cache::GcReport collected;
   std::string progress;
+  // outside_failure when --keep could not be applied: the file system was
+  // still full after the removals (collected.index_untouched says why).
+  util::ExitCode exit_code = util::ExitCode::ok;
 };
 
 // Throw util::Failure for a store that cannot be opened (exit 3 when the
 // file system fails, 2 when its index is missing, damaged or of another
-// version, saying how to rebuild it) or read.
+// version, saying how to rebuild it) or read. ls and verify read a store on
+// a read-only or full file system read-only (verify then moves and drops
+// nothing).
 CacheLsReport cache_ls(const CacheRequest& request);
 // Exit 1 when a blob was corrupt or missing (after quarantining it), or a
 // manifest could not be indexed again for want of its files. With
 // rebuild_index the index is made again first (cache::rebuild_index), the
 // one it replaces kept in quarantine.v1/.
 CacheVerifyReport cache_verify(const CacheRequest& request);
+// Works on a full file system: tmp/'s leftovers go before the index is
+// opened, unreferenced blobs before it is written (cache::sweep_tmp,
+// cache::collect_garbage); a store that is full still after them is
+// collected read-only, and --keep then fails with exit 3.
 CacheGcReport cache_gc(const CacheRequest& request);
 
 }  // namespace orc::app

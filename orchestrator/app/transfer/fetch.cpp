@@ -182,7 +182,9 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
                      "it points to, or a new one (-o DIR)");
   if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     util::fail_input(dir.string() + " exists and is not an empty directory; fetch unpacks into a new one (-o DIR)");
-  auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  // A set the store holds is fetched without writing the store: it may be read-only.
+  auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root,
+                                   cache::StoreAccess::read);
   if (!opened) site::fail_with(opened.error());
   cache::Store& store = *opened;
   auto held = store.pin();
@@ -192,6 +194,10 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   DirGuard guard{.dir = dir, .existed = fs::exists(dir, ec)};
   auto entry = local_set(store, request, tier, trusted);
   bool written = false;  // DIR, by the pull
+  if (!entry && store.read_only())
+    fail(ExitCode::outside_failure,
+         "the local store has no verified " + request.recipe + " for " + request.tier +
+             ", and pulling it from the remote needs to write the store: " + store.read_only()->message);
   if (!entry) {
     // A pull that fails takes away a DIR it made; one that succeeds hands it over here.
     Pulled pulled = pull_remote(store, config ? &*config : nullptr, tier, trusted, request, dir);

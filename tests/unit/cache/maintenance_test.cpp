@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <fstream>
 #include <sstream>
 
 #include "test_support.hpp"
@@ -108,10 +109,36 @@ TEST_F(Maintenance, GcWithoutKeepRemovesOnlyGarbageAndCrashLeftovers) {
   ASSERT_TRUE(report);
   EXPECT_TRUE(report->removed_sets.empty());
   EXPECT_EQ(report->removed_blobs, 0u);
-  EXPECT_EQ(report->removed_temps, 1u);
+  EXPECT_EQ(report->tmp.removed_temps, 1u);
   EXPECT_FALSE(fs::exists(m_dir / "store/tmp/blob.123.0.tmp"));
   EXPECT_TRUE(fs::exists(m_dir / "store/tmp/not-ours"));
   EXPECT_EQ(m_store->index().list()->size(), 2u);
+}
+
+// A build killed mid-way leaves its scratch tree; gc takes it (and says how
+// much it held) and leaves the tree of a build still running.
+TEST_F(Maintenance, GcRemovesTheTreesOfGoneBuildsAndLeavesLiveOnes) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    auto tree = ScratchTree::create(m_store->tmp_dir(), "vision-tier-new");
+    if (tree) std::ofstream(tree->path() / "big.o") << std::string(5000, 'o');
+    ::_exit(tree ? 0 : 1);  // no destructor, no removal: as a kill would leave it
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  auto live = ScratchTree::create(m_store->tmp_dir(), "vision-tier-old");
+  ASSERT_TRUE(live);
+  std::ofstream(live->path() / "half.o") << "half";
+  const auto report = collect_garbage(*m_store, {}, m_progress);
+  ASSERT_TRUE(report) << report.error().message;
+  EXPECT_EQ(report->tmp.scratch.removed, 1u);
+  EXPECT_EQ(report->tmp.scratch.bytes, 5000u);
+  EXPECT_EQ(report->tmp.scratch.in_use, std::vector<fs::path>{live->path()});
+  EXPECT_EQ(slurp(live->path() / "half.o"), "half");
+  std::vector<fs::path> left;
+  for (const auto& e : fs::directory_iterator(m_store->tmp_dir())) left.push_back(e.path());
+  EXPECT_EQ(left, std::vector<fs::path>{live->path()});
 }
 
 // gc waits for a writer's Pin: what is put under a Pin survives until the
