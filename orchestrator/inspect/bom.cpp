@@ -1,7 +1,6 @@
 #include "orchestrator/inspect/bom.hpp"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
 #include "orchestrator/inspect/cuda_libraries.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -18,44 +17,6 @@ std::string_view base_name(std::string_view path) {
 
 bool more_precise(std::string_view a, std::string_view b) {
   return std::count(a.begin(), a.end(), '.') > std::count(b.begin(), b.end(), '.');
-}
-
-// dpkg's status: installed packages, name -> upstream version (no epoch, no
-// Debian revision).
-std::map<std::string, std::string> installed_packages(const std::map<std::string, std::string>& texts) {
-  std::map<std::string, std::string> out;
-  for (const auto& [path, text] : texts) {
-    if (!path.starts_with("/var/lib/dpkg/status")) continue;
-    std::string package, version, status;
-    const auto flush = [&] {
-      if (!package.empty() && status.ends_with(" installed") && !version.empty()) {
-        std::string v = version;
-        if (const auto colon = v.find(':'); colon != std::string::npos) v = v.substr(colon + 1);
-        if (const auto dash = v.rfind('-'); dash != std::string::npos) v.resize(dash);
-        out[package] = v;
-      }
-      package.clear();
-      version.clear();
-      status.clear();
-    };
-    std::size_t at = 0;
-    while (at <= text.size()) {
-      auto end = text.find('\n', at);
-      if (end == std::string::npos) end = text.size();
-      const std::string_view line(text.data() + at, end - at);
-      if (line.empty())
-        flush();
-      else if (line.starts_with("Package: "))
-        package = util::trim(line.substr(9));
-      else if (line.starts_with("Version: "))
-        version = util::trim(line.substr(9));
-      else if (line.starts_with("Status: "))
-        status = util::trim(line.substr(8));
-      at = end + 1;
-    }
-    flush();
-  }
-  return out;
 }
 
 // pip: ".../nvidia_cublas_cu12-12.4.5.8.dist-info/..." -> name, version.
@@ -94,21 +55,23 @@ std::optional<SonameVersion> split_soname(std::string_view file_name) {
   return SonameVersion{std::string(file_name.substr(0, so + 3)), std::string(version)};
 }
 
-std::vector<Component> bill_of_materials(const BomInput& input) {
-  const auto packages = installed_packages(input.texts);
-  const auto pip = wheels(input.paths);
-  std::map<std::string, std::string> json_versions;  // version.json key -> version
-  for (const auto& [path, text] : input.texts) {
-    if (!path.ends_with("/version.json")) continue;
-    try {
-      const auto doc = nlohmann::json::parse(text);
-      for (const auto& [key, value] : doc.items())
-        if (value.is_object() && value.contains("version") && value["version"].is_string())
-          json_versions[key] = value["version"].get<std::string>();
-    } catch (const std::exception&) {
-      // Not JSON: no evidence from it.
-    }
+bool bom_path(std::string_view path) {
+  if (path.find(".dist-info/") != std::string_view::npos) return true;
+  const std::string_view base = base_name(path);
+  const auto split = split_soname(base);
+  return cuda_library_of_stem(split ? std::string_view(split->stem) : base) != nullptr;
+}
+
+std::vector<Component> bill_of_materials(const ImageContent& input) {
+  // dpkg's installed packages and version.json's versions, a later file's
+  // over an earlier one's.
+  std::map<std::string, std::string> packages;
+  std::map<std::string, std::string> json_versions;
+  for (const auto& [path, evidence] : input.evidence) {
+    for (const auto& [name, version] : evidence.packages) packages[name] = version;
+    for (const auto& [key, version] : evidence.versions) json_versions[key] = version;
   }
+  const auto pip = wheels(input.paths);
 
   // The version's major agrees with the soname's (a package's evidence
   // is for the copy it installed, not for another copy of another major).
@@ -125,6 +88,8 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
       const auto split = split_soname(base);
       const bool match = cuda_library_of_stem(split ? std::string_view(split->stem) : base) == &k;
       if (!match) continue;
+      // A link that leads to no file of the image is not the library.
+      if (input.dangling.contains(p)) continue;
       // The toolkit's link-time stub (lib64/stubs/libcuda.so) is no driver.
       if (p.find("/stubs/") != std::string::npos) continue;
       groups[p.substr(0, p.size() - base.size())].push_back(p);
@@ -174,15 +139,13 @@ std::vector<Component> bill_of_materials(const BomInput& input) {
         c.version = soname_major;
         c.source = "soname";
       }
-      if (input.files) {
-        std::optional<util::Version> toolkit;
-        for (const auto& f : *input.files) {
-          if (std::find(c.files.begin(), c.files.end(), f.path) == c.files.end()) continue;
-          for (const auto& m : f.modules)
-            if (m.toolkit && (!toolkit || *toolkit < *m.toolkit)) toolkit = m.toolkit;
-        }
-        if (toolkit) c.built_with = "CUDA " + toolkit->truncated(2).str();
+      std::optional<util::Version> toolkit;
+      for (const auto& f : input.files) {
+        if (std::find(c.files.begin(), c.files.end(), f.path) == c.files.end()) continue;
+        for (const auto& m : f.modules)
+          if (m.toolkit && (!toolkit || *toolkit < *m.toolkit)) toolkit = m.toolkit;
       }
+      if (toolkit) c.built_with = "CUDA " + toolkit->truncated(2).str();
       if (k.provider == Provider::driver && !c.files.empty()) {
         c.warning = true;
         c.note = "the image bundles the driver's user-space library: the NVIDIA container toolkit mounts the host's " +

@@ -13,9 +13,10 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
-#include "orchestrator/inspect/inspection.hpp"
+#include "orchestrator/inspect/image.hpp"
 
 namespace orc::inspect {
 
@@ -30,14 +31,15 @@ struct Component {
   std::string note;                // why, when `warning`
 };
 
-struct BomInput {
-  std::vector<std::string> paths;             // every non-directory path, absolute
-  std::map<std::string, std::string> links;   // symbolic link -> target
-  std::map<std::string, std::string> texts;   // bom_text() files by absolute path
-  const std::vector<FileReport>* files = nullptr;  // reports of the ELF files, for built_with
-};
+// Whether the bill of materials (or a set's needs) reads the name of the
+// entry at `path` (absolute or relative): a CUDA library's file or link,
+// or an entry of a wheel's .dist-info directory. A scan keeps only these
+// paths, not every path of an image.
+bool bom_path(std::string_view path);
 
-std::vector<Component> bill_of_materials(const BomInput& input);
+// From what a scan kept (ImageContent: paths, links, evidence, files). A
+// link in `dangling` is not the library its name says.
+std::vector<Component> bill_of_materials(const ImageContent& image);
 
 // "libcublas.so.12.4.5.8" -> {"libcublas.so", "12.4.5.8"}; nullopt for a
 // name without a version after ".so.".

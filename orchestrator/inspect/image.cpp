@@ -1,25 +1,28 @@
 #include "orchestrator/inspect/image.hpp"
 
 #include <algorithm>
+#include <deque>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
+#include "orchestrator/inspect/bom.hpp"
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/inspect/layers.hpp"
 #include "orchestrator/inspect/needs.hpp"
+#include "orchestrator/inspect/root_walk.hpp"
 #include "orchestrator/util/escape.hpp"
 
 namespace orc::inspect {
 
 namespace {
 
-// A bill-of-materials text over this is not one: dpkg's status of a large
-// image is a few MiB.
-constexpr std::uint64_t k_max_text = 32ull << 20;
 // An image archive's JSON files (manifest.json, index.json, configs) are
-// small; a larger non-layer entry is skipped.
+// small; a larger non-layer entry is skipped. They are kept until
+// manifest.json (written last) names the config: at most this in all.
 constexpr std::uint64_t k_max_json = 8ull << 20;
+constexpr std::uint64_t k_max_archive_json = 32ull << 20;
 constexpr std::uint64_t k_layer_member_in_memory = 1ull << 30;
 
 bool starts_with(Bytes data, std::initializer_list<unsigned char> magic) {
@@ -53,41 +56,96 @@ LayerMerge::Kind merge_kind(TarKind kind) {
 
 bool is_root(std::string_view name) { return name.find_first_not_of("./") == std::string_view::npos; }
 
-std::string quoted(std::string_view text) { return "'" + util::printable(text) + "'"; }
+// A name as an error shows it: quoted, escaped, and a long one cut, with
+// its length said (a hostile layer's names run to 60 KB each).
+std::string shown(std::string_view name) {
+  constexpr std::size_t k_shown = 160;
+  if (name.size() <= k_shown) return "'" + util::printable(name) + "'";
+  return "'" + util::printable(name.substr(0, k_shown)) + "...' (" + std::to_string(name.size()) + " bytes)";
+}
+
+std::string too_many_kept(const std::string& where, std::string_view path) {
+  return where + ": entry " + shown(path) + ": the paths of the files the scan keeps pass " +
+         std::to_string(ImageScanner::k_max_kept_bytes) + " bytes: no image this tool reads; refused";
+}
+
+// What a kept report costs besides its path: the report itself, roughly.
+constexpr std::uint64_t k_report_cost = 512;
 
 }  // namespace
 
-bool bom_text(std::string_view path) {
-  if (path == "var/lib/dpkg/status") return true;
-  // Distroless images keep one status file per package.
-  if (path.starts_with("var/lib/dpkg/status.d/") && path.find('/', 22) == std::string_view::npos) return true;
-  // CUDA's redistributable layout: /usr/local/cuda-12.4/version.json.
-  if (path.starts_with("usr/local/cuda") && path.ends_with("/version.json") &&
-      std::count(path.begin(), path.end(), '/') == 3)
-    return true;
-  return false;
-}
-
 struct ImageScanner::Layer {
-  struct Recorded {
-    std::string path;  // normalized
-    LayerMerge::Kind kind;
-    std::string link;
-  };
-  std::vector<Recorded> entries;
-  std::map<std::string, FileReport> reports;  // by normalized path
-  std::map<std::string, std::string> texts;
+  std::vector<LayerMerge::Change> changes;  // in the layer's order
+  std::deque<std::string> links;            // the targets `changes` point at
+  std::map<PathTree::Id, FileReport> reports;
+  std::map<PathTree::Id, BomEvidence> evidence;
   std::uint64_t bytes = 0;
 };
 
 ImageScanner::ImageScanner(InspectOptions options) : m_options(options) {}
 ImageScanner::~ImageScanner() = default;
 
+std::optional<std::string> ImageScanner::record(Layer& layer, const std::string& where, const EntryInfo& e,
+                                                Current& current) {
+  auto path = LayerMerge::normalize(e.path);
+  if (!path) return where + ": entry " + shown(e.path) + " " + path.error() + "; the layer is refused";
+  std::string link;
+  if (e.kind == TarKind::hardlink) {
+    auto target = LayerMerge::normalize(e.link);
+    if (!target)
+      return where + ": entry " + shown(e.path) + " is a hard link to " + shown(e.link) + ", which " + target.error() +
+             ": a link out of the image; the layer is refused";
+    link = std::move(*target);
+  } else if (e.kind == TarKind::symlink) {
+    link = std::string(e.link);
+  }
+  if (e.kind == TarKind::file && e.size > k_max_member_size)
+    return where + ": entry " + shown(e.path) + " declares " + std::to_string(e.size) + " bytes, over the " +
+           std::to_string(k_max_member_size) + "-byte limit for one file; the layer is refused";
+  if (m_entries.fetch_add(1) + 1 > LayerMerge::k_max_entries)
+    return where + ": more than " + std::to_string(LayerMerge::k_max_entries) +
+           " entries in the image's layers: no image this tool reads; refused";
+  const auto named = LayerMerge::classify(*path);
+  if (!named) return std::nullopt;
+  PathTree::Id node;
+  {
+    const std::lock_guard lock(m_mutex);
+    const std::uint64_t links = m_link_bytes + link.size();
+    const auto interned = m_tree.intern(named->path, LayerMerge::k_max_paths + 1,
+                                        links > k_max_name_bytes ? 0 : k_max_name_bytes - links);
+    if (!interned && interned.error() == PathTree::Full::nodes)
+      return where + ": entry " + shown(e.path) + ": more than " + std::to_string(LayerMerge::k_max_paths) +
+             " paths in the image's layers: no image this tool reads; refused";
+    if (!interned)
+      return where + ": entry " + shown(e.path) + ": the names of the image's entries pass " +
+             std::to_string(k_max_name_bytes) + " bytes: no image this tool reads; refused";
+    m_link_bytes = links;
+    node = *interned;
+  }
+  const std::string* target = link.empty() ? nullptr : &layer.links.emplace_back(std::move(link));
+  layer.changes.push_back(
+      LayerMerge::Change{.node = node, .op = named->op, .kind = merge_kind(e.kind), .link = target});
+  if (named->op == LayerMerge::Op::add && e.kind == TarKind::file) {
+    current.node = node;
+    current.text = bom_text(*path);
+    current.path = "/" + std::move(*path);
+  }
+  return std::nullopt;
+}
+
+bool ImageScanner::keep(std::uint64_t bytes) { return m_kept.fetch_add(bytes) + bytes <= k_max_kept_bytes; }
+
 std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, const StreamRead& read) {
+  if (m_started.fetch_add(1) + 1 > k_max_layers)
+    return std::unexpected(ImageError{
+        .message = "more than " + std::to_string(k_max_layers) + " layers: no image this tool reads; refused",
+        .refused = true});
   auto layer = std::make_unique<Layer>();
   const std::string where = "layer " + util::printable(id);
-  std::string current;  // the entry being read, normalized
-  bool current_text = false;
+  Current current;  // the entry being read
+  // What a visit refused (the paths kept passing their cap): the walk stops
+  // at the next entry.
+  std::optional<std::string> refusal;
   // Docker writes a layer that changes nothing as 1024 zero bytes (two end
   // blocks and no entry), which libarchive does not take for a tar.
   bool only_zeros = true;
@@ -103,45 +161,32 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
     });
   };
   const EntryObserver observe = [&](const EntryInfo& e) -> std::optional<std::string> {
-    current.clear();
-    current_text = false;
+    current = Current{};
+    if (refusal) return refusal;
     if (is_root(e.path)) return std::nullopt;
-    auto path = LayerMerge::normalize(e.path);
-    if (!path) return where + ": entry " + quoted(e.path) + " " + path.error() + "; the layer is refused";
-    Layer::Recorded rec{.path = *path, .kind = merge_kind(e.kind), .link = {}};
-    if (e.kind == TarKind::hardlink) {
-      auto target = LayerMerge::normalize(e.link);
-      if (!target)
-        return where + ": entry " + quoted(e.path) + " is a hard link to " + quoted(e.link) + ", which " +
-               target.error() + ": a link out of the image; the layer is refused";
-      rec.link = std::move(*target);
-    } else if (e.kind == TarKind::symlink) {
-      rec.link = std::string(e.link);
-    }
-    if (e.kind == TarKind::file && e.size > k_max_member_size)
-      return where + ": entry " + quoted(e.path) + " declares " + std::to_string(e.size) + " bytes, over the " +
-             std::to_string(k_max_member_size) + "-byte limit for one file; the layer is refused";
-    if (m_paths.fetch_add(1) + 1 > LayerMerge::k_max_paths)
-      return where + ": more than " + std::to_string(LayerMerge::k_max_paths) +
-             " entries in the image's layers: no image this tool reads; refused";
-    current = rec.path;
-    current_text = e.kind == TarKind::file && e.size <= k_max_text && bom_text(current);
-    layer->entries.push_back(std::move(rec));
-    return std::nullopt;
+    return record(*layer, where, e, current);
   };
   const MemberFilter filter = [&](Bytes head) {
-    if (current_text || runnable_code(head)) return MemberUse::read;
+    if (current.text) return MemberUse::stream;
+    if (runnable_code(head)) return MemberUse::read;
     return MemberUse::skip;
   };
   const MemberVisitor visit = [&](std::string_view, std::expected<PackageMember, Damage> member) {
-    if (current.empty()) return;
-    if (current_text && member && member->bytes) {
-      const Bytes b = *member->bytes;
-      layer->texts[current] = std::string(reinterpret_cast<const char*>(b.data()), b.size());
+    if (!current.node || refusal) return;
+    if (current.text) {
+      if (!member || !member->stream) return;
+      BomEvidence evidence =
+          m_texts.read(current.path.substr(1), member->size, *member->stream, shown(current.path) + " in " + where);
+      if (evidence.empty()) return;
+      if (!keep(current.path.size())) {
+        refusal = too_many_kept(where, current.path);
+        return;
+      }
+      layer->evidence.insert_or_assign(*current.node, std::move(evidence));
       return;
     }
     FileReport report;
-    report.path = "/" + current;
+    report.path = current.path;
     if (!member) {
       report.format = "other";
       report.damage = std::move(member.error());
@@ -151,7 +196,11 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
       if (member->bytes) scan_bytes(report, *member->bytes, m_options);
       if (!report.device_code() && !report.runtime && !report.damage && !links_cuda_libraries(report)) return;
     }
-    layer->reports.insert_or_assign(current, std::move(report));
+    if (!keep(report.path.size() + k_report_cost)) {
+      refusal = too_many_kept(where, current.path);
+      return;
+    }
+    layer->reports.insert_or_assign(*current.node, std::move(report));
   };
   // The layer's digest is checked as it streams: a member's own hash adds
   // nothing the report uses. Members are held in memory up to 1 GiB (an
@@ -162,6 +211,7 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
   limits.in_memory = k_layer_member_in_memory;
   const StreamRead source = counted(read);
   const PackageWalk walk = walk_tar_stream(source, filter, visit, observe, limits);
+  if (refusal && !walk.damage) return std::unexpected(ImageError{.message = *refusal, .refused = true});
   // What follows the tar's end blocks (its padding) is the layer's too: read
   // to the end, so the whole blob streams past its digest check.
   if (!walk.damage) {
@@ -169,12 +219,12 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
     for (;;) {
       auto n = source(rest);
       if (!n)
-        return std::unexpected(ImageError{.message = where + " could not be read to its end: " + util::printable(n.error()),
-                                          .refused = false});
+        return std::unexpected(ImageError{
+            .message = where + " could not be read to its end: " + util::printable(n.error()), .refused = false});
       if (*n == 0) break;
     }
   }
-  const bool empty_layer = only_zeros && layer->entries.empty() && layer->bytes >= 1024 && layer->bytes <= 10240;
+  const bool empty_layer = only_zeros && layer->changes.empty() && layer->bytes >= 1024 && layer->bytes <= 10240;
   if (walk.damage && !empty_layer) {
     std::string message = walk.refused ? walk.damage->what
                                        : where + " is damaged at byte " + std::to_string(walk.damage->offset) + ": " +
@@ -187,55 +237,89 @@ std::expected<void, ImageError> ImageScanner::add_layer(const std::string& id, c
 }
 
 std::expected<ImageContent, ImageError> ImageScanner::finish(const std::vector<std::string>& order) {
-  LayerMerge merge;
-  std::vector<const Layer*> layers;
+  LayerMerge merge(m_tree);
+  std::vector<Layer*> layers;
+  std::uint64_t applied = 0;
   for (const auto& id : order) {
     const auto it = m_layers.find(id);
     if (it == m_layers.end())
       return std::unexpected(ImageError{
           .message = "the image names layer " + util::printable(id) + ", which was not read", .refused = true});
     layers.push_back(it->second.get());
-    merge.begin_layer();
-    for (const auto& e : it->second->entries)
-      if (auto ok = merge.entry(e.path, e.kind, e.link); !ok)
-        return std::unexpected(ImageError{.message = "layer " + util::printable(id) + ": " + ok.error(), .refused = true});
+    // A layer listed again is applied again: bounded over the whole order.
+    applied += it->second->changes.size();
+    if (applied > LayerMerge::k_max_entries)
+      return std::unexpected(ImageError{.message = "the image's layers, as its manifest lists them, apply more than " +
+                                                   std::to_string(LayerMerge::k_max_entries) +
+                                                   " entries: no image this tool reads; refused",
+                                        .refused = true});
+    if (auto ok = merge.apply(it->second->changes); !ok)
+      return std::unexpected(
+          ImageError{.message = "layer " + util::printable(id) + ": " + ok.error(), .refused = true});
   }
   merge.finish();
   ImageContent content;
   content.layers = order.size();
+  std::set<const Layer*> seen;
   for (std::size_t i = 0; i < layers.size(); ++i) {
-    const Layer& layer = *layers[i];
+    Layer& layer = *layers[i];
     // A repeated layer's bytes streamed once.
-    bool seen = false;
-    for (std::size_t j = 0; j < i; ++j) seen = seen || layers[j] == layers[i];
-    if (!seen) content.layer_bytes += layer.bytes;
-    for (const auto& [path, report] : layer.reports) {
-      if (merge.survives(path, i))
-        content.files.push_back(report);
-      else if (report.device_code() && !seen)
+    const bool again = !seen.insert(&layer).second;
+    if (!again) content.layer_bytes += layer.bytes;
+    for (auto& [node, report] : layer.reports) {
+      if (merge.survives(node, i))
+        content.files.push_back(std::move(report));
+      else if (report.device_code() && !again)
         content.hidden.push_back(report.path + " (layer " + std::to_string(i + 1) + ")");
     }
-    for (const auto& [path, text] : layer.texts)
-      if (merge.survives(path, i)) content.texts["/" + path] = text;
+    for (auto& [node, evidence] : layer.evidence)
+      if (merge.survives(node, i)) content.evidence["/" + m_tree.path(node)] = std::move(evidence);
   }
   // A path deleted by a later occurrence of a repeated layer is hidden
   // twice over; keep one line each.
   std::sort(content.hidden.begin(), content.hidden.end());
   content.hidden.erase(std::unique(content.hidden.begin(), content.hidden.end()), content.hidden.end());
-  for (const auto& e : merge.entries()) {
-    content.paths.push_back("/" + e.path);
-    if (e.kind != LayerMerge::Kind::symlink) continue;
-    for (const auto& r : layers[e.layer]->entries)
-      if (r.path == e.path && r.kind == LayerMerge::Kind::symlink) content.links["/" + e.path] = r.link;
+  const RootLookup lookup = [&](std::string_view path) {
+    const auto node = m_tree.find(path);
+    if (!node || (!merge.present(*node) && !merge.is_directory(*node))) return RootEntry{};
+    if (merge.is_directory(*node)) return RootEntry{.type = RootEntry::Type::directory, .target = {}};
+    switch (merge.kind(*node)) {
+      case LayerMerge::Kind::file:
+      case LayerMerge::Kind::hardlink:
+        return RootEntry{.type = RootEntry::Type::file, .target = {}};
+      case LayerMerge::Kind::symlink:
+        return RootEntry{.type = RootEntry::Type::symlink, .target = *merge.link(*node)};
+      default:
+        return RootEntry{};
+    }
+  };
+  for (PathTree::Id node = 1; node < m_tree.size(); ++node) {
+    if (!merge.present(node) || merge.is_directory(node) || merge.kind(node) == LayerMerge::Kind::other) continue;
+    // The name decides: only the paths whose names are read are built.
+    const std::string_view parent = m_tree.name(m_tree.parent(node));
+    if (!parent.ends_with(".dist-info") && !bom_path(m_tree.name(node))) continue;
+    std::string path = "/" + m_tree.path(node);
+    if (!keep(path.size() + (merge.link(node) ? merge.link(node)->size() : 0)))
+      return std::unexpected(ImageError{
+          .message = too_many_kept("layer " + std::to_string(merge.layer(node) + 1), path), .refused = true});
+    if (merge.kind(node) == LayerMerge::Kind::symlink) {
+      const std::string& target = *merge.link(node);
+      content.links[path] = target;
+      if (!resolve_in_root(path, lookup)) content.dangling[path] = target;
+    }
+    content.paths.push_back(std::move(path));
   }
+  std::sort(content.paths.begin(), content.paths.end());
   std::sort(content.files.begin(), content.files.end(),
             [](const FileReport& a, const FileReport& b) { return a.path < b.path; });
+  content.unread = m_texts.unread();
   return content;
 }
 
 std::expected<ImageArchive, ImageError> scan_image_archive(const StreamRead& read, const InspectOptions& options) {
   ImageScanner scanner(options);
   std::map<std::string, std::string> json;  // small entries, by path
+  std::uint64_t json_bytes = 0;
   std::string current;
   std::uint64_t current_size = 0;
   std::optional<ImageError> failed;
@@ -259,8 +343,16 @@ std::expected<ImageArchive, ImageError> scan_image_archive(const StreamRead& rea
       if (auto added = scanner.add_layer(current, *member->stream); !added) failed = std::move(added.error());
       return;
     }
-    if (member->bytes)
-      json[current] = std::string(reinterpret_cast<const char*>(member->bytes->data()), member->bytes->size());
+    if (!member->bytes) return;
+    json_bytes += member->bytes->size();
+    if (json_bytes > k_max_archive_json) {
+      failed = ImageError{.message = "the image archive holds more than " + std::to_string(k_max_archive_json) +
+                                     " bytes of JSON files (at " + shown(current) +
+                                     "): not an image `docker save` wrote; refused",
+                          .refused = true};
+      return;
+    }
+    json[current] = std::string(reinterpret_cast<const char*>(member->bytes->data()), member->bytes->size());
   };
   PackageLimits limits;
   limits.max_member = std::numeric_limits<std::uint64_t>::max();  // a layer may be any size
@@ -274,8 +366,8 @@ std::expected<ImageArchive, ImageError> scan_image_archive(const StreamRead& rea
 
   const auto manifest_text = json.find("manifest.json");
   if (manifest_text == json.end())
-    return std::unexpected(
-        ImageError{.message = "the image archive has no manifest.json: not an image `docker save` wrote", .refused = true});
+    return std::unexpected(ImageError{
+        .message = "the image archive has no manifest.json: not an image `docker save` wrote", .refused = true});
   std::vector<std::string> order;
   std::string config_path;
   try {
@@ -289,8 +381,8 @@ std::expected<ImageArchive, ImageError> scan_image_archive(const StreamRead& rea
       order.push_back(*p);
     }
   } catch (const std::exception& e) {
-    return std::unexpected(
-        ImageError{.message = "the image archive's manifest.json is malformed: " + util::printable(e.what()), .refused = true});
+    return std::unexpected(ImageError{
+        .message = "the image archive's manifest.json is malformed: " + util::printable(e.what()), .refused = true});
   }
   auto content = scanner.finish(order);
   if (!content) return std::unexpected(std::move(content.error()));

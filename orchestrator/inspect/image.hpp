@@ -10,8 +10,9 @@
 // out.
 //
 // Refused, with the layer and entry named: a name with a '..' component,
-// a hard link out of the image, a regular file over 4 GiB, more paths than
-// any image has. Nothing is written for a refused layer: the scan keeps
+// a hard link out of the image, a regular file over 4 GiB, more paths or
+// more bytes of names than any image has (LayerMerge's and this file's
+// caps: names are kept once, in a PathTree). Nothing is written for a refused layer: the scan keeps
 // only what it read, in memory (members over 64 MiB in an unnamed
 // temporary file, as package.hpp says).
 //
@@ -25,12 +26,15 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "orchestrator/inspect/bom_text.hpp"
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/package.hpp"
+#include "orchestrator/inspect/path_tree.hpp"
 
 namespace orc::inspect {
 
@@ -38,12 +42,18 @@ struct ImageContent {
   // The files that hold device code or link a CUDA runtime, as the layers
   // left them; paths are absolute in the image ("/usr/lib/x.so").
   std::vector<FileReport> files;
-  // Every non-directory path of the image (files and links), absolute; a
-  // link's target is in `links`.
+  // The non-directory paths whose names the bill of materials and the needs
+  // read (bom_path(): CUDA libraries' files and links, wheels' .dist-info
+  // entries), absolute, sorted; a link's target is in `links`.
   std::vector<std::string> paths;
   std::map<std::string, std::string> links;  // symbolic link -> its target, as stored
-  // Small text files the bill of materials reads (bom_text()), by path.
-  std::map<std::string, std::string> texts;
+  // The links of `links` that lead to no file of the image (a target
+  // missing, or out of the image's root): no library the image carries.
+  std::map<std::string, std::string> dangling;
+  // What the bill of materials read from dpkg's status and version.json
+  // files (bom_text.hpp), by absolute path; and what it did not read.
+  std::map<std::string, BomEvidence> evidence;
+  std::vector<std::string> unread;
   // Files with device code that an upper layer deleted or replaced, with
   // the layer (1-based) that held them: "/usr/lib/libold.so (layer 2)".
   std::vector<std::string> hidden;
@@ -52,14 +62,9 @@ struct ImageContent {
 };
 
 struct ImageError {
-  std::string message;  // names the layer and the entry; untrusted names escaped
+  std::string message;   // names the layer and the entry; untrusted names escaped
   bool refused = false;  // the content was refused (hostile, malformed), not cut short
 };
-
-// Whether the bill of materials reads the file at `path` (normalized,
-// relative: "var/lib/dpkg/status"): dpkg's status database, CUDA's
-// version.json.
-bool bom_text(std::string_view path);
 
 class ImageScanner {
  public:
@@ -73,15 +78,39 @@ class ImageScanner {
   // threads. An error leaves the scanner unusable.
   std::expected<void, ImageError> add_layer(const std::string& id, const StreamRead& read);
   // The image's files with the layers applied in `order` (ids given to
-  // add_layer, bottom first; one may repeat).
+  // add_layer, bottom first; one may repeat). Once: the layers' reports
+  // move into the content.
   std::expected<ImageContent, ImageError> finish(const std::vector<std::string>& order);
+
+  // Bytes of names (components and link targets) and of the paths the
+  // scan keeps (reports, bill-of-materials paths): far above any image's.
+  static constexpr std::uint64_t k_max_name_bytes = 64ull << 20;
+  static constexpr std::uint64_t k_max_kept_bytes = 64ull << 20;
+  // Docker stacks at most 127; an archive of a million tiny "layers" is no
+  // image.
+  static constexpr std::size_t k_max_layers = 4096;
 
  private:
   struct Layer;
+  // The entry being read: a regular file's node and path.
+  struct Current {
+    std::optional<PathTree::Id> node;
+    std::string path;   // absolute
+    bool text = false;  // bom_text()
+  };
+  // Records an entry in `layer`; a message refuses it.
+  std::optional<std::string> record(Layer& layer, const std::string& where, const EntryInfo& e, Current& current);
+  // Counts `bytes` more kept; false past k_max_kept_bytes.
+  bool keep(std::uint64_t bytes);
   InspectOptions m_options;
   std::map<std::string, std::unique_ptr<Layer>> m_layers;
-  std::mutex m_mutex;  // guards m_layers
-  std::atomic<std::size_t> m_paths = 0;
+  std::mutex m_mutex;  // guards m_layers, m_tree and m_link_bytes
+  PathTree m_tree;
+  std::uint64_t m_link_bytes = 0;
+  BomTexts m_texts;
+  std::atomic<std::size_t> m_entries = 0;
+  std::atomic<std::size_t> m_started = 0;  // layers added
+  std::atomic<std::uint64_t> m_kept = 0;   // bytes of the paths kept
 };
 
 // An image archive as the Engine API's GET /images/{name}/get and

@@ -25,8 +25,8 @@ using namespace orc::inspect;
 // Pieces of 1, 7, 512, 4093 bytes in turn: the walk must not assume a read
 // fills its buffer or ends on a block boundary.
 StreamRead pieces(std::span<const std::uint8_t> data) {
-  return [data, at = std::size_t{0}, turn = std::size_t{0}](std::span<std::byte> buffer) mutable
-         -> std::expected<std::size_t, std::string> {
+  return [data, at = std::size_t{0},
+          turn = std::size_t{0}](std::span<std::byte> buffer) mutable -> std::expected<std::size_t, std::string> {
     static constexpr std::size_t k_sizes[] = {1, 7, 512, 4093};
     const std::size_t n = std::min({buffer.size(), data.size() - at, k_sizes[turn++ % 4]});
     std::memcpy(buffer.data(), data.data() + at, n);
@@ -41,8 +41,8 @@ void check_content(const ImageContent& content) {
     check(path.find("/../") == std::string::npos && !path.ends_with("/.."));
   }
   for (const auto& f : content.files) check(f.path.starts_with("/"));
-  for (const auto& c : bill_of_materials(BomInput{
-           .paths = content.paths, .links = content.links, .texts = content.texts, .files = &content.files})) {
+  for (const auto& [link, target] : content.dangling) check(content.links.contains(link));
+  for (const auto& c : bill_of_materials(content)) {
     check(!c.key.empty() && !c.name.empty() && !c.source.empty());
     check(!c.files.empty());
   }

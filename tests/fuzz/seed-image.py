@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seeds of the image fuzz target (corpus/image/): layer tars
 (plain, gzip, whiteouts and an opaque directory, a '..' name, a hard link
-out of the root, a layer of zero blocks) and image archives as an engine's
+out of the root, a layer of zero blocks, library links out of the root) and image archives as an engine's
 export writes them (docker save before 25, and the OCI layout with
 manifest.json beside it, and one naming a layer it lacks), around a small
 real CUDA library. The library the committed seeds hold was made with
@@ -56,6 +56,16 @@ w('layer-whiteouts.tar', layer2)
 w('layer-dotdot.tar', hostile)
 w('layer-hardlink-out.tar', hostile_link)
 w('layer-empty-zero-blocks.tar', b'\0'*1024)
+# Issue 28: library names that are links out of the image, missing, a loop,
+# and one reached through a linked directory; a status.d file.
+links = tar([('sym','lib','usr/lib'),('file','usr/lib/libcublas.so.12.4.5.8',lib),
+             ('sym','usr/lib/libcublas.so.12','/lib/./libcublas.so.12.4.5.8'),
+             ('sym','usr/lib/libcudart.so.12','/etc/shadow'),
+             ('sym','usr/lib/libcufft.so.11','../../../../etc/shadow'),
+             ('sym','usr/lib/libnccl.so.2','libnccl.so.2'),
+             ('file','var/lib/dpkg/status.d/libcudnn9',
+              b'Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.1.0.70-1\n')])
+w('layer-links-out.tar', links)
 
 def sha(b): return hashlib.sha256(b).hexdigest()
 config = json.dumps({"architecture":"amd64","os":"linux","config":{"Env":["NVIDIA_REQUIRE_CUDA=cuda>=12.4"]},

@@ -28,7 +28,8 @@ void leaves(const inspect::FileReport& r, std::vector<const inspect::FileReport*
 }
 
 void damaged(const inspect::FileReport& r, std::vector<std::string>& out) {
-  if (r.damage) out.push_back(r.path + ": damaged at offset " + std::to_string(r.damage->offset) + ": " + r.damage->what);
+  if (r.damage)
+    out.push_back(r.path + ": damaged at offset " + std::to_string(r.damage->offset) + ": " + r.damage->what);
   if (r.error) out.push_back(r.path + ": " + *r.error);
   for (const auto& m : r.members) damaged(m, out);
 }
@@ -67,8 +68,8 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
   // Targets first: a typo in --tier should not cost a scan of 5 GB.
   const std::vector<TargetGpu> targets = resolve_targets(request);
   ImageReport report;
-  report.image = scan_image(
-      source, inspect::InspectOptions{.exact = request.exact, .threads = request.threads, .modules = true});
+  report.image =
+      scan_image(source, inspect::InspectOptions{.exact = request.exact, .threads = request.threads, .modules = true});
   const auto& files = report.image.content.files;
 
   // The matrix: one table per tier, GPUs as columns, libraries as rows.
@@ -88,7 +89,9 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
       CoverageRow row{.path = lib->path, .sass = names(code.sass, true), .ptx = names(code.ptx, false), .cells = {}};
       for (const auto& gpu : tier.gpus) {
         const auto v = inspect::judge_file(*lib, gpu.cc, site::driver_facts(gpu.driver ? gpu.driver : tier.driver));
-        CoverageCell cell{.outcome = v.verdict.outcome, .runtime_kernels = v.runtime_kernels, .decided_by = {},
+        CoverageCell cell{.outcome = v.verdict.outcome,
+                          .runtime_kernels = v.runtime_kernels,
+                          .decided_by = {},
                           .why = v.verdict.detail};
         if (v.verdict.decided_by)
           cell.decided_by = v.verdict.decided_by_sass ? v.verdict.decided_by->sm() : v.verdict.decided_by->compute();
@@ -99,10 +102,8 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
     }
   }
 
-  report.bom = inspect::bill_of_materials(inspect::BomInput{.paths = report.image.content.paths,
-                                                             .links = report.image.content.links,
-                                                             .texts = report.image.content.texts,
-                                                             .files = &files});
+  const auto& content = report.image.content;
+  report.bom = inspect::bill_of_materials(content);
   std::string bundled;
   for (const auto& c : report.bom)
     if (c.key == "cudart" && !c.version.empty()) bundled = c.version + " (" + c.source + ")";
@@ -126,14 +127,20 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
     report.runtime.push_back(std::move(need));
   }
   // What the image holds, by base name: the loader finds a library by its
-  // soname (a link to it counts; a library's own DT_SONAME too).
+  // soname (a link to it counts, unless it leads nowhere in the image; a
+  // library's own DT_SONAME too).
   auto carried = inspect::carried_sonames(files);
-  for (const auto& p : report.image.content.paths) carried.emplace(p.substr(p.rfind('/') + 1));
+  for (const auto& p : content.paths)
+    if (!content.dangling.contains(p)) carried.emplace(p.substr(p.rfind('/') + 1));
   report.missing = inspect::set_needs(files, carried);
   for (const auto& c : report.bom)
     if (c.warning) report.warnings.push_back(c.name + ": " + c.note);
-  for (const auto& h : report.image.content.hidden)
+  for (const auto& h : content.hidden)
     report.warnings.push_back(h + ": deleted or replaced by a later layer; not counted");
+  for (const auto& [link, target] : content.dangling)
+    report.warnings.push_back(link + ": a symbolic link to '" + target +
+                              "', which leads to no file in the image: not counted as a library the image carries");
+  for (const auto& u : content.unread) report.warnings.push_back(u);
   if (libs.empty()) report.warnings.push_back("the image holds no device code: no library to judge");
   for (const auto& f : files) damaged(f, report.damaged);
   report.exit_code = !report.damaged.empty() ? util::ExitCode::bad_input

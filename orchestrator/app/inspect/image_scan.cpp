@@ -2,15 +2,19 @@
 
 #include <atomic>
 #include <chrono>
+#include <climits>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <thread>
 
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker.hpp"
+#include "orchestrator/inspect/bom.hpp"
 #include "orchestrator/inspect/needs.hpp"
 #include "orchestrator/inspect/package.hpp"
+#include "orchestrator/inspect/root_walk.hpp"
 #include "orchestrator/registry/layout.hpp"
 #include "orchestrator/site/remote.hpp"
 #include "orchestrator/util/byte_pipe.hpp"
@@ -27,7 +31,6 @@ using util::Failure;
 namespace {
 
 constexpr std::uint64_t k_max_config = 4u << 20;
-constexpr std::uint64_t k_max_text = 32u << 20;
 
 [[noreturn]] void refuse(const std::string& source, const inspect::ImageError& e) {
   throw Failure(ExitCode::bad_input, source + ": " + e.message + " (nothing was written)");
@@ -78,10 +81,11 @@ bool is_loopback(std::string_view host) {
 ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOptions& options) {
   const auto found = engine::discover_engine(std::nullopt);
   if (!found || found->kind == engine::EngineKind::host)
-    throw Failure(ExitCode::outside_failure,
-                  source.given + ": no container engine socket found" +
-                      (found ? " (looked at " + util::join(found->looked_at, ", ") + ")" : ": " + found.error().message) +
-                      "; start dockerd (scripts/start-dockerd.sh) or set DOCKER_HOST=unix://PATH");
+    throw Failure(
+        ExitCode::outside_failure,
+        source.given + ": no container engine socket found" +
+            (found ? " (looked at " + util::join(found->looked_at, ", ") + ")" : ": " + found.error().message) +
+            "; start dockerd (scripts/start-dockerd.sh) or set DOCKER_HOST=unix://PATH");
   auto client = engine::DockerClient::connect(engine::make_unix_socket_transport(found->socket));
   if (!client) throw Failure(ExitCode::outside_failure, source.given + ": " + client.error().message);
   auto info = client->inspect_image(source.reference);
@@ -115,7 +119,8 @@ ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOption
     engine_error = producer.join();
   }
   if (!archive) {
-    if (engine_error && !archive.error().refused) throw Failure(ExitCode::outside_failure, source.given + ": " + *engine_error);
+    if (engine_error && !archive.error().refused)
+      throw Failure(ExitCode::outside_failure, source.given + ": " + *engine_error);
     refuse(source.given, archive.error());
   }
   out.content = std::move(archive->content);
@@ -127,8 +132,8 @@ ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOption
 // A small blob (a config), read whole and checked against its digest.
 std::string small_blob(registry::Client& client, const registry::Descriptor& d, const std::string& given) {
   if (d.size > k_max_config)
-    throw Failure(ExitCode::bad_input, given + ": the image config is " + std::to_string(d.size) +
-                                           " bytes; no image config is that large");
+    throw Failure(ExitCode::bad_input,
+                  given + ": the image config is " + std::to_string(d.size) + " bytes; no image config is that large");
   std::string body;
   auto got = client.stream_blob(d.digest, d.size, [&](std::string_view bytes) {
     body += bytes;
@@ -157,8 +162,8 @@ std::string pick_platform(const std::string& body, const std::string& given) {
     }
     if (!fallback.empty()) return fallback;
   } catch (const std::exception& e) {
-    throw Failure(ExitCode::outside_failure, given + ": the registry's image index is malformed: " +
-                                                 util::printable(e.what()));
+    throw Failure(ExitCode::outside_failure,
+                  given + ": the registry's image index is malformed: " + util::printable(e.what()));
   }
   throw Failure(ExitCode::bad_input, given + ": the image index has no linux/amd64 image");
 }
@@ -168,14 +173,13 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
   const auto started = std::chrono::steady_clock::now();
   auto manifest = client->get_manifest(source.reference);
   if (!manifest && manifest.error().kind == registry::ErrorKind::not_found)
-    throw Failure(ExitCode::bad_input, source.given + ": the registry has no such image (" +
-                                           manifest.error().message + "); check the repository and the tag");
+    throw Failure(ExitCode::bad_input, source.given + ": the registry has no such image (" + manifest.error().message +
+                                           "); check the repository and the tag");
   if (!manifest) throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
   if (manifest->media_type == registry::k_oci_index || manifest->media_type == registry::k_docker_manifest_list) {
     const std::string digest = pick_platform(manifest->body, source.given);
     manifest = client->get_manifest(digest);
-    if (!manifest)
-      throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
+    if (!manifest) throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
   }
   auto parsed = registry::parse_manifest(manifest->body);
   if (!parsed) throw Failure(ExitCode::outside_failure, source.given + ": " + parsed.error().message);
@@ -185,15 +189,16 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
   inspect::ImageScanner scanner(options);
   std::vector<std::string> order;
   std::vector<const registry::Descriptor*> unique;  // the same blob twice is read once
+  std::set<std::string> listed;
   for (const auto& layer : parsed->layers) {
     order.push_back(layer.digest.to_string());
-    if (std::count(order.begin(), order.end(), order.back()) == 1) unique.push_back(&layer);
+    if (listed.insert(order.back()).second) unique.push_back(&layer);
   }
   // Layers are read several at once (a gzip layer's inflate is one core's
   // work): each worker with its own client, a pipe per layer between the
   // download (which checks the digest) and the scan.
   struct Outcome {
-    std::optional<std::string> source_error;      // the registry's
+    std::optional<std::string> source_error;        // the registry's
     std::optional<inspect::ImageError> scan_error;  // the content's
   };
   std::vector<Outcome> outcomes(unique.size());
@@ -224,8 +229,8 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
       if (outcomes[i].source_error || outcomes[i].scan_error) stop = true;
     }
   };
-  const std::size_t workers = std::min<std::size_t>(
-      {std::max(1u, std::thread::hardware_concurrency()), std::size_t{4}, unique.size()});
+  const std::size_t workers =
+      std::min<std::size_t>({std::max(1u, std::thread::hardware_concurrency()), std::size_t{4}, unique.size()});
   if (workers > 0) {
     std::vector<std::thread> threads;
     for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(work);
@@ -265,28 +270,87 @@ void rebase(inspect::FileReport& r, const std::string& from, const std::string& 
   for (auto& m : r.members) rebase(m, from, to);
 }
 
+// A file of the directory as the bill of materials reads it, a piece at a
+// time.
+inspect::StreamRead file_reader(std::ifstream& in) {
+  return [&in](std::span<std::byte> out) -> std::expected<std::size_t, std::string> {
+    in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+    if (in.bad()) return std::unexpected(std::string("the read failed"));
+    return static_cast<std::size_t>(in.gcount());
+  };
+}
+
+// An entry the walk found and could not look at: reported as inspect
+// reports a file it cannot read (an error, exit 2), never passed over.
+inspect::FileReport unreadable(const std::string& rel, const fs::path& full, const std::error_code& ec) {
+  std::string why = "cannot read: " + ec.message();
+  if (ec == std::errc::filename_too_long)
+    why += ": its path is " + std::to_string(full.native().size()) + " bytes, over PATH_MAX (" +
+           std::to_string(PATH_MAX) + "); inspect a directory nearer to it";
+  return inspect::FileReport{.path = "/" + rel, .error = std::move(why)};
+}
+
+// How resolve_in_root sees the directory: each name looked at itself
+// (lstat), so a link is never followed out of the root.
+inspect::RootEntry look_up(const fs::path& root, std::string_view rel) {
+  std::error_code ec;
+  const fs::path p = root / std::string(rel);
+  const auto status = fs::symlink_status(p, ec);
+  if (ec) return {};
+  if (fs::is_symlink(status)) {
+    auto target = fs::read_symlink(p, ec);
+    if (ec) return {};
+    return {.type = inspect::RootEntry::Type::symlink, .target = target.string()};
+  }
+  if (fs::is_directory(status)) return {.type = inspect::RootEntry::Type::directory, .target = {}};
+  if (fs::is_regular_file(status)) return {.type = inspect::RootEntry::Type::file, .target = {}};
+  return {};
+}
+
 ScannedImage scan_directory(const ImageSource& source, const inspect::InspectOptions& options) {
   const auto started = std::chrono::steady_clock::now();
   ScannedImage out{.source = source.given};
   const fs::path root = fs::absolute(source.directory).lexically_normal();
   std::vector<fs::path> candidates;
+  std::vector<inspect::FileReport> unread;
+  inspect::BomTexts texts;
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
   if (ec) throw Failure(ExitCode::bad_input, source.given + ": cannot read the directory: " + ec.message());
+  std::string last;  // the entry before the walk's next step, for its error
   for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
-    if (ec) throw Failure(ExitCode::bad_input, source.given + ": cannot read the directory: " + ec.message());
-    const auto status = it->symlink_status(ec);
-    if (ec || fs::is_directory(status)) continue;
+    if (ec)
+      throw Failure(ExitCode::bad_input,
+                    source.given + ": cannot read the directory after /" + util::printable(last) + ": " + ec.message());
     const std::string rel = it->path().lexically_relative(root).generic_string();
-    out.content.paths.push_back("/" + rel);
+    last = rel;
+    const auto status = it->symlink_status(ec);
+    if (ec) {
+      // A directory the walk enters through its parent (the type readdir
+      // gave it) is no loss itself: what under it cannot be read is said.
+      std::error_code type_ec;
+      if (!it->is_symlink(type_ec) && it->is_directory(type_ec) && !type_ec) {
+        ec.clear();
+        continue;
+      }
+      unread.push_back(unreadable(rel, it->path(), ec));
+      ec.clear();
+      continue;
+    }
+    if (fs::is_directory(status)) continue;
+    if (inspect::bom_path(rel)) out.content.paths.push_back("/" + rel);
     if (fs::is_symlink(status)) {
-      out.content.links["/" + rel] = fs::read_symlink(it->path(), ec).string();
+      if (inspect::bom_path(rel)) out.content.links["/" + rel] = fs::read_symlink(it->path(), ec).string();
+      ec.clear();
       continue;
     }
     if (!fs::is_regular_file(status)) continue;
-    if (inspect::bom_text(rel) && fs::file_size(it->path(), ec) <= k_max_text) {
+    if (inspect::bom_text(rel)) {
       std::ifstream in(it->path(), std::ios::binary);
-      out.content.texts["/" + rel] = std::string(std::istreambuf_iterator<char>(in), {});
+      const auto size = fs::file_size(it->path(), ec);
+      auto evidence = texts.read(rel, ec ? 0 : size, file_reader(in), "'" + util::printable("/" + rel) + "'");
+      ec.clear();
+      if (!evidence.empty()) out.content.evidence["/" + rel] = std::move(evidence);
       continue;
     }
     if (worth_reading(it->path())) candidates.push_back(it->path());
@@ -299,6 +363,14 @@ ScannedImage scan_directory(const ImageSource& source, const inspect::InspectOpt
     rebase(r, abs, "/" + fs::path(abs).lexically_relative(root).generic_string());
     out.content.files.push_back(std::move(r));
   }
+  for (auto& r : unread) out.content.files.push_back(std::move(r));
+  std::sort(out.content.files.begin(), out.content.files.end(),
+            [](const inspect::FileReport& a, const inspect::FileReport& b) { return a.path < b.path; });
+  std::sort(out.content.paths.begin(), out.content.paths.end());
+  for (const auto& [link, target] : out.content.links)
+    if (!inspect::resolve_in_root(link, [&](std::string_view rel) { return look_up(root, rel); }))
+      out.content.dangling[link] = target;
+  out.content.unread = texts.unread();
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return out;
 }
@@ -311,8 +383,8 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
     s.kind = ImageSourceKind::docker;
     s.reference = std::string(arg.substr(9));
     if (s.reference.empty() || s.reference.find_first_of(" \t\n?#") != std::string::npos)
-      throw Failure(ExitCode::bad_input, "'" + util::printable(arg) +
-                                             "' names no image: write docker://REPO:TAG or docker://IMAGE-ID");
+      throw Failure(ExitCode::bad_input,
+                    "'" + util::printable(arg) + "' names no image: write docker://REPO:TAG or docker://IMAGE-ID");
     return s;
   }
   const bool plain = arg.starts_with("oci+http://");
@@ -340,8 +412,8 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
     }
     if (!registry::is_valid_repository(path)) throw bad();
     s.reference = std::string(reference);
-    s.registry = std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(host) + "/" +
-                 std::string(path);
+    s.registry =
+        std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(host) + "/" + std::string(path);
     return s;
   }
   std::error_code ec;

@@ -1,7 +1,8 @@
 // An image (here an unpacked root file system) whose program links cuBLAS
 // and the shared CUDA runtime but holds only the runtime: coverage says
 // which library the image lacks and who links it, in text, JSON, HTML and
-// Markdown; the same image with cuBLAS in it lacks nothing.
+// Markdown; a link to the host's cuBLAS does not count; the same image with
+// cuBLAS in it lacks nothing.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -63,9 +64,17 @@ TEST(NeedsCoverage, AnImageThatLacksALibraryItsProgramLinksSaysWhichAndWho) {
   EXPECT_NE(cli::coverage_markdown(report).find("- cuBLAS 13 (libcublas.so.13): linked by /app/gemm\n"),
             std::string::npos);
 
-  // cuBLAS in the image, as a link (a scan reads no link, but a link is a
-  // name the loader finds): nothing lacks.
+  // A link to the host's cuBLAS leads out of the image: it still lacks it.
   fs::create_symlink(fs::path(k_cuda) / "lib64/libcublas.so.13", lib / "libcublas.so.13");
+  const ImageReport outside = cover_image(request, source);
+  ASSERT_EQ(outside.missing.size(), 1u);
+  EXPECT_EQ(outside.missing[0].library.soname, "libcublas.so.13");
+
+  // cuBLAS in the image, as a link to a file of it (a scan reads no link,
+  // but a link is a name the loader finds): nothing lacks.
+  fs::remove(lib / "libcublas.so.13");
+  std::ofstream(lib / "libcublas.so.13.1.0.3") << "the library's bytes";
+  fs::create_symlink("libcublas.so.13.1.0.3", lib / "libcublas.so.13");
   const ImageReport complete = cover_image(request, source);
   EXPECT_TRUE(complete.missing.empty()) << complete.missing[0].library.soname;
   EXPECT_EQ(cli::coverage_text(complete, false).find("lacks"), std::string::npos);

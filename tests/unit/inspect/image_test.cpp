@@ -8,7 +8,7 @@
 #include <archive_entry.h>
 #include <gtest/gtest.h>
 
-#include "tests/unit/inspect/archive_writer.hpp"
+#include "tests/unit/inspect/layer_writer.hpp"
 
 #include <cstdio>
 #include <cstring>
@@ -23,13 +23,6 @@ namespace {
 
 using namespace testing;
 
-struct Entry {
-  std::string path;
-  std::string data;  // for files
-  int type = AE_IFREG;
-  std::string link;  // symlink or hard link target
-};
-
 // A ustar header that declares `size` bytes and has none after it (a
 // writer would pad the data out): the layer a hostile registry serves.
 std::string lying_header(const std::string& name, std::uint64_t size) {
@@ -39,39 +32,15 @@ std::string lying_header(const std::string& name, std::uint64_t size) {
   std::snprintf(h.data() + 124, 12, "%011llo", static_cast<unsigned long long>(size));
   std::snprintf(h.data() + 136, 12, "%011o", 0);
   h[156] = '0';
-  std::memcpy(h.data() + 257, "ustar\0" "00", 8);
+  std::memcpy(h.data() + 257,
+              "ustar\0"
+              "00",
+              8);
   std::memset(h.data() + 148, ' ', 8);
   unsigned sum = 0;
   for (unsigned char c : h) sum += c;
   std::snprintf(h.data() + 148, 8, "%06o", sum);
   return h + std::string(1024, '\0');
-}
-
-std::string make_tar(const std::vector<Entry>& entries, int filter = ARCHIVE_FILTER_NONE) {
-  return testing::write_archive(ARCHIVE_FORMAT_TAR_PAX_RESTRICTED, filter, [&](struct archive* a) {
-    for (const auto& e : entries) {
-      struct archive_entry* h = archive_entry_new();
-      archive_entry_set_pathname(h, e.path.c_str());
-      archive_entry_set_filetype(h, static_cast<unsigned>(e.type));
-      archive_entry_set_perm(h, 0755);
-      if (e.type == AE_IFLNK) archive_entry_set_symlink(h, e.link.c_str());
-      if (e.type == AE_IFREG && !e.link.empty()) archive_entry_set_hardlink(h, e.link.c_str());
-      archive_entry_set_size(h, static_cast<la_int64_t>(e.data.size()));
-      archive_write_header(a, h);
-      if (!e.data.empty()) archive_write_data(a, e.data.data(), e.data.size());
-      archive_entry_free(h);
-    }
-  });
-}
-
-StreamRead from(const std::string& bytes) {
-  auto at = std::make_shared<std::size_t>(0);
-  return [&bytes, at](std::span<std::byte> out) -> std::expected<std::size_t, std::string> {
-    const std::size_t n = std::min(out.size(), bytes.size() - *at);
-    std::memcpy(out.data(), bytes.data() + *at, n);
-    *at += n;
-    return n;
-  };
 }
 
 // A standalone fatbin with one sm_80 cubin (the binary fixtures' builders).
@@ -82,11 +51,13 @@ std::string fatbin_sm80() {
 
 TEST(ImageScanner, LayersAppliedInTheGivenOrderWhateverOrderTheyStreamed) {
   const std::string code = fatbin_sm80();
-  const std::string lower = make_tar({{"usr/", "", AE_IFDIR}, {"usr/lib/", "", AE_IFDIR},
-                                      {"usr/lib/libkeep.fatbin", code}, {"usr/lib/libgone.fatbin", code},
+  const std::string lower = make_tar({{"usr/", "", AE_IFDIR},
+                                      {"usr/lib/", "", AE_IFDIR},
+                                      {"usr/lib/libkeep.fatbin", code},
+                                      {"usr/lib/libgone.fatbin", code},
                                       {"usr/lib/libswap.fatbin", code}});
-  const std::string upper = make_tar({{"usr/lib/.wh.libgone.fatbin", ""}, {"usr/lib/libswap.fatbin", "plain text"}},
-                                     ARCHIVE_FILTER_GZIP);
+  const std::string upper =
+      make_tar({{"usr/lib/.wh.libgone.fatbin", ""}, {"usr/lib/libswap.fatbin", "plain text"}}, ARCHIVE_FILTER_GZIP);
   ImageScanner scanner(InspectOptions{.modules = true});
   // The upper layer streams first, as an image archive may order them.
   ASSERT_TRUE(scanner.add_layer("upper", from(upper)));
@@ -96,8 +67,8 @@ TEST(ImageScanner, LayersAppliedInTheGivenOrderWhateverOrderTheyStreamed) {
   ASSERT_EQ(content->files.size(), 1u);
   EXPECT_EQ(content->files[0].path, "/usr/lib/libkeep.fatbin");
   EXPECT_TRUE(content->files[0].sass.contains(arch::ComputeCapability(8, 0)));
-  EXPECT_EQ(content->hidden, (std::vector<std::string>{"/usr/lib/libgone.fatbin (layer 1)",
-                                                       "/usr/lib/libswap.fatbin (layer 1)"}));
+  EXPECT_EQ(content->hidden,
+            (std::vector<std::string>{"/usr/lib/libgone.fatbin (layer 1)", "/usr/lib/libswap.fatbin (layer 1)"}));
   EXPECT_EQ(content->layers, 2u);
   EXPECT_EQ(content->layer_bytes, lower.size() + upper.size());
 
@@ -153,8 +124,9 @@ TEST(ImageScanner, AnEmptyLayerIsALayer) {
 
 TEST(ImageArchive, DockerSaveLayoutWithManifestLast) {
   const std::string code = fatbin_sm80();
-  const std::string l1 = make_tar({{"opt/lib/libk.fatbin", code}, {"var/lib/dpkg/status",
-                                   "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.1.0.70-1\n"}});
+  const std::string l1 = make_tar(
+      {{"opt/lib/libk.fatbin", code},
+       {"var/lib/dpkg/status", "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.1.0.70-1\n"}});
   const std::string l2 = make_tar({{"opt/lib/.wh.libk.fatbin", ""}});
   const std::string config = R"({"config":{"Env":["CUDA_VERSION=12.4.1"]},"rootfs":{"diff_ids":[]}})";
   const std::string archive = make_tar({{"blobs/sha256/aaa", l1},
@@ -167,7 +139,8 @@ TEST(ImageArchive, DockerSaveLayoutWithManifestLast) {
   EXPECT_EQ(image->config, config);
   EXPECT_TRUE(image->content.files.empty());
   EXPECT_EQ(image->content.hidden, std::vector<std::string>{"/opt/lib/libk.fatbin (layer 1)"});
-  EXPECT_EQ(image->content.texts.count("/var/lib/dpkg/status"), 1u);
+  EXPECT_EQ(image->content.evidence.at("/var/lib/dpkg/status").packages,
+            (std::map<std::string, std::string>{{"libcudnn9-cuda-12", "9.1.0.70"}}));
 
   const std::string no_manifest = make_tar({{"blobs/sha256/aaa", l1}});
   auto bad = scan_image_archive(from(no_manifest), InspectOptions{});
@@ -175,17 +148,29 @@ TEST(ImageArchive, DockerSaveLayoutWithManifestLast) {
   EXPECT_NE(bad.error().message.find("no manifest.json"), std::string::npos);
 }
 
+// What a scan keeps of a bill-of-materials file, read as it streams.
+BomEvidence read_text(const std::string& path, const std::string& text) {
+  BomTexts texts;
+  return texts.read(path, text.size(), from(text), "/" + path);
+}
+
 TEST(Bom, VersionsComeFromTheBestEvidenceAndSayWhere) {
-  BomInput in;
-  in.paths = {"/usr/lib/x86_64-linux-gnu/libcublas.so.12", "/usr/lib/x86_64-linux-gnu/libcublas.so.12.4.5.8",
-              "/usr/lib/x86_64-linux-gnu/libcudnn.so.9", "/usr/lib/x86_64-linux-gnu/libcudnn_ops.so.9", "/usr/local/cuda-12.4/lib64/libcudart.so.12",
+  ImageContent in;
+  in.paths = {"/usr/lib/x86_64-linux-gnu/libcublas.so.12",
+              "/usr/lib/x86_64-linux-gnu/libcublas.so.12.4.5.8",
+              "/usr/lib/x86_64-linux-gnu/libcudnn.so.9",
+              "/usr/lib/x86_64-linux-gnu/libcudnn_ops.so.9",
+              "/usr/local/cuda-12.4/lib64/libcudart.so.12",
               "/usr/lib/python3/site-packages/nvidia_nccl_cu12-2.20.5.dist-info/METADATA",
-              "/usr/lib/python3/site-packages/nvidia/nccl/lib/libnccl.so.2", "/usr/lib/libcufft.so.11",
+              "/usr/lib/python3/site-packages/nvidia/nccl/lib/libnccl.so.2",
+              "/usr/lib/libcufft.so.11",
               "/usr/lib/x86_64-linux-gnu/libcuda.so.1"};
-  in.texts["/var/lib/dpkg/status"] =
-      "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.1.0.70-1\n\n"
-      "Package: libcudnn9-dev-cuda-12\nStatus: deinstall ok config-files\nVersion: 9.0.0.1-1\n";
-  in.texts["/usr/local/cuda-12.4/version.json"] = R"({"cuda_cudart":{"name":"CUDA Runtime","version":"12.4.127"}})";
+  in.evidence["/var/lib/dpkg/status"] =
+      read_text("var/lib/dpkg/status",
+                "Package: libcudnn9-cuda-12\nStatus: install ok installed\nVersion: 9.1.0.70-1\n\n"
+                "Package: libcudnn9-dev-cuda-12\nStatus: deinstall ok config-files\nVersion: 9.0.0.1-1\n");
+  in.evidence["/usr/local/cuda-12.4/version.json"] =
+      read_text("usr/local/cuda-12.4/version.json", R"({"cuda_cudart":{"name":"CUDA Runtime","version":"12.4.127"}})");
   in.links["/usr/lib/x86_64-linux-gnu/libcublas.so.12"] = "libcublas.so.12.4.5.8";
   const auto bom = bill_of_materials(in);
   std::map<std::string, Component> by;
@@ -209,7 +194,7 @@ TEST(Bom, VersionsComeFromTheBestEvidenceAndSayWhere) {
 TEST(Bom, TwoCopiesInTwoDirectoriesAreTwoRowsEachWithItsOwnEvidence) {
   // PyTorch's site-packages as the H200 host has it: CUDA 13's CUPTI from
   // a wheel, and Triton's own CUPTI of CUDA 12 (file name 2025.1.1).
-  BomInput in;
+  ImageContent in;
   in.paths = {"/sp/nvidia/cu13/lib/libcupti.so.13", "/sp/triton/lib/cupti/libcupti.so.12",
               "/sp/triton/lib/cupti/libcupti.so.2025.1.1", "/sp/nvidia_cuda_cupti-13.0.85.dist-info/RECORD"};
   const auto bom = bill_of_materials(in);

@@ -30,8 +30,8 @@ TEST(LayerMerge, ALaterLayerReplacesAndAWhiteoutDeletes) {
   add(m, "./usr/lib/libcudnn.so.9");
   add(m, "usr/lib/libkeep.so");
   m.begin_layer();
-  add(m, "usr/lib/libcublas.so.12");       // replaced
-  add(m, "usr/lib/.wh.libcudnn.so.9");     // deleted
+  add(m, "usr/lib/libcublas.so.12");    // replaced
+  add(m, "usr/lib/.wh.libcudnn.so.9");  // deleted
   m.finish();
   EXPECT_EQ(listing(m), (std::vector<std::string>{"usr/lib/libcublas.so.12@1", "usr/lib/libkeep.so@0"}));
   EXPECT_TRUE(m.survives("usr/lib/libcublas.so.12", 1));
@@ -60,9 +60,9 @@ TEST(LayerMerge, AWhiteoutLeavesItsOwnLayersEntry) {
   m.begin_layer();
   add(m, "lib/x.so");
   m.begin_layer();
-  add(m, "lib/x.so");      // written again in the layer that whites it out
+  add(m, "lib/x.so");  // written again in the layer that whites it out
   add(m, "lib/.wh.x.so");
-  m.begin_layer();         // a third layer that says nothing of it
+  m.begin_layer();  // a third layer that says nothing of it
   add(m, "etc/hosts");
   m.finish();
   EXPECT_EQ(listing(m), (std::vector<std::string>{"etc/hosts@2", "lib/x.so@1"}));
@@ -75,10 +75,39 @@ TEST(LayerMerge, AFileReplacesADirectoryTreeAndADirectoryAFile) {
   add(m, "d/e/b.so");
   add(m, "p");
   m.begin_layer();
-  add(m, "d");            // a file where a directory was: its tree goes
-  add(m, "p/q.so");       // a directory where a file was: the file goes
+  add(m, "d");       // a file where a directory was: its tree goes
+  add(m, "p/q.so");  // a directory where a file was: the file goes
   m.finish();
   EXPECT_EQ(listing(m), (std::vector<std::string>{"d@1", "p/q.so@1"}));
+}
+
+TEST(LayerMerge, WithinALayerEntriesApplyInTheOrderTheLayerHoldsThem) {
+  // As an unpacker writes them: a file written over a directory of the same
+  // layer replaces it, and a file under a file turns it into a directory.
+  LayerMerge m;
+  m.begin_layer();
+  add(m, "a/b.so");
+  add(m, "a");
+  add(m, "p");
+  add(m, "p/q.so");
+  m.finish();
+  EXPECT_EQ(listing(m), (std::vector<std::string>{"a@0", "p/q.so@0"}));
+}
+
+TEST(LayerMerge, AnOpaqueRootHidesEveryLowerEntryAndAnEmptyWhiteoutNothing) {
+  LayerMerge m;
+  m.begin_layer();
+  add(m, "etc/hosts");
+  add(m, "usr/lib/x.so");
+  m.begin_layer();
+  add(m, "usr/.wh.");  // names nothing
+  m.begin_layer();
+  add(m, ".wh..wh..opq");
+  add(m, "usr/lib/y.so");
+  m.finish();
+  EXPECT_EQ(listing(m), (std::vector<std::string>{"usr/lib/y.so@2"}));
+  EXPECT_TRUE(m.is_directory(*m.tree().find("usr/lib")));
+  EXPECT_FALSE(m.is_directory(*m.tree().find("etc")));
 }
 
 TEST(LayerMerge, HardLinksKeepTheirTargetAndSymlinksAreNotFiles) {
@@ -88,8 +117,8 @@ TEST(LayerMerge, HardLinksKeepTheirTargetAndSymlinksAreNotFiles) {
   add(m, "usr/lib/libx.so", Kind::symlink);
   add(m, "usr/lib/libx-copy.so.1", Kind::hardlink, "./usr/lib/libx.so.1");
   m.finish();
-  EXPECT_EQ(listing(m), (std::vector<std::string>{"usr/lib/libx-copy.so.1@0->usr/lib/libx.so.1",
-                                                 "usr/lib/libx.so.1@0"}));
+  EXPECT_EQ(listing(m),
+            (std::vector<std::string>{"usr/lib/libx-copy.so.1@0->usr/lib/libx.so.1", "usr/lib/libx.so.1@0"}));
 }
 
 TEST(LayerMerge, HostileNamesAreRefused) {
@@ -102,8 +131,9 @@ TEST(LayerMerge, HostileNamesAreRefused) {
   ASSERT_FALSE(bad);
   bad = m.entry("lib/evil", Kind::hardlink, "../../../etc/shadow");
   ASSERT_FALSE(bad);
-  EXPECT_EQ(bad.error(), "entry 'lib/evil' links to '../../../etc/shadow', which has a '..' component: a link out of "
-                         "the image");
+  EXPECT_EQ(bad.error(),
+            "entry 'lib/evil' links to '../../../etc/shadow', which has a '..' component: a link out of "
+            "the image");
   // The root entry in every layer is nothing to record; an absolute name is
   // read as the tar tools read it, from the image's root.
   EXPECT_TRUE(m.entry("./", Kind::directory));
