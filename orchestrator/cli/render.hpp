@@ -10,9 +10,9 @@
 #include "orchestrator/app/inspect/coverage.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/app/key/key_cmd.hpp"
-#include "orchestrator/app/stamp/stamp.hpp"
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
+#include "orchestrator/app/stamp/stamp.hpp"
 #include "orchestrator/app/tables/tables.hpp"
 #include "orchestrator/app/transfer/fetch.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
@@ -48,7 +48,8 @@ std::string coverage_html(const app::ImageReport& report);
 std::string coverage_markdown(const app::ImageReport& report);
 void emit(Io& io, const app::ImageReport& report, Format format, bool colour);
 // stamp --json: {"coverage": coverage_json, "stamped", "identity", "NVIDIA_REQUIRE_CUDA",
-// "NVIDIA_REQUIRE_ARCH", "unbounded"}.
+// "NVIDIA_REQUIRE_ARCH", "unbounded", "refused_gpus", "removed": the config's
+// Env entries taken out, as "NVIDIA_DISABLE_REQUIRE=1"}.
 std::string stamp_json(const app::StampReport& report);
 
 // watch --once: each feed's state, then each recipe x tier: stale (with the
