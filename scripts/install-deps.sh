@@ -15,6 +15,7 @@
 #            its own controller and nodes) and python3-kubernetes (the Job
 #            models `k8s render`'s manifests are checked against), chromium and
 #            chromium-driver (the coverage report is read back in a real browser)
+#            and cmark-gfm (its Markdown form, read back by GitHub's parser)
 #   --bench  also what bench/ compares with: curl, openssl (its dgst), and
 #            docker-registry for the fetch benchmarks
 set -euo pipefail
@@ -28,7 +29,7 @@ packages=(
 for arg in "$@"; do
   case "$arg" in
     --fuzz) packages+=(clang-19 libclang-rt-19-dev) ;;
-    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap docker-compose systemd slurmctld slurmd slurm-client munge python3-kubernetes chromium chromium-driver) ;;
+    --test) packages+=(docker.io runc podman debootstrap docker-registry apache2-utils curl bazel-bootstrap docker-compose systemd slurmctld slurmd slurm-client munge python3-kubernetes chromium chromium-driver cmark-gfm) ;;
     --bench) packages+=(curl openssl docker-registry apache2-utils) ;;
     *) echo "install-deps: unknown option '$arg' (known: --fuzz, --test, --bench)" >&2; exit 2 ;;
   esac

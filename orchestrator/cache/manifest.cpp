@@ -9,6 +9,7 @@
 
 #include "orchestrator/cache/signing.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/util/json_nesting.hpp"
 
 namespace orc::cache {
 
@@ -17,35 +18,12 @@ namespace {
 using nlohmann::json;
 
 // Deeper than any manifest goes (files[i].embedded.sass[j] is 4 levels).
-constexpr int k_max_depth = 8;
+constexpr std::size_t k_max_depth = 8;
 
 json null_if_empty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
 json archs(const std::vector<std::string>& sass, const std::vector<std::string>& ptx) {
   return {{"sass", sass}, {"ptx", ptx}};
-}
-
-// Nesting depth of `text` outside strings, stopping early past the limit, so
-// hostile input is refused before a recursive structure is built from it.
-bool nesting_within(std::string_view text, int limit) {
-  int depth = 0;
-  bool in_string = false;
-  for (std::size_t i = 0; i < text.size(); ++i) {
-    const char c = text[i];
-    if (in_string) {
-      if (c == '\\')
-        ++i;
-      else if (c == '"')
-        in_string = false;
-    } else if (c == '"') {
-      in_string = true;
-    } else if (c == '[' || c == '{') {
-      if (++depth > limit) return false;
-    } else if (c == ']' || c == '}') {
-      --depth;
-    }
-  }
-  return true;
 }
 
 // Reads typed fields, remembering the first violation with its JSON path.
@@ -394,7 +372,7 @@ std::expected<Manifest, ManifestError> parse_manifest(std::string_view text) {
   if (text.size() > k_max_manifest_bytes)
     return std::unexpected(
         ManifestError{Kind::malformed, "larger than " + std::to_string(k_max_manifest_bytes) + " bytes"});
-  if (!nesting_within(text, k_max_depth))
+  if (!util::json_nesting_within(text, k_max_depth))
     return std::unexpected(ManifestError{Kind::not_ours, "nested deeper than any manifest"});
   const json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
   if (j.is_discarded() || !j.is_object()) return std::unexpected(ManifestError{Kind::not_ours, "not a JSON object"});

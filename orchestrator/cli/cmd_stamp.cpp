@@ -20,7 +20,8 @@ and every NVIDIA_REQUIRE_* variable must hold):
   NVIDIA_REQUIRE_ARCH=arch>=8.0,arch<9.0 arch>=9.0 ...
                                    the GPUs every library with device code runs on,
                                    natively or (unless --native-only) by JIT of its PTX
-An image's own NVIDIA_REQUIRE_CUDA is kept as NVIDIA_REQUIRE_CUDA_IMAGE (still checked).
+An image's own NVIDIA_REQUIRE_CUDA is kept as NVIDIA_REQUIRE_CUDA_IMAGE (still checked);
+its NVIDIA_DISABLE_REQUIRE, which makes the toolkit skip every check, is removed (and said).
 The image is judged on the tier first; one that gets "none" there is not stamped.
 docker://REF: a new image REPO:TAG-TIER (or --tag) through the engine, the old one untouched.
 oci://HOST/REPO:TAG: a new config and manifest pushed as REPO:TAG-TIER (or --tag).
@@ -68,14 +69,17 @@ void attach_stamp(CLI::App& sub, Io& io) {
         else if (r.values.runs_nowhere)
           why = "its libraries share no GPU they all run on";
         else if (!r.values.refused_gpus.empty())
-          why = "NVIDIA_REQUIRE_ARCH would refuse " + util::printable(util::join(r.values.refused_gpus, ", ")) + " of " +
-                util::printable(opt->tier) + (opt->native_only ? " (only PTX reaches it; drop --native-only)" : "");
+          why = "NVIDIA_REQUIRE_ARCH would refuse " + util::printable(util::join(r.values.refused_gpus, ", ")) +
+                " of " + util::printable(opt->tier) +
+                (opt->native_only ? " (only PTX reaches it; drop --native-only)" : "");
         else
           why = "the image gets \"none\" on a GPU of " + util::printable(opt->tier);
         io.out << "not stamped: " << why << "\n";
       }
       if (!r.values.require_cuda.empty()) io.out << "  NVIDIA_REQUIRE_CUDA=" << r.values.require_cuda << "\n";
       if (!r.values.require_arch.empty()) io.out << "  NVIDIA_REQUIRE_ARCH=" << r.values.require_arch << "\n";
+      for (const auto& e : r.removed)
+        io.out << "  removed " << util::printable(e) << ", which makes every node skip these requirements\n";
       for (const auto& u : r.values.unbounded)
         io.out << "  not bounding NVIDIA_REQUIRE_ARCH: " << util::printable(u)
                << " (registers no kernel; builds its own at run time)\n";

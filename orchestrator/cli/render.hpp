@@ -48,7 +48,8 @@ std::string coverage_html(const app::ImageReport& report);
 std::string coverage_markdown(const app::ImageReport& report);
 void emit(Io& io, const app::ImageReport& report, Format format, bool colour);
 // stamp --json: {"coverage": coverage_json, "stamped", "identity", "NVIDIA_REQUIRE_CUDA",
-// "NVIDIA_REQUIRE_ARCH", "unbounded"}.
+// "NVIDIA_REQUIRE_ARCH", "unbounded", "refused_gpus", "removed": the config's
+// Env entries taken out, as "NVIDIA_DISABLE_REQUIRE=1"}.
 std::string stamp_json(const app::StampReport& report);
 
 // watch --once: each feed's state, then each recipe x tier: stale (with the

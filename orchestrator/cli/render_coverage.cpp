@@ -85,14 +85,44 @@ std::string html_escape(std::string_view text) {
   return out;
 }
 
+// Names from an image land in Markdown: none may end a table cell, open a
+// code span, link, emphasis, strikethrough, an entity or HTML, or start a
+// list (printable() already writes a line break as \x0a). Any ASCII
+// punctuation may be escaped with a backslash (CommonMark 2.4): these are
+// the characters that mean something where a name stands, the backslash
+// among them so that an escape stays one, and a list marker at the start.
 std::string md_escape(std::string_view text) {
+  const std::string shown = util::printable(text);
+  const std::size_t digits = shown.find_first_not_of("0123456789");
   std::string out;
-  for (char ch : util::printable(text)) {
-    if (ch == '|' || ch == '*' || ch == '_' || ch == '`' || ch == '<' || ch == '>' || ch == '[' || ch == ']')
-      out += '\\';
+  for (std::size_t i = 0; i < shown.size(); ++i) {
+    const char ch = shown[i];
+    const bool marker = (i == 0 && (ch == '-' || ch == '+')) || (i == digits && i > 0 && (ch == '.' || ch == ')'));
+    if (marker || std::string_view("\\`*_[]<>#|~&").find(ch) != std::string_view::npos) out += '\\';
     out += ch;
   }
   return out;
+}
+
+// `text` as a code span whatever it holds: fenced by one backtick more than
+// its longest run of them, and padded with a space where it starts or ends
+// with a backtick or a space (CommonMark 6.1 strips one from each side). A
+// backslash is literal in a code span, but a table cell ends at every '|'
+// not written \| (GFM 4.10), inside a code span too.
+std::string md_code(std::string_view text, bool in_table) {
+  const std::string shown = util::printable(text);
+  std::string body;
+  std::size_t run = 0, longest = 0;
+  for (char ch : shown) {
+    run = ch == '`' ? run + 1 : 0;
+    longest = std::max(longest, run);
+    if (ch == '|' && in_table) body += '\\';
+    body += ch;
+  }
+  const bool pad =
+      !body.empty() && (body.front() == '`' || body.front() == ' ' || body.back() == '`' || body.back() == ' ');
+  const std::string fence(longest + 1, '`');
+  return fence + (pad ? " " + body + " " : body) + fence;
 }
 
 std::string runtime_text(const app::RuntimeNeed& n) {
@@ -332,7 +362,7 @@ ul.warn li{color:#9a6700}
 }
 
 std::string coverage_markdown(const ImageReport& r) {
-  std::string m = "### GPU coverage of `" + util::printable(r.image.source) + "`\n\n";
+  std::string m = "### GPU coverage of " + md_code(r.image.source, false) + "\n\n";
   m += summary_line(r).substr(summary_line(r).find('\n') + 1) + "\n";
   static const std::map<std::string, std::string> mark = {
       {"native", "🟢"}, {"jit", "🟡"}, {"none", "🔴"}, {"partial", "🟣"}, {"run-time", "🔵"}};
@@ -345,14 +375,14 @@ std::string coverage_markdown(const ImageReport& r) {
     m += "\n";
     std::vector<std::string> notes;
     for (const auto& row : tier.rows) {
-      m += "| `" + util::printable(row.path) + "` |";
+      m += "| " + md_code(row.path, true) + " |";
       for (std::size_t i = 0; i < row.cells.size(); ++i) {
         const auto& c = row.cells[i];
         const auto it = mark.find(c.label());
         m += " " + (it == mark.end() ? std::string() : it->second + " ") + c.label() +
              (c.decided_by.empty() ? "" : " " + c.decided_by) + " |";
         if (c.label() != "native")
-          notes.push_back("`" + util::printable(row.path) + "` on " + md_escape(gpu_heading(tier.gpus[i])) + ": " +
+          notes.push_back(md_code(row.path, false) + " on " + md_escape(gpu_heading(tier.gpus[i])) + ": " +
                           md_escape(c.why));
       }
       m += "\n";
@@ -391,13 +421,17 @@ std::string stamp_json(const app::StampReport& r) {
   for (const auto& u : r.values.unbounded) unbounded.push_back(util::utf8_escaped(u));
   nlohmann::json refused = nlohmann::json::array();
   for (const auto& g : r.values.refused_gpus) refused.push_back(util::utf8_escaped(g));
-  const nlohmann::json out = {{"coverage", doc},
-                              {"stamped", r.stamped_ok ? nlohmann::json(util::utf8_escaped(r.stamped)) : nlohmann::json()},
-                              {"identity", r.identity},
-                              {"NVIDIA_REQUIRE_CUDA", r.values.require_cuda},
-                              {"NVIDIA_REQUIRE_ARCH", r.values.require_arch},
-                              {"unbounded", unbounded},
-                              {"refused_gpus", refused}};
+  nlohmann::json removed = nlohmann::json::array();
+  for (const auto& e : r.removed) removed.push_back(util::utf8_escaped(e));
+  const nlohmann::json out = {
+      {"coverage", doc},
+      {"stamped", r.stamped_ok ? nlohmann::json(util::utf8_escaped(r.stamped)) : nlohmann::json()},
+      {"identity", r.identity},
+      {"NVIDIA_REQUIRE_CUDA", r.values.require_cuda},
+      {"NVIDIA_REQUIRE_ARCH", r.values.require_arch},
+      {"unbounded", unbounded},
+      {"refused_gpus", refused},
+      {"removed", removed}};
   return out.dump(2) + "\n";
 }
 

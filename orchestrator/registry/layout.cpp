@@ -4,6 +4,7 @@
 
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/util/diagnostic.hpp"
+#include "orchestrator/util/json_nesting.hpp"
 
 namespace orc::registry {
 
@@ -127,6 +128,8 @@ std::expected<std::vector<Descriptor>, Error> read_descriptors(const json& objec
 // and mediaType, when present, the one expected.
 std::expected<json, Error> read_top(std::string_view text, std::span<const std::string_view> media_types) {
   if (text.size() > k_max_manifest_bytes) return bad("larger than 4 MiB");
+  if (!util::json_nesting_within(text, k_max_manifest_depth))
+    return bad("nested deeper than " + std::to_string(k_max_manifest_depth) + " levels");
   json j = json::parse(text, nullptr, false);
   if (j.is_discarded()) return bad("not JSON");
   if (!j.is_object()) return bad("not a JSON object");

@@ -47,6 +47,10 @@ inline constexpr std::size_t k_max_manifest_bytes = 4 << 20;
 inline constexpr std::size_t k_max_descriptors = 10'000;
 inline constexpr std::size_t k_max_annotations = 1'000;
 inline constexpr std::size_t k_max_string = 64 << 10;
+// A manifest or an index is four levels deep; fields a reader must ignore
+// get room to nest, not the depth that makes a parser's tree cost hundreds
+// of MiB (util/json_nesting.hpp).
+inline constexpr std::size_t k_max_manifest_depth = 64;
 
 struct Descriptor {
   std::string media_type;

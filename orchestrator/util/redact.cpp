@@ -1,5 +1,7 @@
 #include "orchestrator/util/redact.hpp"
 
+#include <cctype>
+
 namespace orc::util {
 
 namespace {
@@ -17,6 +19,21 @@ std::size_t word_end(std::string_view text, std::size_t from) {
   return end;
 }
 
+// Whether the '@' at `at` of `word` starts a digest ("repo@sha256:" and
+// hex): an image reference's, not the end of a userinfo. A password would
+// have to hold '@', an algorithm, ':' and 32 hex digits to pass for one.
+bool starts_digest(std::string_view word, std::size_t at) {
+  std::size_t i = at + 1;
+  const auto algorithm = i;
+  while (i < word.size() && ((word[i] >= 'a' && word[i] <= 'z') || (word[i] >= '0' && word[i] <= '9') ||
+                             word[i] == '+' || word[i] == '.' || word[i] == '_' || word[i] == '-'))
+    ++i;
+  if (i == algorithm || i >= word.size() || word[i] != ':') return false;
+  std::size_t hex = 0;
+  for (++i; i < word.size() && std::isxdigit(static_cast<unsigned char>(word[i])); ++i) ++hex;
+  return hex >= 32;
+}
+
 }  // namespace
 
 std::vector<TextSpan> credential_spans(std::string_view text) {
@@ -25,7 +42,9 @@ std::vector<TextSpan> credential_spans(std::string_view text) {
   while (scheme != std::string_view::npos) {
     const std::size_t begin = scheme + k_scheme_end.size();
     const std::size_t end = word_end(text, begin);
-    const std::size_t at = text.substr(begin, end - begin).rfind('@');
+    const std::string_view word = text.substr(begin, end - begin);
+    std::size_t at = word.rfind('@');
+    while (at != std::string_view::npos && at > 0 && starts_digest(word, at)) at = word.rfind('@', at - 1);
     if (at != std::string_view::npos && at > 0) spans.push_back({begin, begin + at});
     scheme = text.find(k_scheme_end, end);
   }

@@ -8,6 +8,8 @@
 // the next blank (space, tab, line break) or the next "://"; everything from
 // the "://" to the word's last '@' is userinfo, and is shown as "***". So
 // "remote: \"ftp://u:PW@127.0.0.1:1/r" becomes "remote: \"ftp://***@127.0.0.1:1/r".
+// An '@' that starts a digest (oci://HOST/REPO@sha256:HEX) ends no userinfo:
+// the last '@' before it does, if there is one.
 // A password holding a blank is not a URL any tool accepts; it is not found.
 #include <cstddef>
 #include <string>

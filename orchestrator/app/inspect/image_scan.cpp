@@ -20,6 +20,8 @@
 #include "orchestrator/util/byte_pipe.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
+#include "orchestrator/util/json_nesting.hpp"
+#include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -148,6 +150,9 @@ std::string small_blob(registry::Client& client, const registry::Descriptor& d, 
 
 // An index's linux/amd64 manifest (the first without a platform otherwise).
 std::string pick_platform(const std::string& body, const std::string& given) {
+  if (!util::json_nesting_within(body, registry::k_max_manifest_depth))
+    throw Failure(ExitCode::outside_failure, given + ": the registry's image index is malformed: nested deeper than " +
+                                                 std::to_string(registry::k_max_manifest_depth) + " levels");
   try {
     const auto index = nlohmann::json::parse(body);
     std::string fallback;
@@ -383,8 +388,15 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
     s.kind = ImageSourceKind::docker;
     s.reference = std::string(arg.substr(9));
     if (s.reference.empty() || s.reference.find_first_of(" \t\n?#") != std::string::npos)
-      throw Failure(ExitCode::bad_input,
-                    "'" + util::printable(arg) + "' names no image: write docker://REPO:TAG or docker://IMAGE-ID");
+      throw Failure(ExitCode::bad_input, "'" + util::printable(arg) +
+                                             "' names no image: write docker://REPO:TAG or docker://IMAGE-ID");
+    // An '@' is a digest's; user:password@ has no place in the local
+    // engine's names, and would be printed where the engine's answer quotes it.
+    if (const auto at = s.reference.rfind('@');
+        at != std::string::npos && !digest::Digest::parse(std::string_view(s.reference).substr(at + 1)))
+      throw Failure(ExitCode::bad_input, "'" + util::redact_credentials(util::printable(arg)) +
+                                             "' names no image of the local engine (credentials have no place "
+                                             "there): write docker://REPO:TAG or docker://REPO@sha256:DIGEST");
     return s;
   }
   const bool plain = arg.starts_with("oci+http://");
@@ -393,12 +405,22 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
     const std::string_view rest = arg.substr(plain ? 11 : 6);
     const auto slash = rest.find('/');
     const auto bad = [&] {
-      return Failure(ExitCode::bad_input, "'" + util::printable(arg) +
+      return Failure(ExitCode::bad_input, "'" + util::redact_credentials(util::printable(arg)) +
                                               "' is not a registry image: write oci://HOST[:PORT]/REPO:TAG or "
                                               "oci://HOST/REPO@sha256:DIGEST");
     };
     if (slash == std::string_view::npos || slash == 0) throw bad();
-    const std::string_view host = rest.substr(0, slash);
+    // USER:PASSWORD@HOST, read as the registry client reads its URL (the
+    // authority runs to the first '/', its userinfo to the last '@' in it):
+    // `registry` keeps it, for the client to send; `given`, what every
+    // message and report prints, does not.
+    const std::string_view authority = rest.substr(0, slash);
+    const auto userinfo_end = authority.rfind('@');
+    const std::string_view host =
+        userinfo_end == std::string_view::npos ? authority : authority.substr(userinfo_end + 1);
+    if (host.empty()) throw bad();
+    if (userinfo_end != std::string_view::npos)
+      s.given = std::string(arg.substr(0, arg.size() - rest.size())) + std::string(rest.substr(userinfo_end + 1));
     std::string_view path = rest.substr(slash + 1);
     std::string_view reference = "latest";
     if (const auto at = path.find('@'); at != std::string_view::npos) {
@@ -412,8 +434,8 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
     }
     if (!registry::is_valid_repository(path)) throw bad();
     s.reference = std::string(reference);
-    s.registry =
-        std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(host) + "/" + std::string(path);
+    s.registry = std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(authority) + "/" +
+                 std::string(path);
     return s;
   }
   std::error_code ec;

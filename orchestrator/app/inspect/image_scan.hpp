@@ -23,9 +23,13 @@ enum class ImageSourceKind { docker, registry, directory };
 
 struct ImageSource {
   ImageSourceKind kind = ImageSourceKind::directory;
-  std::string given;        // the argument as written
+  // The argument as written, less the USER:PASSWORD@ of oci://USER:PASSWORD@HOST/...:
+  // the one form messages, reports and stamp's output print.
+  std::string given;
   std::string reference;    // docker: the engine's reference; registry: the tag or digest
-  std::string registry;     // registry: "http://127.0.0.1:5000/team/cuda" (no credentials)
+  // registry: "http://127.0.0.1:5000/team/cuda", with the credentials given
+  // (the client takes them out and sends them): never printed.
+  std::string registry;
   std::filesystem::path directory;
 };
 

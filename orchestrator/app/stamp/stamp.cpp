@@ -141,6 +141,8 @@ std::pair<std::string, std::string> stamp_in_registry(const ImageSource& source,
   auto client = site::make_client(source.registry);
   auto manifest = client->get_manifest(scanned);
   if (!manifest) throw Failure(site::exit_code_for(manifest.error()), source.given + ": " + manifest.error().message);
+  // The bytes the scan's registry::parse_manifest took (fetched by their
+  // digest), so bounded in size and depth before this parse and dump.
   nlohmann::json doc;
   try {
     doc = nlohmann::json::parse(manifest->body);
@@ -223,52 +225,6 @@ StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool nat
   return v;
 }
 
-std::expected<std::string, std::string> stamp_config(const std::string& config, const StampValues& values,
-                                                     const std::string& tier, const std::string& source) {
-  nlohmann::json doc;
-  try {
-    doc = nlohmann::json::parse(config);
-  } catch (const std::exception& e) {
-    return std::unexpected(std::string("the image config is not JSON: ") + e.what());
-  }
-  if (!doc.is_object()) return std::unexpected("the image config is not a JSON object");
-  auto& c = doc["config"];
-  if (c.is_null()) c = nlohmann::json::object();
-  if (!c.is_object()) return std::unexpected("the image config's \"config\" is not an object");
-  nlohmann::json env = nlohmann::json::array();
-  std::string kept_cuda;
-  std::string earlier_image;  // an earlier stamp kept the image's own constraint here
-  if (c.contains("Env") && c["Env"].is_array()) {
-    for (const auto& e : c["Env"]) {
-      if (!e.is_string()) continue;
-      const std::string s = e.get<std::string>();
-      if (s.starts_with("NVIDIA_REQUIRE_CUDA_IMAGE=")) {
-        earlier_image = s.substr(26);
-        continue;
-      }
-      if (s.starts_with("NVIDIA_REQUIRE_ARCH=")) continue;
-      if (s.starts_with("NVIDIA_REQUIRE_CUDA=")) {
-        if (!values.require_cuda.empty()) {
-          kept_cuda = s.substr(20);
-          continue;
-        }
-      }
-      env.push_back(s);
-    }
-  }
-  if (!earlier_image.empty())
-    env.push_back("NVIDIA_REQUIRE_CUDA_IMAGE=" + earlier_image);
-  else if (!kept_cuda.empty() && kept_cuda != values.require_cuda)
-    env.push_back("NVIDIA_REQUIRE_CUDA_IMAGE=" + kept_cuda);
-  if (!values.require_cuda.empty()) env.push_back("NVIDIA_REQUIRE_CUDA=" + values.require_cuda);
-  if (!values.require_arch.empty()) env.push_back("NVIDIA_REQUIRE_ARCH=" + values.require_arch);
-  c["Env"] = env;
-  if (!c.contains("Labels") || !c["Labels"].is_object()) c["Labels"] = nlohmann::json::object();
-  c["Labels"]["org.orchestrate.stamp.tier"] = tier;
-  c["Labels"]["org.orchestrate.stamp.source"] = source;
-  return doc.dump();
-}
-
 StampReport stamp(const StampRequest& request) {
   auto source = parse_image_source(request.image);
   if (!source || source->kind == ImageSourceKind::directory)
@@ -301,14 +257,17 @@ StampReport stamp(const StampRequest& request) {
     return report;
   }
   const std::string identity = report.coverage.image.identity;
-  const auto edit = [&](const std::string& config) {
-    return stamp_config(config, report.values, request.tier, identity);
+  const auto edit = [&](const std::string& config) -> std::expected<std::string, std::string> {
+    auto edited = stamp_config(config, report.values, request.tier, identity);
+    if (!edited) return std::unexpected(std::move(edited.error()));
+    report.removed = std::move(edited->removed);
+    return std::move(edited->json);
   };
   if (source->kind == ImageSourceKind::docker) {
     std::tie(report.stamped, report.identity) = stamp_in_engine(*source, tag, edit);
   } else {
     auto edited = edit(report.coverage.image.config);
-    if (!edited) throw Failure(ExitCode::bad_input, request.image + ": " + edited.error());
+    if (!edited) throw Failure(ExitCode::bad_input, source->given + ": " + edited.error() + " (nothing was pushed)");
     std::tie(report.stamped, report.identity) = stamp_in_registry(*source, identity, tag, *edited);
   }
   report.stamped_ok = true;

@@ -21,6 +21,9 @@
 // A local image becomes a new image through the engine (export, new
 // config, load: the same layers), the old one untouched; a registry image
 // gets a new config blob and a new manifest pushed beside the old one.
+#include <cstddef>
+#include <expected>
+#include <filesystem>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,21 +42,32 @@ struct StampValues {
   // bounded by them whatever it builds besides (a builder does not excuse
   // registered kernels that cannot run, as the verdicts say).
   std::vector<std::string> unbounded;
-  bool runs_nowhere = false;  // libraries with device code share no GPU: nothing to stamp
+  bool runs_nowhere = false;                // libraries with device code share no GPU: nothing to stamp
   std::vector<arch::CcInterval> intervals;  // what require_arch says, as intervals
   // The tier's GPUs the constraint would refuse (with --native-only, those
   // only PTX reaches): the image is not stamped.
   std::vector<std::string> refused_gpus;
 };
 
-
 StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool native_only);
+
+// Deeper than any image config nests (config.Healthcheck.Test is four
+// levels): past it the config is refused before it is parsed.
+inline constexpr std::size_t k_max_config_depth = 256;
+
+struct StampedConfig {
+  std::string json;
+  // Entries of config.Env taken out: NVIDIA_DISABLE_REQUIRE, whatever its
+  // value (the toolkit skips every NVIDIA_REQUIRE_* check while it is set,
+  // and older hooks read its presence alone), as written in the image.
+  std::vector<std::string> removed;
+};
 
 // The config's JSON with the values set in config.Env (and the labels
 // org.orchestrate.stamp.tier and .source); an error for JSON that is no
-// image config.
-std::expected<std::string, std::string> stamp_config(const std::string& config, const StampValues& values,
-                                                     const std::string& tier, const std::string& source);
+// image config or nests deeper than k_max_config_depth.
+std::expected<StampedConfig, std::string> stamp_config(const std::string& config, const StampValues& values,
+                                                       const std::string& tier, const std::string& source);
 
 struct StampRequest {
   std::string image;  // docker://REF or oci://...
@@ -66,9 +80,10 @@ struct StampRequest {
 struct StampReport {
   ImageReport coverage;
   StampValues values;
-  std::string stamped;  // the new image: "repo:tag" (engine) or "oci://.../repo:tag@sha256:..." (registry)
-  std::string identity;  // the new image's ID (engine) or manifest digest (registry)
-  bool stamped_ok = false;  // false: refused (coverage.exit_code says why)
+  std::string stamped;               // the new image: "repo:tag" (engine) or "oci://.../repo:tag@sha256:..." (registry)
+  std::string identity;              // the new image's ID (engine) or manifest digest (registry)
+  std::vector<std::string> removed;  // StampedConfig::removed
+  bool stamped_ok = false;           // false: refused (coverage.exit_code says why)
 };
 
 // Throws util::Failure: bad_input for a directory, an unknown tier, a

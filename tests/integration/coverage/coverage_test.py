@@ -2,10 +2,13 @@
 """Image coverage and stamping against a real dockerd and a real registry
 (issue 16). The images are made byte by byte (image_fixture.py) from
 libraries nvcc builds here: one with sm_80 SASS only, one with sm_80 SASS
-and compute_80 PTX. Started here, stopped here by PID (the scripts').
+and compute_80 PTX. Started here, stopped here by PID (the scripts'): the
+dockerd, a registry, and a second registry that asks for a password
+(htpasswd) for the credentialed references of issue 28.
 
 usage: coverage_test.py ORCHESTRATE   (exit 77: cannot run here, with why)
 """
+import html.parser
 import json
 import os
 import shutil
@@ -23,6 +26,10 @@ ORC = None
 WORK = None
 SOCK = None
 REGISTRY = None
+AUTH_REGISTRY = None  # one that asks for Basic auth (htpasswd)
+PASSWORD = "Pw-9f3kQz"
+AUTH = "orc:" + PASSWORD
+DEEP = 100000  # levels of the hostile config: 195 KiB
 LIBS = {}
 ENV = None
 PADDED = 0  # the padded layer's size
@@ -31,6 +38,9 @@ KERNEL = r"""
 __global__ void scale(float* x, float a, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) x[i] *= a; }
 extern "C" int launch(float* x, float a, int n) { scale<<<(n + 255) / 256, 256>>>(x, a, n); return (int)cudaGetLastError(); }
 """
+
+# File names that are Markdown: pipes, backticks, a line break.
+MD_NAMES = ["a|b`c``d.so", "nl\n| x | y |.so"]
 
 TIERS = """tiers:
   tier-hopper:
@@ -62,7 +72,7 @@ def run(*args, check=None):
 
 
 def setUpModule():
-    global WORK, SOCK, REGISTRY, ENV
+    global WORK, SOCK, REGISTRY, AUTH_REGISTRY, ENV
     WORK = tempfile.mkdtemp(prefix="orc-cov-", dir="/tmp")
     nvcc = "/usr/local/cuda/bin/nvcc"
     with open(os.path.join(WORK, "k.cu"), "w") as f:
@@ -82,6 +92,11 @@ def setUpModule():
     if reg.returncode != 0:
         raise RuntimeError("start-registry.sh failed: " + reg.stderr)
     REGISTRY = "127.0.0.1:" + slurp(os.path.join(WORK, "r", "port")).strip()
+    reg = subprocess.run([os.path.join(SOURCE, "scripts/start-registry.sh"), os.path.join(WORK, "ra"), "--user", AUTH],
+                         capture_output=True, text=True)
+    if reg.returncode != 0:
+        raise RuntimeError("start-registry.sh --user failed: " + reg.stderr)
+    AUTH_REGISTRY = "127.0.0.1:" + slurp(os.path.join(WORK, "ra", "port")).strip()
     with open(os.path.join(WORK, "tiers.yaml"), "w") as f:
         f.write(TIERS)
     ENV = dict(os.environ, DOCKER_HOST="unix://" + SOCK, NO_COLOR="1", TMPDIR=os.path.join(WORK, "tmp"))
@@ -107,11 +122,23 @@ def setUpModule():
     PADDED = len(base) + (4 << 20)
     fx.push(REGISTRY, "cov/img", "padded", [base + b"\0" * (4 << 20)], compress=False)
 
+    # Issue 28: a config nested 100,000 deep, a config that switches the
+    # toolkit's checks off, a registry behind a password, names that are
+    # Markdown.
+    fx.push(REGISTRY, "cov/deep", "ptx", [base, delete, replace], extra=b"[" * DEEP + b"]" * DEEP)
+    disable = ["PATH=/bin", "NVIDIA_DISABLE_REQUIRE=1"]
+    fx.push(REGISTRY, "cov/img", "disable", [base, delete, replace], env=disable)
+    fx.load(SOCK, fx.docker_archive([base, delete, replace], "cov:disable", env=disable))
+    fx.push(AUTH_REGISTRY, "cov/img", "ptx", [base, delete, replace], auth=AUTH)
+    fx.push(REGISTRY, "cov/names", "md", [fx.layer([("dir", "usr"), ("dir", "usr/lib")] +
+                                                   [("file", "usr/lib/" + n, LIBS["ptx"]) for n in MD_NAMES])])
+
 
 def tearDownModule():
     if WORK is None:
         return
     subprocess.run([os.path.join(SOURCE, "scripts/stop-registry.sh"), os.path.join(WORK, "r")])
+    subprocess.run([os.path.join(SOURCE, "scripts/stop-registry.sh"), os.path.join(WORK, "ra")])
     subprocess.run([os.path.join(SOURCE, "scripts/stop-dockerd.sh"), os.path.join(WORK, "d")])
     shutil.rmtree(WORK, ignore_errors=True)
 
@@ -266,6 +293,116 @@ class Stamp(unittest.TestCase):
         env = json.loads(fx.registry_blob(REGISTRY, "cov/img", new["config"]["digest"]))["config"]["Env"]
         self.assertEqual(env, ["PATH=/bin", "NVIDIA_REQUIRE_CUDA_IMAGE=cuda>=12.0 brand=tesla,driver>=470,driver<471",
                                "NVIDIA_REQUIRE_CUDA=cuda>=13.0", "NVIDIA_REQUIRE_ARCH=arch>=8.0"])
+
+
+def blob_count(registry_dir):
+    return sum(len(files) for _, _, files in os.walk(os.path.join(registry_dir, "data/docker/registry/v2/blobs")))
+
+
+class Tables(html.parser.HTMLParser):
+    """The cells of every <table> cmark-gfm wrote, as text."""
+
+    def __init__(self):
+        super().__init__()
+        self.tables, self.cell = [], None
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr":
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = ""
+
+    def handle_endtag(self, tag):
+        if tag in ("td", "th"):
+            self.tables[-1][-1].append(self.cell)
+            self.cell = None
+
+    def handle_data(self, data):
+        if self.cell is not None:
+            self.cell += data
+
+
+class Hostile(unittest.TestCase):
+    """Issue 28: what a registry, an image and a user can hand inspect and stamp."""
+
+    def test_a_config_nested_100000_deep_is_refused_and_nothing_is_pushed(self):
+        # dockerd refuses such a config, so it comes through a registry; the
+        # dump of it overflowed the stack (SIGSEGV).
+        tags, blobs = fx.registry_tags(REGISTRY, "cov/deep"), blob_count(os.path.join(WORK, "r"))
+        ref = "oci://%s/cov/deep:ptx" % REGISTRY
+        p = run("stamp", ref, "--tier", "tier-ampere", "-f", os.path.join(WORK, "tiers.yaml"), check=2)
+        self.assertEqual(p.stderr, "orchestrate: error: %s: the image config nests arrays or objects deeper than 256 "
+                                   "levels, which no image config needs; rebuild the image with a config that does "
+                                   "not (nothing was pushed)\n" % ref)
+        self.assertEqual(fx.registry_tags(REGISTRY, "cov/deep"), tags)
+        self.assertEqual(blob_count(os.path.join(WORK, "r")), blobs)
+
+    def test_disable_require_is_removed_and_said_through_the_registry_and_the_engine(self):
+        p = run("stamp", "oci://%s/cov/img:disable" % REGISTRY, "--tier", "tier-ampere",
+                "-f", os.path.join(WORK, "tiers.yaml"), check=0)
+        self.assertIn("\n  removed NVIDIA_DISABLE_REQUIRE=1, which makes every node skip these requirements\n", p.stdout)
+        new = fx.registry_manifest(REGISTRY, "cov/img", "disable-tier-ampere")
+        env = json.loads(fx.registry_blob(REGISTRY, "cov/img", new["config"]["digest"]))["config"]["Env"]
+        self.assertEqual(env, ["PATH=/bin", "NVIDIA_REQUIRE_CUDA=cuda>=13.0", "NVIDIA_REQUIRE_ARCH=arch>=8.0"])
+        p = run("stamp", "docker://cov:disable", "--tier", "tier-ampere", "--json",
+                "-f", os.path.join(WORK, "tiers.yaml"), check=0)
+        self.assertEqual(json.loads(p.stdout)["removed"], ["NVIDIA_DISABLE_REQUIRE=1"])
+        self.assertEqual(image_json("cov:disable-tier-ampere")["Config"]["Env"],
+                         ["PATH=/bin", "NVIDIA_REQUIRE_CUDA=cuda>=13.0", "NVIDIA_REQUIRE_ARCH=arch>=8.0"])
+
+    def no_password(self, p, *files):
+        for text in [p.stdout, p.stderr] + [slurp(f) for f in files]:
+            self.assertNotIn(PASSWORD, text)
+
+    def test_credentials_in_a_reference_are_sent_and_printed_nowhere(self):
+        tiers = os.path.join(WORK, "tiers.yaml")
+        # oci://USER:PW@127.0.0.1 is loopback (plain HTTP): the host is read after the userinfo.
+        for scheme in ("oci://", "oci+http://"):
+            ref = "%s%s@%s/cov/img:ptx" % (scheme, AUTH, AUTH_REGISTRY)
+            shown = "%s%s/cov/img:ptx" % (scheme, AUTH_REGISTRY)
+            p, doc = scan(ref, check=0)
+            self.no_password(p)
+            self.assertEqual(doc["source"], shown)
+            html_report, md_report = os.path.join(WORK, "auth.html"), os.path.join(WORK, "auth.md")
+            for report in (html_report, md_report):
+                p = run("inspect", ref, "--tier", "tier-hopper", "-f", tiers, "--report", report, check=0)
+                self.no_password(p, report)
+                self.assertTrue(p.stdout.startswith(shown + "  sha256:"), p.stdout)
+            self.assertIn("<title>GPU coverage: %s</title>" % shown, slurp(html_report))
+            self.assertTrue(slurp(md_report).startswith("### GPU coverage of `%s`\n" % shown))
+        p = run("stamp", "oci://%s@%s/cov/img:ptx" % (AUTH, AUTH_REGISTRY), "--tier", "tier-ampere", "-f", tiers,
+                check=0)
+        self.no_password(p)
+        self.assertIn("stamped oci://%s/cov/img:ptx-tier-ampere (sha256:" % AUTH_REGISTRY, p.stdout)
+        p = run("stamp", "oci://%s@%s/cov/img:ptx" % (AUTH, AUTH_REGISTRY), "--tier", "tier-ampere", "--tag", "j",
+                "--json", "-f", tiers, check=0)
+        self.no_password(p)
+        self.assertEqual(json.loads(p.stdout)["stamped"], "oci://%s/cov/img:j" % AUTH_REGISTRY)
+        self.assertEqual(fx.registry_tags(AUTH_REGISTRY, "cov/img", auth=AUTH), ["j", "ptx", "ptx-tier-ampere"])
+        # The registry does ask: no password, or a wrong one, is its refusal (exit 3), the wrong one unprinted.
+        run("inspect", "oci://%s/cov/img:ptx" % AUTH_REGISTRY, "--gpu", "H100", check=3)
+        p = run("inspect", "oci://orc:Wrong-7Qx@%s/cov/img:ptx" % AUTH_REGISTRY, "--gpu", "H100", check=3)
+        self.assertNotIn("Wrong-7Qx", p.stdout + p.stderr)
+
+    def test_names_that_are_markdown_stay_in_their_cells(self):
+        if not shutil.which("cmark-gfm"):
+            self.skipTest("no cmark-gfm, GitHub's Markdown parser (scripts/install-deps.sh --test)")
+        md = os.path.join(WORK, "names.md")
+        run("inspect", "oci://%s/cov/names:md" % REGISTRY, "--tier", "tier-hopper", "-f", os.path.join(WORK, "tiers.yaml"),
+            "--report", md, check=0)
+        page = subprocess.run(["cmark-gfm", "-e", "table", md], capture_output=True, text=True, check=True).stdout
+        tables = Tables()
+        tables.feed(page)
+        self.assertEqual(len(tables.tables), 1, page)
+        (grid,) = tables.tables
+        self.assertEqual(grid[0], ["library", "H100 (9.0)", "H200 (9.0)"])
+        # The line break is shown as \x0a, as in every other output.
+        self.assertEqual(sorted(row[0] for row in grid[1:]),
+                         sorted("/usr/lib/" + n.replace("\n", "\\x0a") for n in MD_NAMES))
+        for row in grid[1:]:
+            self.assertEqual(row[1:], ["🟡 jit compute_80", "🟡 jit compute_80"], page)
 
 
 if __name__ == "__main__":

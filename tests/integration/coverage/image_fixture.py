@@ -6,6 +6,7 @@ to the engine as a `docker load` archive (legacy layout: manifest.json,
 config, <id>/layer.tar) or to a registry as OCI blobs and a manifest,
 through the distribution API's monolithic upload. Only the standard library.
 """
+import base64
 import gzip
 import hashlib
 import http.client
@@ -62,8 +63,10 @@ def layer(entries):
     return out.getvalue()
 
 
-def config(layers, env=None):
-    return json.dumps({
+def config(layers, env=None, extra=None):
+    """extra: raw JSON text set as the config's "x" (Python's json module
+    cannot write the nesting a hostile config has)."""
+    text = json.dumps({
         "architecture": "amd64",
         "os": "linux",
         "config": {"Env": env or ["PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"],
@@ -71,6 +74,7 @@ def config(layers, env=None):
         "rootfs": {"type": "layers", "diff_ids": [sha256(l) for l in layers]},
         "history": [{"created_by": "coverage fixture"} for _ in layers],
     }, sort_keys=True).encode()
+    return text if extra is None else text[:-1] + b', "x": ' + extra + b"}"
 
 
 def docker_archive(layers, tag, env=None):
@@ -128,50 +132,59 @@ def image_config(sock, ref):
     return json.loads(body)
 
 
-def _request(method, url, body=None, headers=None):
-    req = urllib.request.Request(url, data=body, method=method, headers=headers or {})
+def _request(method, url, body=None, headers=None, auth=None):
+    """auth: "USER:PASSWORD" for a registry that asks for Basic auth."""
+    headers = dict(headers or {})
+    if auth:
+        headers["Authorization"] = "Basic " + base64.b64encode(auth.encode()).decode()
+    req = urllib.request.Request(url, data=body, method=method, headers=headers)
     with urllib.request.urlopen(req, timeout=300) as resp:
         return resp.status, dict(resp.headers), resp.read()
 
 
-def push_blob(registry, repo, data):
+def push_blob(registry, repo, data, auth=None):
     digest = sha256(data)
-    _, headers, _ = _request("POST", "http://%s/v2/%s/blobs/uploads/" % (registry, repo))
+    _, headers, _ = _request("POST", "http://%s/v2/%s/blobs/uploads/" % (registry, repo), auth=auth)
     location = headers["Location"]
     if location.startswith("/"):
         location = "http://" + registry + location
     sep = "&" if "?" in location else "?"
     _request("PUT", location + sep + "digest=" + digest, data,
-             {"Content-Type": "application/octet-stream", "Content-Length": str(len(data))})
+             {"Content-Type": "application/octet-stream", "Content-Length": str(len(data))}, auth)
     return digest
 
 
-def push(registry, repo, tag, layers, compress=True, env=None):
+def push(registry, repo, tag, layers, compress=True, env=None, extra=None, auth=None):
     """Pushes an OCI image of the layers; returns the manifest's digest."""
-    cfg = config(layers, env)
+    cfg = config(layers, env, extra)
     descriptors = []
     for l in layers:
         blob = gzip.compress(l, mtime=0) if compress else l
         descriptors.append({
             "mediaType": "application/vnd.oci.image.layer.v1.tar" + ("+gzip" if compress else ""),
-            "digest": push_blob(registry, repo, blob), "size": len(blob)})
+            "digest": push_blob(registry, repo, blob, auth), "size": len(blob)})
     manifest = json.dumps({
         "schemaVersion": 2, "mediaType": "application/vnd.oci.image.manifest.v1+json",
         "config": {"mediaType": "application/vnd.oci.image.config.v1+json",
-                   "digest": push_blob(registry, repo, cfg), "size": len(cfg)},
+                   "digest": push_blob(registry, repo, cfg, auth), "size": len(cfg)},
         "layers": descriptors}).encode()
     _request("PUT", "http://%s/v2/%s/manifests/%s" % (registry, repo, tag), manifest,
-             {"Content-Type": "application/vnd.oci.image.manifest.v1+json"})
+             {"Content-Type": "application/vnd.oci.image.manifest.v1+json"}, auth)
     return sha256(manifest)
 
 
-def registry_manifest(registry, repo, ref):
+def registry_manifest(registry, repo, ref, auth=None):
     _, headers, body = _request("GET", "http://%s/v2/%s/manifests/%s" % (registry, repo, ref), None,
                                 {"Accept": "application/vnd.oci.image.manifest.v1+json,"
-                                           "application/vnd.docker.distribution.manifest.v2+json"})
+                                           "application/vnd.docker.distribution.manifest.v2+json"}, auth)
     return json.loads(body)
 
 
-def registry_blob(registry, repo, digest):
-    _, _, body = _request("GET", "http://%s/v2/%s/blobs/%s" % (registry, repo, digest))
+def registry_blob(registry, repo, digest, auth=None):
+    _, _, body = _request("GET", "http://%s/v2/%s/blobs/%s" % (registry, repo, digest), auth=auth)
     return body
+
+
+def registry_tags(registry, repo, auth=None):
+    _, _, body = _request("GET", "http://%s/v2/%s/tags/list" % (registry, repo), auth=auth)
+    return sorted(json.loads(body)["tags"])

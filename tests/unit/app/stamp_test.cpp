@@ -139,21 +139,21 @@ TEST(StampConfig, OursAreSetTheImagesOwnCudaConstraintIsKeptAndStillChecked) {
   const StampValues v{.require_cuda = "cuda>=12.0", .require_arch = "arch>=8.0,arch<9.0 arch>=9.0", .unbounded = {}};
   auto out = stamp_config(config, v, "tier-new", "sha256:abc");
   ASSERT_TRUE(out) << out.error();
-  const auto doc = nlohmann::json::parse(*out);
+  EXPECT_TRUE(out->removed.empty());
+  const auto doc = nlohmann::json::parse(out->json);
   const auto env = doc["config"]["Env"].get<std::vector<std::string>>();
-  EXPECT_EQ(env, (std::vector<std::string>{"PATH=/bin",
-                                           "NVIDIA_REQUIRE_CUDA_IMAGE=cuda>=12.4 brand=tesla,driver>=470,driver<471",
-                                           "NVIDIA_REQUIRE_CUDA=cuda>=12.0",
-                                           "NVIDIA_REQUIRE_ARCH=arch>=8.0,arch<9.0 arch>=9.0"}));
+  EXPECT_EQ(env, (std::vector<std::string>{
+                     "PATH=/bin", "NVIDIA_REQUIRE_CUDA_IMAGE=cuda>=12.4 brand=tesla,driver>=470,driver<471",
+                     "NVIDIA_REQUIRE_CUDA=cuda>=12.0", "NVIDIA_REQUIRE_ARCH=arch>=8.0,arch<9.0 arch>=9.0"}));
   EXPECT_EQ(doc["config"]["Labels"]["a"], "b");
   EXPECT_EQ(doc["config"]["Labels"]["org.orchestrate.stamp.tier"], "tier-new");
   EXPECT_EQ(doc["rootfs"]["diff_ids"][0], "sha256:00");  // the layers stay
 
   // Stamping a stamped image again replaces ours, never piles up, and
   // keeps the image's own constraint the first stamp set aside.
-  auto again = stamp_config(*out, v, "tier-new", "sha256:def");
+  auto again = stamp_config(out->json, v, "tier-new", "sha256:def");
   ASSERT_TRUE(again);
-  EXPECT_EQ(nlohmann::json::parse(*again)["config"]["Env"].get<std::vector<std::string>>(), env);
+  EXPECT_EQ(nlohmann::json::parse(again->json)["config"]["Env"].get<std::vector<std::string>>(), env);
 
   EXPECT_FALSE(stamp_config("not json", v, "t", "s"));
   EXPECT_FALSE(stamp_config("[1]", v, "t", "s"));

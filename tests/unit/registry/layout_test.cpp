@@ -131,6 +131,24 @@ TEST(Layout, MalformedManifestsAreErrors) {
   EXPECT_FALSE(parse_index(std::string(k_max_manifest_bytes + 1, ' ')));
 }
 
+// A field readers ignore may nest, but not as deep as 4 MiB allows (four
+// million levels, hundreds of MiB as a parsed tree): refused unparsed.
+TEST(Layout, ManifestsNestedPastTheBoundAreRefusedBeforeTheyAreParsed) {
+  const std::string config = R"({"mediaType":"a/b","digest":")" + digest::sha256("x").to_string() + R"(","size":1})";
+  const auto with_field = [&](std::size_t depth) {
+    return R"({"schemaVersion":2,"config":)" + config + R"(,"layers":[],"x":)" + std::string(depth, '[') +
+           std::string(depth, ']') + "}";
+  };
+  EXPECT_TRUE(parse_manifest(with_field(k_max_manifest_depth - 1)));
+  for (const std::size_t depth : {k_max_manifest_depth, std::size_t{2'000'000}}) {
+    const auto parsed = parse_manifest(with_field(depth));
+    ASSERT_FALSE(parsed);
+    EXPECT_EQ(parsed.error().kind, ErrorKind::protocol);
+    EXPECT_EQ(parsed.error().message, "malformed manifest: nested deeper than 64 levels");
+    EXPECT_FALSE(parse_index(R"({"schemaVersion":2,"manifests":[],"x":)" + std::string(depth, '[') + "}"));
+  }
+}
+
 // A registry's digest is parsed once, where its JSON is read: a malformed one
 // is the registry's fault (protocol: exit 3 through site::exit_code_for), and
 // the message says what is wrong with it in Digest::parse's words.

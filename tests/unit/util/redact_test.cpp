@@ -27,6 +27,12 @@ constexpr Case k_cases[] = {
     {"x: http://u:p@ss@host/r", "x: http://***@host/r"},
     {"x: http://u:pa/ss@host/r", "x: http://***@host/r"},
     {"[http://a/b,http://u:PW@c/d]", "[http://a/b,http://***@c/d]"},
+    // An image reference's digest follows an '@' that ends no userinfo.
+    {"oci://u:PW@h:5000/r@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef: gone",
+     "oci://***@h:5000/r@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef: gone"},
+    {"oci://u:p@ss@h/r@sha512:0123456789abcdef0123456789abcdef",
+     "oci://***@h/r@sha512:0123456789abcdef0123456789abcdef"},
+    {"x: http://u:PW@sha256:beef@h/r", "x: http://***@h/r"},
     // Nothing to hide.
     {"", ""},
     {"plain words", "plain words"},
@@ -35,6 +41,10 @@ constexpr Case k_cases[] = {
     {"user@host", "user@host"},
     {"://", "://"},
     {"a@b://c", "a@b://c"},
+    {"oci://127.0.0.1:5000/cov/img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+     "oci://127.0.0.1:5000/cov/img@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef"},
+    {"docker://cov@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef: no such image",
+     "docker://cov@sha256:0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef: no such image"},
 };
 
 TEST(Redact, UserinfoBecomesStarsWhereverItIsWritten) {
