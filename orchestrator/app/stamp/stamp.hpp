@@ -14,7 +14,9 @@
 //                        arch::require_arch writes them
 // The toolkit ANDs every NVIDIA_REQUIRE_* variable: an image's own
 // NVIDIA_REQUIRE_CUDA (NVIDIA's images carry one, with brand clauses) is
-// kept as NVIDIA_REQUIRE_CUDA_IMAGE rather than lost.
+// kept as NVIDIA_REQUIRE_CUDA_IMAGE rather than lost; its
+// NVIDIA_DISABLE_REQUIRE, which makes the toolkit skip them all, is taken
+// out (and said), or no node would refuse the stamped image.
 //
 // The image is scanned first (as inspect does) and judged on the tier's
 // GPUs: an image that gets `none` on one of them is not stamped (exit 1).
