@@ -53,9 +53,11 @@ Buffer padded_elf() {
 class InspectBinary : public ::testing::Test {
  protected:
   void SetUp() override {
-    m_dir = fs::temp_directory_path() / ("orc-binary-" + std::to_string(::getpid()) + "-" +
-                                         ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::create_directories(m_dir);
+    // Short, as a user's paths are: inspect's table lays out at 100 columns
+    // (a path too long for them turns it into a block per file).
+    std::string pattern = (fs::temp_directory_path() / "orc-binary-XXXXXX").string();
+    ASSERT_NE(::mkdtemp(pattern.data()), nullptr);
+    m_dir = pattern;
     m_elf = padded_elf();
     write_all(m_dir / "libcut.so", m_elf);
     write_all(m_dir / "ok.fatbin", testing::fatbin_container({testing::fatbin_entry({.kind = 2, .arch = 90})}));
