@@ -16,7 +16,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 seconds=${1:?usage: scripts/fuzz.sh SECONDS [TARGET...]}
 shift
-all=(config elf fatbin ar package manifest registry_manifest registry_http docker_api unpack tar_extract)
+all=(config elf fatbin ar package manifest registry_manifest registry_http docker_api unpack tar_extract front image inventory stamp_config tiers debian_index redist)
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=("${all[@]}")
 jobs=${FUZZ_JOBS:-$(nproc)}
