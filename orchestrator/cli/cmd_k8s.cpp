@@ -52,6 +52,7 @@ void attach_k8s(CLI::App& sub, Io& io) {
     std::string pull_secret;
     bool apply = false;
     bool push = false;
+    std::string only;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* render = sub.add_subcommand("render", "Kubernetes Jobs that build a tier's recipes and smoke-test them");
@@ -64,17 +65,23 @@ void attach_k8s(CLI::App& sub, Io& io) {
   render->add_option("--namespace", opt->namespace_, "metadata.namespace of every Job");
   render->add_option("--pull-secret", opt->pull_secret, "imagePullSecrets of every Job");
   render->add_flag("--apply", opt->apply, "Apply them with kubectl (its current context)");
+  render->add_option("--only", opt->only, "Only the build Jobs, or only the smoke Jobs")
+      ->check(CLI::IsMember({"build", "smoke"}));
   render->add_flag("--push", opt->push,
                    "Ship the recipes' local sources the remote lacks, as signed snapshots the build Jobs fetch");
   render->callback([opt, &io] {
-    const app::K8sRender out = app::k8s_render(app::K8sRenderRequest{.config = site::locate_config(opt->file),
-                                                                     .tier = opt->tier,
-                                                                     .recipes = opt->recipes,
-                                                                     .store_root = {},
-                                                                     .tool_image = opt->tool_image,
-                                                                     .namespace_ = opt->namespace_,
-                                                                     .pull_secret = opt->pull_secret,
-                                                                     .push = opt->push});
+    const app::K8sRender out =
+        app::k8s_render(app::K8sRenderRequest{.config = site::locate_config(opt->file),
+                                              .tier = opt->tier,
+                                              .recipes = opt->recipes,
+                                              .store_root = {},
+                                              .tool_image = opt->tool_image,
+                                              .namespace_ = opt->namespace_,
+                                              .pull_secret = opt->pull_secret,
+                                              .push = opt->push,
+                                              .only = opt->only == "build"   ? app::K8sOnly::build
+                                                      : opt->only == "smoke" ? app::K8sOnly::smoke
+                                                                             : app::K8sOnly::all});
     for (const auto& line : out.shipped) io.err << "orchestrate: " << line << "\n";
     if (!opt->apply) {
       io.out << out.yaml;

@@ -226,7 +226,9 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
   YAML::Emitter y;
   for (const PlanEntry& entry : planned.plans) {
     const std::string recipe = entry.recipe->name;
-    if (!entry.ok || !entry.image) {
+    if (request.only == K8sOnly::smoke) {
+      // Smoke Jobs only: no build Job, so nothing of the build to reach a pod.
+    } else if (!entry.ok || !entry.image) {
       out.notes.push_back("no build Job for " + recipe + "/" + tier.name + ": " +
                           (entry.ok ? "no image serves its toolkit" : "the plan is unsatisfiable"));
     } else {
@@ -243,6 +245,7 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
         out.jobs.push_back(std::move(build));
       }
     }
+    if (request.only == K8sOnly::build) continue;
     std::optional<std::pair<std::string, cache::Manifest>> set;
     if (store) set = newest_set(*store, recipe, tier.name);
     if (!set) {

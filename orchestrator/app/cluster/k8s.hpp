@@ -28,6 +28,11 @@
 
 namespace orc::app {
 
+// Which Jobs to render: both kinds, or only one (smoke Jobs for sets built
+// elsewhere, Slurm or a workstation, need neither a build image nor a
+// shipped source).
+enum class K8sOnly { all, build, smoke };
+
 struct K8sRenderRequest {
   std::filesystem::path config;
   std::string tier;
@@ -40,6 +45,7 @@ struct K8sRenderRequest {
   std::string config_map = "orchestrate-config";         // holds orchestrate.yaml
   bool push = false;                                     // ship the local sources the remote lacks (signed snapshots)
   std::filesystem::path image_state;                     // site/image_state.hpp's file; empty: the default
+  K8sOnly only = K8sOnly::all;
 };
 
 struct K8sJob {
