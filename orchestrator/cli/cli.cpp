@@ -39,7 +39,7 @@ constexpr std::array<Command, 21> k_commands{{
     {"build",
      "Build recipes for a tier in a container engine (or on the host), verify the archs they embed, and store them",
      attach_build},
-    {"images", "List the build-image catalog, or build an offline image (Debian packages, no registry)", attach_images},
+    {"images", "List the build-image catalog, build an offline image (Debian packages), push it", attach_images},
     {"key", "Generate, export and trust the Ed25519 keys that sign and verify manifests", attach_key},
     {"cache", "The local store: list artifact sets, verify every blob, collect garbage", attach_cache},
     {"push", "Push artifact sets from the local store to the OCI registry remote (blobs, manifest, signature, tags)",

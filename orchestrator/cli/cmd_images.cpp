@@ -68,6 +68,8 @@ void attach_images(CLI::App& sub, Io& io) {
     if (!build_opt->cache.empty()) request.cache_dir = build_opt->cache;
     emit(io, app::build_image(request, io.err), build_opt->json ? Format::json : Format::text);
   });
+
+  attach_images_push(sub, io);
 }
 
 }  // namespace orc::cli

@@ -22,12 +22,22 @@ with one nvidia.com/gpu and NVIDIA_REQUIRE_CUDA / NVIDIA_REQUIRE_ARCH from
 the set's embedded archs, so the NVIDIA container toolkit refuses a node the
 set cannot run on.
 
+Build Jobs apply as rendered, or are not rendered. Their image is a registry
+image: an offline image as `orchestrate images push NAME` pushed it to the
+remote, by digest (never the engine's local tag; the host-mount image is
+refused, a pod has no host CUDA), or an official tag. A recipe with a local
+`source: {path: ...}` is built from a signed snapshot of that tree on the
+remote (its tree hash names it; the Job checks digest, signature and tree
+before it builds): --push ships the snapshots the remote lacks. An image
+not pushed or a source not shipped is an error naming the command to run.
+
 The Jobs expect, in their namespace: ConfigMap orchestrate-config (the
 configuration), Secret orchestrate-registry with key `remote` (the remote's
 URL with its credentials), Secret orchestrate-keys (signing keys). --apply
 pipes the manifests to `kubectl apply -f -` (kubectl's current context).
 
-Exit codes: 0 ok; 2 an unknown tier or recipe; 3 kubectl failed (--apply).)";
+Exit codes: 0 ok; 2 an unknown tier or recipe, an image not pushed, a
+source not shipped; 3 the registry or kubectl (--apply) failed.)";
 
 }  // namespace
 
@@ -41,6 +51,8 @@ void attach_k8s(CLI::App& sub, Io& io) {
     std::string namespace_;
     std::string pull_secret;
     bool apply = false;
+    bool push = false;
+    std::string only;
   };
   auto opt = std::make_shared<Options>();
   CLI::App* render = sub.add_subcommand("render", "Kubernetes Jobs that build a tier's recipes and smoke-test them");
@@ -53,14 +65,24 @@ void attach_k8s(CLI::App& sub, Io& io) {
   render->add_option("--namespace", opt->namespace_, "metadata.namespace of every Job");
   render->add_option("--pull-secret", opt->pull_secret, "imagePullSecrets of every Job");
   render->add_flag("--apply", opt->apply, "Apply them with kubectl (its current context)");
+  render->add_option("--only", opt->only, "Only the build Jobs, or only the smoke Jobs")
+      ->check(CLI::IsMember({"build", "smoke"}));
+  render->add_flag("--push", opt->push,
+                   "Ship the recipes' local sources the remote lacks, as signed snapshots the build Jobs fetch");
   render->callback([opt, &io] {
-    const app::K8sRender out = app::k8s_render(app::K8sRenderRequest{.config = site::locate_config(opt->file),
-                                                                     .tier = opt->tier,
-                                                                     .recipes = opt->recipes,
-                                                                     .store_root = {},
-                                                                     .tool_image = opt->tool_image,
-                                                                     .namespace_ = opt->namespace_,
-                                                                     .pull_secret = opt->pull_secret});
+    const app::K8sRender out =
+        app::k8s_render(app::K8sRenderRequest{.config = site::locate_config(opt->file),
+                                              .tier = opt->tier,
+                                              .recipes = opt->recipes,
+                                              .store_root = {},
+                                              .tool_image = opt->tool_image,
+                                              .namespace_ = opt->namespace_,
+                                              .pull_secret = opt->pull_secret,
+                                              .push = opt->push,
+                                              .only = opt->only == "build"   ? app::K8sOnly::build
+                                                      : opt->only == "smoke" ? app::K8sOnly::smoke
+                                                                             : app::K8sOnly::all});
+    for (const auto& line : out.shipped) io.err << "orchestrate: " << line << "\n";
     if (!opt->apply) {
       io.out << out.yaml;
       return;
@@ -71,8 +93,7 @@ void attach_k8s(CLI::App& sub, Io& io) {
       throw util::Failure(util::ExitCode::outside_failure, wrote.error().message);
     auto ran = util::run_process({.argv = {"kubectl", "apply", "-f", "-"}, .stdin_file = file, .merge_stderr = true});
     std::filesystem::remove(file);
-    if (!ran)
-      throw util::Failure(util::ExitCode::outside_failure, "kubectl: " + ran.error().message);
+    if (!ran) throw util::Failure(util::ExitCode::outside_failure, "kubectl: " + ran.error().message);
     io.out << ran->out;
     if (!ran->ok())
       throw util::Failure(util::ExitCode::outside_failure,

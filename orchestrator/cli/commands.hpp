@@ -39,6 +39,8 @@ void attach_toolkits(CLI::App& sub, Io& io);
 void attach_inspect(CLI::App& sub, Io& io);
 void attach_stamp(CLI::App& sub, Io& io);
 void attach_images(CLI::App& sub, Io& io);
+// `images push` (cmd_images_push.cpp), attached by attach_images.
+void attach_images_push(CLI::App& images, Io& io);
 void attach_build(CLI::App& sub, Io& io);
 void attach_key(CLI::App& sub, Io& io);
 void attach_cache(CLI::App& sub, Io& io);

@@ -152,6 +152,16 @@ Descriptor describe(std::string_view media_type, std::string_view bytes) {
   return Descriptor{.media_type = std::string(media_type), .digest = digest::sha256(bytes), .size = bytes.size()};
 }
 
+std::string image_manifest(const Manifest& manifest) {
+  ordered_json out = {{"schemaVersion", 2}, {"mediaType", k_oci_manifest}};
+  if (!manifest.artifact_type.empty()) out["artifactType"] = manifest.artifact_type;
+  out["config"] = descriptor_json(manifest.config);
+  out["layers"] = ordered_json::array();
+  for (const auto& layer : manifest.layers) out["layers"].push_back(descriptor_json(layer));
+  if (!manifest.annotations.empty()) out["annotations"] = manifest.annotations;
+  return out.dump();
+}
+
 std::string artifact_manifest(const Descriptor& config, std::span<const Descriptor> layers, const ArtifactInfo& info) {
   if (config.media_type != k_artifact_config)
     util::fail_input("artifact config must have media type " + std::string(k_artifact_config));

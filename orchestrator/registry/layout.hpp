@@ -94,6 +94,13 @@ struct Index {
 // recipe is empty: those are the caller's bugs, not a registry's.
 std::string artifact_manifest(const Descriptor& config, std::span<const Descriptor> layers, const ArtifactInfo& info);
 
+// An OCI image manifest's JSON with `manifest`'s artifactType, config,
+// layers and annotations (the media type is k_oci_manifest, the subject
+// ignored): the same fields make the same bytes, so a push is idempotent.
+// `images push` writes build images with it, `k8s render --push` source
+// snapshots.
+std::string image_manifest(const Manifest& manifest);
+
 // The signature manifest's JSON: `signature` describes the signature bytes
 // (media type k_signature_layer), `subject` the artifact manifest.
 std::string signature_manifest(const Descriptor& subject, const Descriptor& signature, std::string_view created);

@@ -15,7 +15,8 @@ using nlohmann::ordered_json;
 ordered_json image_record_json(const ImageRecord& r) {
   return ordered_json{{"name", r.name},         {"reference", r.reference},   {"id", r.id},
                       {"digests", r.digests},   {"created", r.created},       {"toolkit", r.toolkit},
-                      {"packages", r.packages}, {"rootfs_key", r.rootfs_key}, {"engine", r.engine}};
+                      {"packages", r.packages}, {"rootfs_key", r.rootfs_key}, {"engine", r.engine},
+                      {"pushed", r.pushed}};
 }
 
 namespace {
@@ -44,6 +45,7 @@ std::optional<ImageRecord> from_json(const nlohmann::json& j) {
   r.packages = list("packages");
   r.rootfs_key = text("rootfs_key");
   r.engine = text("engine");
+  r.pushed = text("pushed");
   return r;
 }
 

@@ -10,7 +10,8 @@
 //                "id": "sha256:...", "digests": [], "created": "2026-11-30T10:00:00Z",
 //                "toolkit": "11.8.89", "packages": ["nvidia-cuda-toolkit=11.8.89~11.8.0-5~deb12u1", ...],
 //                "rootfs_key": "<sha256 of suite, components, packages, scripts>",
-//                "engine": "/path/of/the/engine.sock"}]}
+//                "engine": "/path/of/the/engine.sock",
+//                "pushed": "127.0.0.1:5000/team/artifacts/orchestrate/cuda@sha256:..."}]}
 // One record per reference, the latest build's. Written to a temp file,
 // fsynced and renamed; a file of another schema or that does not parse reads
 // as empty (a cache miss, never a crash).
@@ -34,6 +35,9 @@ struct ImageRecord {
   std::vector<std::string> packages;  // "name=version" of the catalog's packages
   std::string rootfs_key;
   std::string engine;  // the socket of the engine it was imported into
+  // Where `images push` put this very image: "HOST[:PORT]/REPO@sha256:..."
+  // (the remote's host and repository, no credentials); empty: not pushed.
+  std::string pushed;
 };
 
 std::filesystem::path image_state_path();

@@ -189,7 +189,8 @@ BuildReport build(const BuildRequest& request, std::ostream& progress) {
                                        .store = &store,
                                        .jobs_per_build = detail::jobs_per_build(request.jobs, planned.plans.size()),
                                        .explain = request.explain,
-                                       .image_override = request.image ? &*request.image : nullptr};
+                                       .image_override = request.image ? &*request.image : nullptr,
+                                       .source_dirs = &request.source_dirs};
   std::vector<BuildJob> jobs;
   for (const auto& entry : planned.plans) jobs.push_back(detail::prepare_job(entry, prepare));
   check_engine(jobs, *discovery);

@@ -4,6 +4,7 @@
 // manifest. A hit needs no engine at all.
 #include <filesystem>
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -46,6 +47,10 @@ struct BuildRequest {
   // Set by a caller that handles SIGINT/SIGTERM itself (the watcher's
   // service loop); null: build installs its own handlers for the run.
   engine::CancelFlag* cancel = nullptr;
+  // A tree that stands in for a recipe's `source: {path: ...}`, by recipe
+  // name: a build Job's verified source snapshot (k8s render), whose tree
+  // hash is the one the workstation keyed the build with.
+  std::map<std::string, std::filesystem::path> source_dirs;
 };
 
 struct BuiltArtifact {

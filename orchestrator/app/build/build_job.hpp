@@ -47,7 +47,8 @@ struct PrepareContext {
   const cache::Store* store = nullptr;
   unsigned jobs_per_build = 1;
   bool explain = false;
-  const ImageOverride* image_override = nullptr;  // the watcher's image, when it chose one
+  const ImageOverride* image_override = nullptr;                              // the watcher's image, when it chose one
+  const std::map<std::string, std::filesystem::path>* source_dirs = nullptr;  // BuildRequest's
 };
 
 // The image, source, driver plan and key of one plan entry, and the store

@@ -236,7 +236,11 @@ void prepare(BuildJob& job, const PrepareContext& context) {
   NullSink quiet;
   engine::HostEngine git_runner;
   const recipe::Recipe& r = *entry.recipe;
-  auto source = prepare_source(r.source, workspace_dir(*context.store, r.name), git_runner, quiet);
+  recipe::Source source_given = r.source;
+  if (context.source_dirs && source_given.kind == recipe::Source::Kind::path)
+    if (const auto it = context.source_dirs->find(r.name); it != context.source_dirs->end())
+      source_given.path = it->second;
+  auto source = prepare_source(source_given, workspace_dir(*context.store, r.name), git_runner, quiet);
   // A path the recipe names is the user's input; a git remote is outside.
   if (!source)
     return fail(

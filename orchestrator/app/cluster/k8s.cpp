@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "orchestrator/app/cluster/k8s_deploy.hpp"
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/arch/requirement.hpp"
@@ -13,7 +14,10 @@
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/site/library_needs.hpp"
+#include "orchestrator/site/remote.hpp"
+#include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/util/version.hpp"
 #include "orchestrator/version.hpp"
@@ -72,6 +76,7 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   y << YAML::Key << "orchestrate.dev/recipe" << YAML::Value << job.recipe;
   y << YAML::Key << "orchestrate.dev/tier" << YAML::Value << job.tier;
   if (!job.set.empty()) y << YAML::Key << "orchestrate.dev/set" << YAML::Value << job.set;
+  if (!job.source.empty()) y << YAML::Key << "orchestrate.dev/source" << YAML::Value << job.source;
   if (!job.needs.empty()) {
     std::vector<std::string> sonames;
     for (const auto& n : job.needs) sonames.push_back(n.soname);
@@ -116,10 +121,11 @@ void emit_job(YAML::Emitter& y, const K8sJob& job, const K8sRenderRequest& reque
   y << YAML::Key << "image" << YAML::Value << job.image;
   y << YAML::Key << "command" << YAML::Value << YAML::Flow << YAML::BeginSeq << bin << "job" << job.work << "--recipe"
     << job.recipe << "--tier" << job.tier << "-f" << std::string(k_config_dir) + "/orchestrate.yaml";
-  if (build)
+  if (build) {
     y << "--engine"
       << "host";
-  else
+    if (!job.source.empty()) y << "--source" << job.source;
+  } else
     y << "--set" << job.set;
   y << YAML::EndSeq;
   y << YAML::Key << "env" << YAML::Value << YAML::BeginSeq;
@@ -209,25 +215,37 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
                            {"nvidia.com/gpu.compute.minor", std::to_string(cc.minor())}});
   }
 
+  const auto remote = site::choose_remote(util::env_value("ORCHESTRATE_REMOTE").c_str(), config.get());
+  DeployContext deploy{
+      .tier = tier.name,
+      .remote_url = remote ? std::optional(remote->url) : std::nullopt,
+      .image_state = request.image_state.empty() ? site::image_state_path() : request.image_state,
+      .push = request.push,
+      .temp_dir = (request.store_root.empty() ? cache::default_store_root() : request.store_root) / "tmp"};
   K8sRender out;
   YAML::Emitter y;
   for (const PlanEntry& entry : planned.plans) {
     const std::string recipe = entry.recipe->name;
-    if (!entry.ok || !entry.image) {
+    if (request.only == K8sOnly::smoke) {
+      // Smoke Jobs only: no build Job, so nothing of the build to reach a pod.
+    } else if (!entry.ok || !entry.image) {
       out.notes.push_back("no build Job for " + recipe + "/" + tier.name + ": " +
                           (entry.ok ? "no image serves its toolkit" : "the plan is unsatisfiable"));
     } else {
-      K8sJob build{.name = k8s_name("orc-build-" + recipe + "-" + tier.name),
-                   .work = "build",
-                   .recipe = recipe,
-                   .tier = tier.name,
-                   .image = entry.image->reference};
-      if (!entry.image->mounts.empty())
-        out.notes.push_back(recipe + "/" + tier.name + "'s image " + entry.image->reference +
-                            " expects the host's CUDA mounted; build it into an image of its own for the cluster");
-      emit_job(y, build, request);
-      out.jobs.push_back(std::move(build));
+      const auto image = deployable_image(entry, deploy);
+      const auto source = deployable_source(entry, deploy);
+      if (image && source) {
+        K8sJob build{.name = k8s_name("orc-build-" + recipe + "-" + tier.name),
+                     .work = "build",
+                     .recipe = recipe,
+                     .tier = tier.name,
+                     .image = *image,
+                     .source = *source};
+        emit_job(y, build, request);
+        out.jobs.push_back(std::move(build));
+      }
     }
+    if (request.only == K8sOnly::build) continue;
     std::optional<std::pair<std::string, cache::Manifest>> set;
     if (store) set = newest_set(*store, recipe, tier.name);
     if (!set) {
@@ -274,12 +292,19 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
       out.notes.push_back("smoke " + recipe + "/" + tier.name + ": the set needs " + site::describe(n.need) +
                           ", which it does not carry; " + request.tool_image + " must provide it");
   }
-  std::string head = "# orchestrate k8s render " + tier.name + " (orchestrate " + std::string(orc::k_version) +
-                     ")\n# Needs: ConfigMap " + request.config_map + " (kubectl create configmap " +
-                     request.config_map + " --from-file=orchestrate.yaml), Secret " + request.registry_secret +
-                     " with key remote (the remote URL, credentials in it), Secret orchestrate-keys (the signing "
-                     "keys a job signs with and trusts)\n";
-  for (const auto& n : out.notes) head += "# " + n + "\n";
+  if (!deploy.problems.empty()) {
+    std::vector<util::Diagnostic> diagnostics;
+    for (const auto& p : deploy.problems) diagnostics.push_back({.message = "k8s render " + tier.name + ": " + p});
+    throw util::Failure(ExitCode::bad_input, std::move(diagnostics));
+  }
+  out.shipped = deploy.shipped;
+  std::string head =
+      comment_lines("orchestrate k8s render " + tier.name + " (orchestrate " + std::string(orc::k_version) + ")");
+  head += comment_lines("Needs: ConfigMap " + request.config_map + " (kubectl create configmap " + request.config_map +
+                        " --from-file=orchestrate.yaml), Secret " + request.registry_secret +
+                        " with key remote (the remote URL, credentials in it), Secret orchestrate-keys (the signing "
+                        "keys a job signs with and trusts)");
+  for (const auto& n : out.notes) head += comment_lines(n);
   out.yaml = head + y.c_str() + (out.jobs.empty() ? "" : "\n");
   return out;
 }

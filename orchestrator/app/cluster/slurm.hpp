@@ -86,6 +86,9 @@ struct JobRunRequest {
   std::string tier;
   std::string set;          // smoke: the set to smoke-test
   std::string node_engine;  // build: --engine
+  // build: a source snapshot (sha256:..., source_snapshot.hpp) fetched from
+  // the remote, checked, and built in place of the recipe's local path.
+  std::string source;
   std::ostream* out = nullptr;
 };
 util::ExitCode run_job(const JobRunRequest& request);

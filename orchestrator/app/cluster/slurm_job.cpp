@@ -7,11 +7,16 @@
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cluster/slurm.hpp"
 #include "orchestrator/app/cluster/slurm_comment.hpp"
+#include "orchestrator/app/cluster/source_snapshot.hpp"
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/slurm.hpp"
+#include "orchestrator/site/config_path.hpp"
+#include "orchestrator/site/remote.hpp"
+#include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/env.hpp"
+#include "orchestrator/util/fs.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -48,6 +53,30 @@ ExitCode hand_back(const JobRunRequest& request, std::ostream& out, const std::s
   return ExitCode::ok;
 }
 
+// A build Job's source snapshot, fetched and checked into a temporary
+// directory for the build's lifetime (none when the Job names none).
+struct SourceInPlace {
+  std::filesystem::path dir;
+  SourceInPlace(const JobRunRequest& request, std::ostream& out) {
+    if (request.source.empty()) return;
+    const auto snapshot = digest::Digest::parse(request.source);
+    if (!snapshot) util::fail_input("--source " + request.source + ": " + snapshot.error());
+    const auto config = site::load_config_file(request.config, true);
+    const site::RemoteChoice remote = require_remote(&*config, "--source fetches from the remote");
+    auto client = site::make_client(sources_url(remote.url));
+    const auto where = util::temp_name(std::filesystem::temp_directory_path(), "orchestrate-source");
+    const std::string revision = fetch_source(*client, *snapshot, site::trusted_keys(&*config), where);
+    dir = where;
+    out << "orchestrate: job: source snapshot " << request.source << " verified: " << revision << "\n" << std::flush;
+  }
+  ~SourceInPlace() {
+    std::error_code ec;
+    if (!dir.empty()) std::filesystem::remove_all(dir, ec);
+  }
+  SourceInPlace(const SourceInPlace&) = delete;
+  SourceInPlace& operator=(const SourceInPlace&) = delete;
+};
+
 }  // namespace
 
 util::ExitCode run_job(const JobRunRequest& request) {
@@ -56,6 +85,8 @@ util::ExitCode run_job(const JobRunRequest& request) {
   if (request.work == SlurmWork::build) {
     BuildRequest build_request{.config = request.config, .tiers = {request.tier}, .recipes = {request.recipe}};
     if (!request.node_engine.empty()) build_request.engine = engine::parse_engine_kind(request.node_engine);
+    const SourceInPlace source(request, out);
+    if (!source.dir.empty()) build_request.source_dirs[request.recipe] = source.dir;
     const BuildReport report = build(build_request, out);
     if (report.builds.empty()) return fail(out, ExitCode::bad_input, "the plan holds no build of this pair");
     const BuildResult& result = report.builds.front();

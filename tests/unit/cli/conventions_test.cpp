@@ -143,7 +143,7 @@ TEST_F(CliTest, DoctorPathFlagTakesOneValuePerOccurrence) {
 // stderr, with the error) and exits 2.
 TEST_F(CliTest, CommandsOfSubcommandsRunBarePrintTheirOwnHelp) {
   const std::vector<std::pair<std::string, std::vector<std::string>>> commands{
-      {"key", {"generate", "export", "trust"}}, {"cache", {"ls", "verify", "gc"}}, {"images", {"list", "build"}}};
+      {"key", {"generate", "export", "trust"}}, {"cache", {"ls", "verify", "gc"}}, {"images", {"list", "build", "push"}}};
   for (const auto& [command, subs] : commands) {
     const auto r = run_cli({command});
     EXPECT_EQ(r.code, 2) << command;
