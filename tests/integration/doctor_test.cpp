@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "tests/integration/process.hpp"
@@ -198,8 +199,8 @@ TEST_F(DoctorSite, EverythingConfiguredIsEveryCheckOk) {
   const fs::path site = write_site();
   const Doctor d = doctor(site_env(), site);
   EXPECT_EQ(d.exit_code, 0) << d.output;
-  for (const std::string key :
-       {"config orchestrate.yaml", "engine " + s_socket.string(), "toolkit hopper", "image hopper", "slurm hopper"})
+  for (const std::string& key : std::vector<std::string>{"config orchestrate.yaml", "engine " + s_socket.string(),
+                                                         "toolkit hopper", "image hopper", "slurm hopper"})
     EXPECT_EQ(d.status(key), "ok") << key << "\n" << d.output;
   EXPECT_NE(d.checks.at("image hopper")["detail"].get<std::string>().find("orchestrate/cuda:host-bookworm"),
             std::string::npos);
@@ -219,7 +220,7 @@ TEST_F(DoctorSite, RefusedOrMissingCredentialsFailWithoutBeingPrinted) {
   const Doctor wrong = doctor(site_env("not-the-password"), site);
   EXPECT_EQ(wrong.exit_code, 1) << wrong.output;
   EXPECT_EQ(wrong.status(remote), "fail") << wrong.output;
-  EXPECT_NE(wrong.checks[remote]["detail"].get<std::string>().find("refused the credentials"), std::string::npos)
+  EXPECT_NE(wrong.checks.at(remote)["detail"].get<std::string>().find("refused the credentials"), std::string::npos)
       << wrong.output;
   EXPECT_EQ(wrong.output.find("not-the-password"), std::string::npos);
   const auto text = orchestrate({"doctor", "--no-python"}, site_env("not-the-password"), site);
@@ -231,7 +232,7 @@ TEST_F(DoctorSite, RefusedOrMissingCredentialsFailWithoutBeingPrinted) {
   env.back() = "ORCHESTRATE_REMOTE=http://127.0.0.1:" + std::to_string(s_registry->port()) + "/team/sets";
   const Doctor none = doctor(env, site);
   EXPECT_EQ(none.exit_code, 1) << none.output;
-  EXPECT_NE(none.checks[remote]["detail"].get<std::string>().find("wants credentials"), std::string::npos)
+  EXPECT_NE(none.checks.at(remote)["detail"].get<std::string>().find("wants credentials"), std::string::npos)
       << none.output;
 }
 
@@ -279,8 +280,8 @@ TEST_F(DoctorSite, ATierWhosePartitionSlurmLacksFails) {
   const Doctor d = doctor(site_env(), site);
   EXPECT_EQ(d.exit_code, 1) << d.output;
   EXPECT_EQ(d.status("slurm hopper"), "fail") << d.output;
-  EXPECT_NE(d.checks["slurm hopper"]["detail"].get<std::string>().find("partition volta"), std::string::npos);
-  EXPECT_TRUE(d.checks["slurm hopper"]["fix"].is_string());
+  EXPECT_NE(d.checks.at("slurm hopper")["detail"].get<std::string>().find("partition volta"), std::string::npos);
+  EXPECT_TRUE(d.checks.at("slurm hopper")["fix"].is_string());
 }
 
 }  // namespace
