@@ -66,7 +66,7 @@ constexpr std::array<Command, 21> k_commands{{
     {"smoke",
      "Build the smoke kernels for a tier and run them on this machine's GPUs: native, jit or none, and results",
      attach_smoke},
-    {"doctor", "This node's GPUs, driver, toolkit, and whether installed frameworks have kernels for its GPUs",
+    {"doctor", "This node's GPUs, driver, toolkits and frameworks; the site's engine, images, remote, keys and Slurm",
      attach_doctor},
     {"completion", "Print the bash or zsh completion script (generated from this command table)", attach_completion},
     {"man", "Print the orchestrate(1) man page in roff (generated from the same help as --help)", attach_man},

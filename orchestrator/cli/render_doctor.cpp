@@ -1,4 +1,5 @@
 // `orchestrate doctor`, rendered.
+#include <array>
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/cli/render.hpp"
@@ -52,6 +53,49 @@ std::string toolkits_text(const std::vector<site::HostToolkit>& toolkits) {
   return out;
 }
 
+// The site checks: every result with what its check checks and its fix.
+json site_json(const app::SiteReport& site) {
+  json checks = json::array();
+  std::size_t failed = 0;
+  for (const auto& c : site.checks) {
+    const app::CheckInfo& info = app::check_info(c.id);
+    failed += c.status == app::CheckStatus::fail;
+    checks.push_back({{"check", info.name},
+                      {"checks", info.checks},
+                      {"subject", c.subject.empty() ? json(nullptr) : json(util::utf8_escaped(c.subject))},
+                      {"status", app::to_string(c.status)},
+                      {"detail", util::utf8_escaped(c.detail)},
+                      {"fix", c.fix.empty() ? json(nullptr) : json(c.fix)},
+                      {"seconds", static_cast<double>(c.took.count()) / 1000.0}});
+  }
+  return {{"config", site.config.empty() ? json(nullptr) : json(util::utf8_escaped(site.config.string()))},
+          {"checks", std::move(checks)},
+          {"failed", failed},
+          {"exit_code", static_cast<int>(site.exit_code())}};
+}
+
+// One row per result, its fix on a row below; then the counts.
+std::string site_text(const app::SiteReport& site) {
+  static constexpr std::array<std::pair<app::CheckStatus, const char*>, 4> k_marks{
+      {{app::CheckStatus::ok, "[ok]"},
+       {app::CheckStatus::warn, "[warn]"},
+       {app::CheckStatus::fail, "[FAIL]"},
+       {app::CheckStatus::skipped, "[skip]"}}};
+  std::array<std::size_t, 4> counts{};
+  Table table;
+  for (const auto& c : site.checks) {
+    const auto index = static_cast<std::size_t>(c.status);
+    ++counts[index];
+    const std::string what = util::printable(c.subject.empty() ? c.detail : c.subject + ": " + c.detail);
+    table.add_row({k_marks[index].second, std::string(app::check_info(c.id).name), what});
+    if (!c.fix.empty()) table.add_row({"", "", "fix: " + c.fix});
+  }
+  std::string out = "site:\n" + table.render(2);
+  out += "site checks: " + std::to_string(counts[0]) + " ok, " + std::to_string(counts[1]) + " warnings, " +
+         std::to_string(counts[2]) + " failed, " + std::to_string(counts[3]) + " skipped\n";
+  return out;
+}
+
 std::string doctor_json(const app::DoctorReport& r) {
   json j{{"driver",
           {{"version", r.driver_version.empty() ? json(nullptr) : json(r.driver_version)},
@@ -85,10 +129,11 @@ std::string doctor_json(const app::DoctorReport& r) {
                                  {"runtime_kernels", v.runtime_kernels}});
     j["libraries"].push_back(std::move(lib));
   }
+  if (r.site) j["site"] = site_json(*r.site);
   return j.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
-std::string doctor_text(const app::DoctorReport& r) {
+std::string node_text(const app::DoctorReport& r) {
   std::string out;
   if (r.driver_error) {
     out += "GPUs: none usable: " + *r.driver_error + "\n";
@@ -126,6 +171,12 @@ std::string doctor_text(const app::DoctorReport& r) {
     out += verdicts.render(4);
   }
   if (host_only) out += std::to_string(host_only) + " more libraries hold no device code\n";
+  return out;
+}
+
+std::string doctor_text(const app::DoctorReport& r) {
+  std::string out = node_text(r);
+  if (r.site) out += site_text(*r.site);
   return out;
 }
 

@@ -13,14 +13,18 @@ namespace {
 
 constexpr std::chrono::seconds k_command_timeout{60};
 
-std::expected<util::ProcessResult, std::string> run(std::vector<std::string> argv) {
+std::expected<util::ProcessResult, std::string> run(std::vector<std::string> argv,
+                                                    std::chrono::milliseconds timeout = k_command_timeout) {
   util::ProcessSpec spec{.argv = std::move(argv)};
-  spec.timeout = k_command_timeout;
+  spec.timeout = timeout;
+  spec.kill_grace = std::min<std::chrono::milliseconds>(spec.kill_grace, timeout);
   auto result = util::run_process(spec);
   if (!result) return std::unexpected(result.error().message);
-  if (result->timed_out)
-    return std::unexpected("'" + spec.argv.front() + "' did not answer within " +
-                           std::to_string(k_command_timeout.count()) + " s (is slurmctld running?)");
+  if (result->timed_out) {
+    const auto ms = timeout.count();
+    const std::string bound = ms % 1000 ? std::to_string(ms) + " ms" : std::to_string(ms / 1000) + " s";
+    return std::unexpected("'" + spec.argv.front() + "' did not answer within " + bound + " (is slurmctld running?)");
+  }
   return *result;
 }
 
@@ -58,8 +62,7 @@ SubmitError::Kind classify_submit_error(std::string_view e) {
   using K = SubmitError::Kind;
   if (contains_ci(e, "Invalid feature specification")) return K::invalid_feature;
   if (contains_ci(e, "invalid partition")) return K::invalid_partition;
-  if (contains_ci(e, "Requested node configuration is not available") ||
-      contains_ci(e, "Invalid generic resource"))
+  if (contains_ci(e, "Requested node configuration is not available") || contains_ci(e, "Invalid generic resource"))
     return K::unavailable;
   if (contains_ci(e, "Invalid account") || contains_ci(e, "Invalid qos")) return K::invalid_account_qos;
   if (contains_ci(e, "time limit")) return K::invalid_time;
@@ -151,9 +154,9 @@ std::string slurm_duration(std::string_view t) {
 }
 
 bool finished(const JobRecord& job) {
-  static const std::vector<std::string> running = {"PENDING", "RUNNING", "CONFIGURING", "COMPLETING", "SUSPENDED",
-                                                   "REQUEUED", "RESIZING", "SIGNALING", "STAGE_OUT", "REQUEUE_HOLD",
-                                                   "REQUEUE_FED", "RESV_DEL_HOLD", "STOPPED"};
+  static const std::vector<std::string> running = {
+      "PENDING",   "RUNNING",   "CONFIGURING",  "COMPLETING",  "SUSPENDED",     "REQUEUED", "RESIZING",
+      "SIGNALING", "STAGE_OUT", "REQUEUE_HOLD", "REQUEUE_FED", "RESV_DEL_HOLD", "STOPPED"};
   return !job.state.empty() && std::ranges::find(running, job.state) == running.end();
 }
 
@@ -211,6 +214,50 @@ std::expected<void, std::string> set_comment(const std::string& id, const std::s
   if (!ran) return std::unexpected(ran.error());
   if (!ran->ok()) return std::unexpected("scontrol update: " + first_line(ran->err.empty() ? ran->out : ran->err));
   return {};
+}
+
+std::vector<NodeRow> parse_node_rows(std::string_view output) {
+  std::vector<NodeRow> rows;
+  for (const auto& line : util::split_any(output, "\n")) {
+    std::vector<std::string_view> fields;
+    for (std::string_view rest = line;;) {
+      const auto bar = rest.find('|');
+      fields.push_back(rest.substr(0, bar));
+      if (bar == std::string_view::npos) break;
+      rest.remove_prefix(bar + 1);
+    }
+    if (fields.size() != 4 || util::trim(fields[0]).empty()) continue;
+    NodeRow row{.node = std::string(util::trim(fields[0])),
+                .partition = std::string(util::trim(fields[1])),
+                .features = {},
+                .state = std::string(util::trim(fields[3]))};
+    if (row.partition.ends_with('*')) row.partition.pop_back();
+    if (const std::string features(util::trim(fields[2])); features != "(null)")
+      for (const auto& f : util::split_any(features, ",")) row.features.push_back(std::string(util::trim(f)));
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+std::expected<std::vector<NodeRow>, std::string> list_nodes(std::chrono::milliseconds timeout) {
+  auto ran = run({"sinfo", "-h", "-N", "-o", "%N|%P|%f|%T"}, timeout);
+  if (!ran) return std::unexpected(ran.error());
+  if (!ran->ok()) return std::unexpected("sinfo: " + first_line(ran->err.empty() ? ran->out : ran->err));
+  return parse_node_rows(ran->out);
+}
+
+std::optional<bool> meets_constraint(std::string_view constraint, const std::vector<std::string>& features) {
+  constraint = util::trim(constraint);
+  if (constraint.empty()) return true;
+  if (constraint.find_first_of("[]()*!") != std::string_view::npos) return std::nullopt;
+  const bool any = constraint.find('|') != std::string_view::npos;
+  const bool all = constraint.find_first_of("&,") != std::string_view::npos;
+  if (any && all) return std::nullopt;
+  const auto has = [&](std::string_view word) {
+    return std::ranges::find(features, util::trim(word)) != features.end();
+  };
+  const auto words = util::split_any(constraint, any ? "|" : "&,");
+  return any ? std::ranges::any_of(words, has) : std::ranges::all_of(words, has);
 }
 
 }  // namespace orc::engine::slurm

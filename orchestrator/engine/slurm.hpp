@@ -25,10 +25,10 @@ struct JobRequest {
   std::string gres;        // --gres
   std::string account;
   std::string qos;
-  std::string time;                // --time
-  std::filesystem::path output;    // --output (%j is the job ID)
-  std::filesystem::path chdir;     // --chdir
-  std::filesystem::path script;    // the batch script (its #! line runs it)
+  std::string time;              // --time
+  std::filesystem::path output;  // --output (%j is the job ID)
+  std::filesystem::path chdir;   // --chdir
+  std::filesystem::path script;  // the batch script (its #! line runs it)
 };
 
 // The sbatch arguments of a request, in order (tested without Slurm).
@@ -89,6 +89,26 @@ std::expected<std::string, std::string> job_comment(const std::string& id);
 
 // scancel; an error says what scancel said.
 std::expected<void, std::string> cancel(const std::vector<std::string>& ids);
+
+// One node in one partition as `sinfo -h -N -o '%N|%P|%f|%T'` lists it:
+// what doctor reads to say whether slurmctld answers and whether a tier's
+// partition and constraint have nodes.
+struct NodeRow {
+  std::string node;
+  std::string partition;              // without the '*' sinfo marks the default one with
+  std::vector<std::string> features;  // empty when sinfo says "(null)"
+  std::string state;                  // "idle", "mixed", "down*", ...
+};
+// Each line of that output that has its four fields.
+std::vector<NodeRow> parse_node_rows(std::string_view output);
+// Runs sinfo, stopped after `timeout`; an error says what sinfo said, or
+// that it did not answer in time.
+std::expected<std::vector<NodeRow>, std::string> list_nodes(std::chrono::milliseconds timeout);
+
+// Whether a node offering `features` meets `constraint` as sbatch reads the
+// simple forms: "a", "a|b" (any), "a&b" or "a,b" (all). nullopt for the
+// forms this does not judge (brackets, counts "a*2", mixed operators).
+std::optional<bool> meets_constraint(std::string_view constraint, const std::vector<std::string>& features);
 
 // `scontrol update JobId=ID Comment=TEXT`: a job telling its submitter its
 // result without a shared file (run inside the job).

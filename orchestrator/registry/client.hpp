@@ -140,6 +140,11 @@ class Client {
   // choose.
   std::expected<std::vector<std::string>, Error> list_tags(std::size_t page_size = 0);
 
+  // One GET of the tag list (at most `n` tags, no further page): whether the
+  // repository can be read with the credentials we have. nullopt when the
+  // registry does not know the repository (404: nothing was pushed yet).
+  std::expected<std::optional<std::vector<std::string>>, Error> first_tags(std::size_t n);
+
   // The manifests whose subject is `digest`, of `artifact_type` when not
   // empty: the referrers API, or the "sha256-<hex>" tag where it is missing.
   std::expected<std::vector<Descriptor>, Error> referrers(const digest::Digest& digest,

@@ -28,6 +28,26 @@ std::unexpected<Error> invalid(std::string message) {
   return std::unexpected(Error{ErrorKind::invalid, std::move(message)});
 }
 
+// The tags of one page of a tag listing, added to `tags`.
+std::expected<void, Error> read_tag_page(std::string_view body, const std::string& url,
+                                         std::vector<std::string>& tags) {
+  const auto json = nlohmann::json::parse(body, nullptr, false);
+  const auto bad = [&](const std::string& why) {
+    return std::unexpected(Error{ErrorKind::protocol, "GET " + redact_url(url) + ": " + why});
+  };
+  if (!json.is_object()) return bad("the answer is not a JSON object");
+  // distribution sends "tags": null for a repository without tags.
+  if (const auto it = json.find("tags"); it != json.end() && !it->is_null()) {
+    if (!it->is_array()) return bad("\"tags\" is not an array");
+    for (const auto& tag : *it) {
+      if (!tag.is_string() || !is_valid_tag(tag.get_ref<const std::string&>())) return bad("a tag is not a tag name");
+      tags.push_back(tag.get<std::string>());
+    }
+    if (tags.size() > k_max_tags) return bad("more than a million tags");
+  }
+  return {};
+}
+
 }  // namespace
 
 std::expected<PutManifestResult, Error> Client::put_manifest(std::string_view reference, std::string_view media_type,
@@ -97,20 +117,10 @@ std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t pag
     auto response = exchange(request);
     if (!response) return std::unexpected(response.error());
     if (!response->ok()) return std::unexpected(http_error(request, *response, "listing tags"));
-    const auto json = nlohmann::json::parse(response->body, nullptr, false);
+    if (auto read = read_tag_page(response->body, url, tags); !read) return std::unexpected(read.error());
     const auto bad = [&](const std::string& why) {
       return std::unexpected(Error{ErrorKind::protocol, "GET " + redact_url(url) + ": " + why});
     };
-    if (!json.is_object()) return bad("the answer is not a JSON object");
-    // distribution sends "tags": null for a repository without tags.
-    if (const auto it = json.find("tags"); it != json.end() && !it->is_null()) {
-      if (!it->is_array()) return bad("\"tags\" is not an array");
-      for (const auto& tag : *it) {
-        if (!tag.is_string() || !is_valid_tag(tag.get_ref<const std::string&>())) return bad("a tag is not a tag name");
-        tags.push_back(tag.get<std::string>());
-      }
-      if (tags.size() > k_max_tags) return bad("more than a million tags");
-    }
     const auto link = response->header("Link");
     const auto next = link ? next_link(*link) : std::nullopt;
     if (!next) return tags;
@@ -121,6 +131,19 @@ std::expected<std::vector<std::string>, Error> Client::list_tags(std::size_t pag
   }
   return std::unexpected(Error{ErrorKind::protocol, "GET " + redact_url(url) + ": more than " +
                                                         std::to_string(k_max_tag_pages) + " pages of tags"});
+}
+
+std::expected<std::optional<std::vector<std::string>>, Error> Client::first_tags(std::size_t n) {
+  const Operation operation(*this, "GET the first " + std::to_string(n) + " tags");
+  const std::string url = api_url("tags/list") + "?n=" + std::to_string(n);
+  Request request{.method = "GET", .url = url, .max_body = k_max_manifest_bytes};
+  auto response = exchange(request);
+  if (!response) return std::unexpected(response.error());
+  if (response->status == 404) return std::nullopt;
+  if (!response->ok()) return std::unexpected(http_error(request, *response, "listing tags"));
+  std::vector<std::string> tags;
+  if (auto read = read_tag_page(response->body, url, tags); !read) return std::unexpected(read.error());
+  return tags;
 }
 
 std::expected<std::vector<Descriptor>, Error> Client::referrers(const digest::Digest& digest,

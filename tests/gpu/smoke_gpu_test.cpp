@@ -245,10 +245,14 @@ TEST(DoctorCommand, DiagnosesInstalledPyTorchAsTorchDoes) {
   }
   const Shell text = run(orchestrate() + " doctor 2>&1");
   const Shell json_run = run(orchestrate() + " doctor --json 2>/dev/null");
-  ASSERT_EQ(json_run.code, 0);
+  // The site checks decide the exit code (0, or 1 when one failed: in the
+  // repository root the example configuration's tiers need toolkits a GPU
+  // host may lack); the GPU part never does.
+  ASSERT_TRUE(json_run.code == 0 || json_run.code == 1) << json_run.code;
   record("doctor.txt", "$ python3 -c 'import torch; print(torch.cuda.get_arch_list())'\n" + torch.out +
                            "$ orchestrate doctor\n" + text.out + "rc=" + std::to_string(text.code) + "\n");
   const auto j = nlohmann::json::parse(json_run.out);
+  EXPECT_EQ(j["site"]["exit_code"], json_run.code);
   bool found = false;
   for (const auto& lib : j["libraries"]) {
     if (lib["framework"] != "pytorch" || !lib["path"].get<std::string>().ends_with("libtorch_cuda.so")) continue;

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/app/doctor/site_checks.hpp"
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/site/host_toolkits.hpp"
@@ -59,6 +60,8 @@ struct DoctorReport {
   std::vector<site::HostToolkit> toolkits;
   std::vector<std::string> searched;  // directories looked in for frameworks
   std::vector<FrameworkLibrary> libraries;
+  // The site checks (site_checks.hpp), when they ran.
+  std::optional<SiteReport> site;
 };
 
 DoctorReport doctor(const DoctorRequest& request);

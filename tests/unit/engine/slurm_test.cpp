@@ -112,5 +112,37 @@ TEST(SlurmSubmit, TheCommandLineHasEveryFieldSetAndNoOther) {
                                             "--chdir=/w", "/w/lib--t.sh"}));
 }
 
+// sinfo -h -N -o '%N|%P|%f|%T' of scripts/start-slurm.sh's cluster: a row
+// per node and partition, the default partition marked with '*'.
+TEST(SlurmNodes, SinfosRowsNameNodePartitionFeaturesAndState) {
+  const auto rows = parse_node_rows(data("sinfo-nodes.txt"));
+  ASSERT_EQ(rows.size(), 4u);
+  EXPECT_EQ(rows[0].node, "a100node");
+  EXPECT_EQ(rows[0].partition, "ampere");
+  EXPECT_EQ(rows[1].partition, "debug");
+  EXPECT_EQ(rows[0].features, (std::vector<std::string>{"sm_80"}));
+  EXPECT_EQ(rows[0].state, "idle");
+  EXPECT_EQ(rows[3].node, "h100node");
+  EXPECT_EQ(rows[3].partition, "hopper");
+  const auto none = parse_node_rows("n1|gpu|(null)|down*\nnot a row\nn2|gpu|a,b|mixed\n");
+  ASSERT_EQ(none.size(), 2u);
+  EXPECT_TRUE(none[0].features.empty());
+  EXPECT_EQ(none[0].state, "down*");
+  EXPECT_EQ(none[1].features, (std::vector<std::string>{"a", "b"}));
+}
+
+TEST(SlurmNodes, SimpleConstraintsAreJudgedAndOthersAreNot) {
+  const std::vector<std::string> hopper = {"sm_90", "ib"};
+  EXPECT_EQ(meets_constraint("sm_90", hopper), true);
+  EXPECT_EQ(meets_constraint("sm_80", hopper), false);
+  EXPECT_EQ(meets_constraint("sm_80|sm_90", hopper), true);
+  EXPECT_EQ(meets_constraint("sm_90&ib", hopper), true);
+  EXPECT_EQ(meets_constraint("sm_90,nvlink", hopper), false);
+  EXPECT_EQ(meets_constraint("", hopper), true);
+  EXPECT_EQ(meets_constraint("[sm_80|sm_90]", hopper), std::nullopt);
+  EXPECT_EQ(meets_constraint("sm_90*2", hopper), std::nullopt);
+  EXPECT_EQ(meets_constraint("sm_80|sm_90&ib", hopper), std::nullopt);
+}
+
 }  // namespace
 }  // namespace orc::engine::slurm

@@ -342,6 +342,30 @@ TEST_F(ClientFixture, TagsFollowLinkPaginationOnThisRepositoryOnly) {
   EXPECT_EQ(client.list_tags().error().kind, ErrorKind::protocol);
 }
 
+// doctor's repository check: one page, never followed; a repository the
+// registry does not know yet is nothing, not an error.
+TEST_F(ClientFixture, FirstTagsReadsOnePageAndAnUnknownRepositoryIsNothing) {
+  auto client = make();
+  transport->push({.status = 200,
+                   .headers = {{"Link", R"(</v2/team/art/tags/list?last=a&n=1>; rel="next")"}},
+                   .chunks = {R"({"name":"team/art","tags":["a"]})"}});
+  auto tags = client.first_tags(1);
+  ASSERT_TRUE(tags) << tags.error().message;
+  ASSERT_TRUE(tags->has_value());
+  EXPECT_EQ(**tags, std::vector<std::string>{"a"});
+  ASSERT_EQ(transport->requests().size(), 1u);
+  EXPECT_EQ(transport->requests()[0].url, "http://reg.test:5000/v2/team/art/tags/list?n=1");
+
+  transport->push(
+      {.status = 404,
+       .chunks = {R"({"errors":[{"code":"NAME_UNKNOWN","message":"repository name not known to registry"}]})"}});
+  tags = client.first_tags(1);
+  ASSERT_TRUE(tags) << tags.error().message;
+  EXPECT_FALSE(tags->has_value());
+  transport->push({.status = 403, .chunks = {R"({"errors":[{"code":"DENIED","message":"no"}]})"}});
+  EXPECT_EQ(client.first_tags(1).error().kind, ErrorKind::denied);
+}
+
 TEST_F(ClientFixture, ReferrersFallBackToTheTagSchema) {
   auto client = make();
   const digest::Digest subject = digest::sha256("artifact");
