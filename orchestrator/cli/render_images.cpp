@@ -1,6 +1,7 @@
 // `orchestrate images list | build`, rendered: the catalog as tables (the
 // one table renderer), the build's record and timings, or --json.
 #include <cmath>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
@@ -101,6 +102,49 @@ std::string images_text(const app::ImagesReport& report) {
          "\nengine: " + (engine.reachable ? engine.description + " at " + engine.socket : engine.error) + "\n";
 }
 
+// 5.1 GiB, 730 MiB, 12 KiB: binary units, one decimal below ten.
+std::string size_text(std::uintmax_t bytes) {
+  const char* units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  double value = static_cast<double>(bytes);
+  std::size_t unit = 0;
+  while (value >= 1024.0 && unit + 1 < std::size(units)) {
+    value /= 1024.0;
+    ++unit;
+  }
+  std::ostringstream out;
+  out.setf(std::ios::fixed);
+  out.precision(unit > 0 && value < 10.0 ? 1 : 0);
+  out << value << " " << units[unit];
+  return out.str();
+}
+
+ordered_json files_json(const std::vector<imaging::CachedFile>& files) {
+  ordered_json out = ordered_json::array();
+  for (const auto& f : files) out.push_back({{"path", f.path.string()}, {"bytes", f.bytes}});
+  return out;
+}
+
+// What the build left on disk: the engine's image, and the rootfs files
+// kept in the cache folder (and those it removed).
+std::string disk_text(const app::ImageBuildResult& r) {
+  std::string out = "  engine: " + r.record.reference + ", " + size_text(r.engine_bytes) + "\n";
+  if (r.cache.kept.empty()) {
+    out += "  kept beside it: nothing (--keep-rootfs keeps the rootfs tar in " + r.cache_dir.string() + ")\n";
+  } else {
+    std::uintmax_t kept = 0;
+    for (const auto& f : r.cache.kept) kept += f.bytes;
+    out += "  kept in " + r.cache_dir.string() + " (" + size_text(kept) + "):\n";
+    for (const auto& f : r.cache.kept) out += "    " + f.path.filename().string() + " (" + size_text(f.bytes) + ")\n";
+  }
+  if (!r.cache.removed.empty()) {
+    std::uintmax_t removed = 0;
+    for (const auto& f : r.cache.removed) removed += f.bytes;
+    out += "  removed from " + r.cache_dir.string() + ": " + std::to_string(r.cache.removed.size()) +
+           " rootfs file(s), " + size_text(removed) + "\n";
+  }
+  return out;
+}
+
 std::string seconds(double s) {
   std::ostringstream out;
   out.setf(std::ios::fixed);
@@ -121,20 +165,31 @@ std::string render(const app::ImageBuildResult& r, Format format) {
     j["image"] = {{"name", r.record.name},        {"reference", r.record.reference}, {"id", r.record.id},
                   {"digests", r.record.digests},  {"created", r.record.created},     {"toolkit", r.record.toolkit},
                   {"packages", r.record.packages}};
+    j["scripts"] = r.scripts;
     j["rootfs_cached"] = r.rootfs_cached;
     j["imported"] = r.imported;
+    j["disk"] = {{"engine_bytes", r.engine_bytes},
+                 {"tar_bytes", r.tar_bytes},
+                 {"cache_dir", r.cache_dir.string()},
+                 {"kept", files_json(r.cache.kept)},
+                 {"removed", files_json(r.cache.removed)}};
     const auto ms = [](double s) { return std::round(s * 1000.0) / 1000.0; };
     j["seconds"] = {{"debootstrap", ms(r.debootstrap_s)}, {"setup", ms(r.setup_s)}, {"tar", ms(r.tar_s)},
                     {"import", ms(r.import_s)},           {"nvcc", ms(r.nvcc_s)},   {"total", ms(r.total_s)}};
     return j.dump(2) + "\n";
   }
   std::string out = r.record.reference + "  " + r.record.id + "  nvcc " + r.record.toolkit + "\n";
-  out += r.rootfs_cached ? "  rootfs: cached tar\n"
-                         : "  rootfs: debootstrap " + seconds(r.debootstrap_s) + " s, setup " + seconds(r.setup_s) +
-                               " s, tar " + seconds(r.tar_s) + " s\n";
-  out +=
-      r.imported ? "  import: " + seconds(r.import_s) + " s\n" : "  import: none needed (the engine has this image)\n";
+  out += "  setup scripts: " + r.scripts + "\n";
+  if (!r.imported)
+    out += "  rootfs: none needed (the engine has this image)\n";
+  else if (r.rootfs_cached)
+    out += "  rootfs: the kept tar\n";
+  else
+    out += "  rootfs: debootstrap " + seconds(r.debootstrap_s) + " s, setup " + seconds(r.setup_s) + " s, tar " +
+           seconds(r.tar_s) + " s\n";
+  if (r.imported) out += "  import: " + size_text(r.tar_bytes) + " in " + seconds(r.import_s) + " s\n";
   out += "  nvcc --version in a container: " + seconds(r.nvcc_s) + " s\n";
+  out += disk_text(r);
   out += "  total: " + seconds(r.total_s) + " s\n";
   return out;
 }

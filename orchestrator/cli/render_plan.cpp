@@ -32,6 +32,10 @@ Json host_json(const app::PlanEntry& e) {
   return j;
 }
 
+std::string build_command(const compat::OfflineImage& image) {
+  return "orchestrate images build " + std::string(image.name);
+}
+
 Json plan_json(const app::PlanEntry& e) {
   Json j;
   j["recipe"] = e.recipe->name;
@@ -44,6 +48,11 @@ Json plan_json(const app::PlanEntry& e) {
   j["toolkit"] = or_null(e.toolkit, version_of_toolkit);
   j["cudnn"] = or_null(e.cudnn, version_of_cudnn);
   j["image"] = or_null(app::shown_image(e), [](const compat::ImageChoice& i) { return i.reference; });
+  // Offline images only: built here (a record of `images build`), and the
+  // command that builds one that is not.
+  const bool offline = app::shown_image(e) && app::shown_image(e)->source != compat::ImageSource::official;
+  j["image_built"] = offline ? Json(e.image_to_build == nullptr) : Json(nullptr);
+  j["image_build"] = e.image_to_build ? Json(build_command(*e.image_to_build)) : Json(nullptr);
   j["host"] = host_json(e);
   j["sass"] = e.archs.sass_names();
   j["ptx"] = e.archs.ptx_names();
@@ -118,7 +127,11 @@ void add_plan(Table& table, const app::PlanEntry& e, bool cudnn_column, bool exp
   row.push_back("SASS " + util::join(e.archs.sass_names(), " ") + "; PTX " +
                 (ptx.empty() ? std::string("none") : util::join(ptx, " ")));
   table.add_row(std::move(row));
-  if (const auto* image = app::shown_image(e)) table.add_note(k_detail + "image: " + image->reference);
+  if (const auto* image = app::shown_image(e))
+    add_wrapped(
+        table,
+        image->reference + (e.image_to_build ? " (not built here: " + build_command(*e.image_to_build) + ")" : ""),
+        k_detail + "image: ", k_detail + "  ");
   if (e.host)
     table.add_note(k_detail + "host toolkit: " + e.host->toolkit.version.str() + " (" + e.host->toolkit.root.string() +
                    ")");

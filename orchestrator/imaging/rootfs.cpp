@@ -53,8 +53,10 @@ struct Step {
   std::chrono::milliseconds duration{0};
 };
 
-// Runs one system tool; its output is appended to `log` when one is given.
-Step run_step(std::vector<std::string> argv, std::vector<std::string> env = {}, const fs::path& log = {}) {
+// Runs one system tool; its output is appended to `log` when one is given,
+// and read for progress by `progress` when one is.
+Step run_step(std::vector<std::string> argv, std::vector<std::string> env = {}, const fs::path& log = {},
+              ToolProgress* progress = nullptr) {
   util::ProcessSpec spec{.argv = std::move(argv), .merge_stderr = true, .capture_cap = k_kept_output};
   if (!env.empty()) {
     spec.env_mode = util::EnvMode::replace;
@@ -66,8 +68,9 @@ Step run_step(std::vector<std::string> argv, std::vector<std::string> env = {}, 
   std::ofstream log_file;
   if (!log.empty()) {
     log_file.open(log, std::ios::app | std::ios::binary);
-    spec.on_output = [&log_file](util::OutputStream, std::string_view bytes) {
+    spec.on_output = [&log_file, progress](util::OutputStream, std::string_view bytes) {
       log_file.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+      if (progress) progress->feed(bytes);
     };
   }
   const std::string name = spec.argv.front();
@@ -150,10 +153,12 @@ std::chrono::milliseconds debootstrap(const RootfsJob& job, const fs::path& root
   const fs::path log = step_log(job, "debootstrap");
   progress << "images: debootstrap " << image.suite << " (minbase; " << image.components << ") from " << job.mirror
            << std::endl;
+  ToolProgress tool(progress, job.progress);
   const Step boot =
       run_step({find_tool("debootstrap"), "--variant=minbase", "--components=" + std::string(image.components),
                 std::string(image.suite), root.string(), job.mirror},
-               {}, log);
+               {}, log, &tool);
+  tool.finish();
   if (boot.exit_code != 0)
     fail("debootstrap of " + std::string(image.suite) + " from the mirror " + job.mirror +
          " failed: check the mirror (ORCHESTRATE_DEBIAN_MIRROR or the host's apt sources)" + log_hint(boot, log));
@@ -168,8 +173,9 @@ std::chrono::milliseconds setup(const RootfsJob& job, const fs::path& root, std:
   const compat::OfflineImage& image = *job.image;
   const fs::path setup_dir = root / fs::path(k_setup_dir).relative_path();
   fs::create_directories(setup_dir);
-  fs::copy_file(job.scripts / "common.sh", setup_dir / "common.sh", fs::copy_options::overwrite_existing);
-  fs::copy_file(job.scripts / image.name / "setup.sh", setup_dir / "setup.sh", fs::copy_options::overwrite_existing);
+  for (const auto& [file, text] : {std::pair{"common.sh", &job.scripts->common}, {"setup.sh", &job.scripts->setup}})
+    if (auto written = util::write_file_atomic(setup_dir / file, *text); !written)
+      fail("cannot write the setup scripts into the rootfs: " + written.error().message);
 
   progress << "images: setup.sh in the chroot (apt-get install " << image.packages.size() << " packages)" << std::endl;
   const std::string chroot = find_tool("chroot");
@@ -177,11 +183,14 @@ std::chrono::milliseconds setup(const RootfsJob& job, const fs::path& root, std:
   Step ran;
   {
     const ProcMount proc(root);
+    ToolProgress tool(progress, job.progress);
     ran = run_step({chroot, root.string(), "/bin/sh", std::string(k_setup_dir) + "/setup.sh"},
-                   chroot_env(image, job.mirror), log);
+                   chroot_env(image, job.mirror), log, &tool);
+    tool.finish();
   }
   if (ran.exit_code != 0)
-    fail("images/offline/" + std::string(image.name) + "/setup.sh failed in the chroot" + log_hint(ran, log));
+    fail("images/offline/" + std::string(image.name) + "/setup.sh (" + job.scripts->origin + ") failed in the chroot" +
+         log_hint(ran, log));
   progress << "images: setup done in " << seconds(ran.duration) << " s" << std::endl;
 
   std::vector<std::string> query = {chroot, root.string(), "dpkg-query", "-W", "-f=${Package}=${Version}\\n"};
@@ -193,26 +202,30 @@ std::chrono::milliseconds setup(const RootfsJob& job, const fs::path& root, std:
   return ran.duration;
 }
 
-// The tar is the cache: it is synced before its rename, so a crash never
-// leaves a truncated one that a later build would take for complete.
+// A kept tar is a cache: it is synced before its rename, so a crash never
+// leaves a truncated one that a later build would take for complete. One
+// made for the import alone is removed after it, and needs no sync.
 std::chrono::milliseconds write_tar(const RootfsJob& job, const fs::path& root, std::ostream& progress) {
   const fs::path partial = job.tar.string() + ".partial";
   const auto start = Clock::now();
+  progress << "images: writing the rootfs tar " << job.tar.string() << std::endl;
   const Step tar = run_step({find_tool("tar"), "--numeric-owner", "-C", root.string(), "-cf", partial.string(), "."});
   if (tar.exit_code != 0) {
     fs::remove(partial);
     fail("tar of the rootfs failed:\n" + last_lines(tar.output, 10));
   }
-  const int fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
-  const bool synced = fd >= 0 && ::fsync(fd) == 0;
-  const std::string reason = std::strerror(errno);
-  if (fd >= 0) ::close(fd);
-  if (!synced) fail("cannot sync " + partial.string() + ": " + reason);
+  if (job.keep) {
+    const int fd = ::open(partial.c_str(), O_RDONLY | O_CLOEXEC);
+    const bool synced = fd >= 0 && ::fsync(fd) == 0;
+    const std::string reason = std::strerror(errno);
+    if (fd >= 0) ::close(fd);
+    if (!synced) fail("cannot sync " + partial.string() + ": " + reason);
+  }
   fs::rename(partial, job.tar);
-  util::fsync_dir(job.tar.parent_path());
+  if (job.keep) util::fsync_dir(job.tar.parent_path());
   const auto took = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-  progress << "images: rootfs tar " << job.tar.string() << " (" << fs::file_size(job.tar) / (1024 * 1024)
-           << " MiB) written and synced in " << seconds(took) << " s" << std::endl;
+  progress << "images: rootfs tar (" << fs::file_size(job.tar) / (1024 * 1024) << " MiB) written"
+           << (job.keep ? " and synced" : "") << " in " << seconds(took) << " s" << std::endl;
   return took;
 }
 

@@ -13,6 +13,8 @@
 #include <vector>
 
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/imaging/setup_scripts.hpp"
+#include "orchestrator/imaging/tool_progress.hpp"
 
 namespace orc::imaging {
 
@@ -28,14 +30,18 @@ std::string seconds(std::chrono::milliseconds duration);
 // /etc/apt/sources.list. Read at run time, never stored in the repository.
 std::optional<std::string> debian_mirror();
 
-// What make_rootfs_tar needs: the catalog entry, where its setup scripts
-// are, where to work, and the tar to write.
+// What make_rootfs_tar needs: the catalog entry, its setup scripts, where
+// to work, and the tar to write.
 struct RootfsJob {
   const compat::OfflineImage* image = nullptr;
   std::string mirror;
-  std::filesystem::path scripts;  // images/offline: common.sh and <name>/setup.sh
-  std::filesystem::path work;     // scratch (the rootfs itself), removed after
-  std::filesystem::path tar;      // written atomically
+  const SetupScripts* scripts = nullptr;
+  std::filesystem::path work;  // scratch (the rootfs itself), removed after
+  std::filesystem::path tar;   // written under a temporary name, then renamed
+  // The tar outlives the import (--keep-rootfs): synced before its rename,
+  // so a crash never leaves a truncated one that a later build would take.
+  bool keep = false;
+  ProgressOptions progress;  // how debootstrap's and apt's progress is shown
 };
 
 struct RootfsResult {

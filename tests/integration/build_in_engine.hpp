@@ -75,7 +75,8 @@ class BuildInEngine : public ::testing::Test {
         app::build_image({.name = name,
                           .engine_socket = engine_service().socket,
                           .cache_dir = std::filesystem::path(ORC_FIXTURES_DIR) / "images",
-                          .images_dir = std::filesystem::path(ORC_SOURCE_DIR) / "images"},
+                          .images_dir = std::filesystem::path(ORC_SOURCE_DIR) / "images",
+                          .keep_rootfs = true},
                          std::cout);
     say(name + " ready in " + seconds_since(start) + " s (rootfs tar " + (image.rootfs_cached ? "cached" : "made") +
         ")");

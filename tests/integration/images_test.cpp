@@ -21,6 +21,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iostream>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -121,9 +122,16 @@ class Images : public ::testing::Test {
     auto result = app::build_image({.name = name,
                                     .engine_socket = service().socket,
                                     .cache_dir = fs::path(ORC_FIXTURES_DIR) / "images",
-                                    .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
+                                    .images_dir = fs::path(ORC_SOURCE_DIR) / "images",
+                                    .keep_rootfs = true},
                                    std::cout);
     say(name + " built in " + seconds_since(start) + " s: " + cli::render(result, cli::Format::text));
+    // Asked to keep it, the build says where the tar is and how big, as on disk.
+    const auto tar =
+        std::ranges::find_if(result.cache.kept, [](const auto& f) { return f.path.extension() == ".tar"; });
+    EXPECT_NE(tar, result.cache.kept.end()) << cli::render(result, cli::Format::json);
+    if (tar != result.cache.kept.end()) EXPECT_EQ(tar->bytes, fs::file_size(tar->path));
+    EXPECT_GT(result.engine_bytes, 0u);
     return result;
   }
 
@@ -298,6 +306,127 @@ TEST_F(Images, HostBookwormServesTheHostToolkit) {
     EXPECT_EQ(image["built"]["toolkit"], first.record.toolkit);
   }
   EXPECT_TRUE(seen) << listed;
+}
+
+// Without --keep-rootfs the tar goes once imported: a kept one (copied from
+// the fixtures, so no debootstrap) is imported for a state file that has no
+// record, then removed, and the report says so with its size.
+TEST_F(Images, TheRootfsTarIsNotKeptUnlessAsked) {
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+  const app::ImageBuildResult kept = build("host-bookworm");
+  const auto tar = std::ranges::find_if(kept.cache.kept, [](const auto& f) { return f.path.extension() == ".tar"; });
+  ASSERT_NE(tar, kept.cache.kept.end());
+  TempDir cache("orc-images-cache");
+  fs::copy_file(tar->path, cache.path() / tar->path.filename());
+  fs::copy_file(tar->path.string() + ".packages", cache.path() / (tar->path.filename().string() + ".packages"));
+
+  const app::ImageBuildResult result = app::build_image({.name = "host-bookworm",
+                                                         .engine_socket = service().socket,
+                                                         .cache_dir = cache.path(),
+                                                         .state_file = cache.path() / "images.v1.json"},
+                                                        std::cout);
+  say(cli::render(result, cli::Format::text));
+  EXPECT_EQ(result.scripts, "compiled in");
+  EXPECT_TRUE(result.imported);
+  EXPECT_TRUE(result.rootfs_cached);  // the kept tar: no debootstrap
+  EXPECT_EQ(result.tar_bytes, tar->bytes);
+  EXPECT_TRUE(result.cache.kept.empty());
+  ASSERT_EQ(result.cache.removed.size(), 2u);  // the tar and its package list
+  EXPECT_EQ(result.cache.removed[0].path, cache.path() / tar->path.filename());
+  EXPECT_EQ(result.cache.removed[0].bytes, tar->bytes);
+  EXPECT_FALSE(fs::exists(cache.path() / tar->path.filename()));
+  EXPECT_EQ(result.record.rootfs_key, kept.record.rootfs_key);  // the same scripts, compiled in or read
+  const std::string text = cli::render(result, cli::Format::text);
+  EXPECT_NE(
+      text.find("  kept beside it: nothing (--keep-rootfs keeps the rootfs tar in " + cache.path().string() + ")\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("  removed from " + cache.path().string() + ": 2 rootfs file(s), "), std::string::npos) << text;
+}
+
+// A tier the host's CUDA 13.0 serves through the host-mount image.
+constexpr const char* k_host_config = R"(tiers:
+  hopper:
+    gpus: ["H100"]
+toolkits: ["13.0"]
+recipes:
+  - name: saxpy
+    framework: cmake
+    source: {path: src}
+    tiers: [hopper]
+)";
+
+// Runs `argv` with `env` added, in `cwd`; stdout and stderr apart.
+struct Split {
+  int exit_code = -1;
+  std::string out, err;
+};
+Split run_split(const std::vector<std::string>& env, const std::vector<std::string>& argv, const fs::path& cwd) {
+  std::vector<std::string> command = {"env", "-u", "ORCHESTRATE_IMAGES_DIR"};
+  command.insert(command.end(), env.begin(), env.end());
+  command.insert(command.end(), {"sh", "-c", R"(exec "$@" >"$0/out" 2>"$0/err")", cwd.string()});
+  command.insert(command.end(), argv.begin(), argv.end());
+  const ProcessResult ran = run_process(command, cwd);
+  std::ifstream out(cwd / "out"), err(cwd / "err");
+  return {ran.exit_code, std::string(std::istreambuf_iterator<char>(out), {}),
+          std::string(std::istreambuf_iterator<char>(err), {})};
+}
+
+// Issue 29: the binary as `cmake --install` lays it out, run from a folder
+// outside the checkout with no ORCHESTRATE_IMAGES_DIR, makes host-bookworm
+// from its compiled-in scripts (debootstrap and apt from scratch, with
+// their progress on stderr), keeps no rootfs tar, and `plan` says the image
+// is not built here, then that it is.
+TEST_F(Images, InstalledBinaryBuildsOutsideTheCheckout) {
+  if (::access("/usr/local/cuda/bin/nvcc", X_OK) != 0) GTEST_SKIP() << "no CUDA toolkit at /usr/local/cuda here";
+  TempDir prefix("orc-images-prefix");
+  const ProcessResult installed =
+      run_process({"cmake", "--install", ORC_BINARY_DIR, "--prefix", prefix.path().string()});
+  ASSERT_EQ(installed.exit_code, 0) << installed.output;
+  const fs::path orchestrate = prefix.path() / "bin" / "orchestrate";
+  ASSERT_TRUE(fs::is_regular_file(orchestrate)) << installed.output;
+  EXPECT_FALSE(fs::exists(prefix.path() / "share")) << "the scripts are compiled in, nothing else is installed";
+
+  TempDir elsewhere("orc-images-elsewhere");
+  std::ofstream(elsewhere.path() / "orchestrate.yaml") << k_host_config;
+  fs::create_directories(elsewhere.path() / "src");
+  const fs::path cache = elsewhere.path() / "cache";
+  const std::vector<std::string> env = {"ORCHESTRATE_CACHE_DIR=" + cache.string()};
+
+  Split plan = run_split(env, {orchestrate.string(), "plan", "--json"}, elsewhere.path());
+  ASSERT_EQ(plan.exit_code, 0) << plan.err;
+  auto j = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(j["plans"][0]["image"], "orchestrate/cuda:host-bookworm");
+  EXPECT_EQ(j["plans"][0]["image_built"], false);
+  EXPECT_EQ(j["plans"][0]["image_build"], "orchestrate images build host-bookworm");
+
+  const auto start = Clock::now();
+  const Split built = run_split(
+      env, {orchestrate.string(), "images", "build", "host-bookworm", "--engine-socket", service().socket.string()},
+      elsewhere.path());
+  say("installed binary: images build host-bookworm in " + seconds_since(start) + " s, exit " +
+      std::to_string(built.exit_code) + "\n" + built.out + "--- stderr:\n" + built.err);
+  ASSERT_EQ(built.exit_code, 0) << built.err;
+  EXPECT_NE(built.out.find("  setup scripts: compiled in\n"), std::string::npos) << built.out;
+  EXPECT_NE(built.out.find("  rootfs: debootstrap "), std::string::npos) << built.out;
+  EXPECT_NE(built.out.find("  kept beside it: nothing"), std::string::npos) << built.out;
+  EXPECT_NE(built.out.find("  engine: orchestrate/cuda:host-bookworm, "), std::string::npos) << built.out;
+  // stderr is a file here: plain progress lines with package counts.
+  for (const char* line : {"images: debootstrap: fetching packages: 1 [", "images: debootstrap: configuring packages: ",
+                           " packages to install [", "images: apt: fetching packages: 1 of ",
+                           "images: apt: configuring packages: ", "images: imported in "})
+    EXPECT_NE(built.err.find(line), std::string::npos) << line << "\n" << built.err;
+  EXPECT_EQ(built.err.find("\x1b["), std::string::npos) << "no terminal codes into a file";
+  std::uintmax_t left = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(cache / "rootfs.v1"))
+    if (entry.is_regular_file()) left += entry.file_size();
+  EXPECT_LT(left, 1024u * 1024u) << "a rootfs tar was left in " << (cache / "rootfs.v1");
+  say("left in " + (cache / "rootfs.v1").string() + ": " + std::to_string(left) + " bytes");
+
+  plan = run_split(env, {orchestrate.string(), "plan", "--json"}, elsewhere.path());
+  j = nlohmann::json::parse(plan.out);
+  EXPECT_EQ(j["plans"][0]["image_built"], true);
+  EXPECT_TRUE(j["plans"][0]["image_build"].is_null());
 }
 
 TEST_F(Images, UnknownEngineSocketIsAnOutsideFailure) {

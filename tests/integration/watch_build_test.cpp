@@ -41,8 +41,8 @@
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/imaging/rootfs.hpp"
-#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/registry/client.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/file_lock.hpp"
 #include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/probe.hpp"
@@ -136,7 +136,8 @@ class WatchRebuild : public ::testing::Test {
     const app::ImageBuildResult image = app::build_image({.name = "host-bookworm",
                                                           .engine_socket = engine_service().socket,
                                                           .cache_dir = fs::path(ORC_FIXTURES_DIR) / "images",
-                                                          .images_dir = fs::path(ORC_SOURCE_DIR) / "images"},
+                                                          .images_dir = fs::path(ORC_SOURCE_DIR) / "images",
+                                                          .keep_rootfs = true},
                                                          std::cout);
     ASSERT_TRUE(image.record.id.starts_with("sha256:")) << image.record.id;
     say("host-bookworm ready in " + seconds_since(start) + " s");
@@ -396,7 +397,6 @@ TEST_F(WatchRebuild, AMovedBaseIsSkippedUnderAnotherLockAndACancelStoresNothing)
   EXPECT_EQ(rebuilt_lines, 1u) << both.output;
 }
 
-
 // The image-catalog feed end to end. The archive's index is the one the
 // image is made from: bookworm main's Packages.xz, downloaded from the
 // host's mirror and served from 127.0.0.1. With the image's record as the
@@ -412,8 +412,8 @@ TEST_F(WatchRebuild, ADebianArchiveUpdateMakesTheImageAgainAndRebuildsWhatWasBui
   const fs::path www = m_dir.path() / "www";
   const fs::path index = www / "debian/dists/bookworm/main/binary-amd64/Packages.xz";
   fs::create_directories(index.parent_path());
-  const auto fetched = run_process(
-      {"curl", "-sSf", "-o", index.string(), *mirror + "/dists/bookworm/main/binary-amd64/Packages.xz"});
+  const auto fetched =
+      run_process({"curl", "-sSf", "-o", index.string(), *mirror + "/dists/bookworm/main/binary-amd64/Packages.xz"});
   if (fetched.exit_code != 0) GTEST_SKIP() << "the mirror's bookworm index could not be read: " << fetched.output;
   HttpServer server(HttpServer::Mode::serve_directory, www, m_dir.path() / "port");
   ASSERT_NE(server.port(), 0) << "http.server did not start";
@@ -446,15 +446,15 @@ TEST_F(WatchRebuild, ADebianArchiveUpdateMakesTheImageAgainAndRebuildsWhatWasBui
   ASSERT_EQ(built.image_digest, record->id + " + host cuda 13.0.88");
   // The record as the index has it now (the suite's image may come from a
   // rootfs tar cached before the archive last moved).
-  const auto offers = watch::debian_feed("http://127.0.0.1:" + std::to_string(server.port()) + "/debian",
-                                         {watch::WatchedImage{.name = "host-bookworm",
-                                                              .reference = "orchestrate/cuda:host-bookworm",
-                                                              .suite = "bookworm",
-                                                              .components = {"main"},
-                                                              .packages = {"g++", "cmake", "make", "ninja-build",
-                                                                           "python3"}}},
-                                         registry::make_curl_transport())
-                          ->poll();
+  const auto offers =
+      watch::debian_feed("http://127.0.0.1:" + std::to_string(server.port()) + "/debian",
+                         {watch::WatchedImage{.name = "host-bookworm",
+                                              .reference = "orchestrate/cuda:host-bookworm",
+                                              .suite = "bookworm",
+                                              .components = {"main"},
+                                              .packages = {"g++", "cmake", "make", "ninja-build", "python3"}}},
+                         registry::make_curl_transport())
+          ->poll();
   ASSERT_TRUE(offers) << offers.error();
   const std::vector<std::string> now = offers->front().packages;
   ASSERT_EQ(now.size(), 5u);

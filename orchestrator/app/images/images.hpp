@@ -6,6 +6,7 @@
 // The state file (site/image_state.hpp) records what was made; <cache> is
 // ORCHESTRATE_CACHE_DIR, else $XDG_CACHE_HOME/orchestrate, else
 // ~/.cache/orchestrate.
+#include <cstdint>
 #include <filesystem>
 #include <iosfwd>
 #include <nlohmann/json_fwd.hpp>
@@ -16,6 +17,8 @@
 
 #include "orchestrator/compat/image_catalog.hpp"
 #include "orchestrator/engine/answers.hpp"
+#include "orchestrator/imaging/offline_image.hpp"
+#include "orchestrator/imaging/tool_progress.hpp"
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
@@ -66,20 +69,31 @@ ImagesReport list_images(const ImagesListRequest& request);
 struct ImageBuildRequest {
   std::string name;                                    // catalog name or reference
   std::optional<std::filesystem::path> engine_socket;  // else discovered
-  std::optional<std::filesystem::path> cache_dir;      // rootfs tars; default <cache>/rootfs.v1
-  std::optional<std::filesystem::path> state_file;     // default image_state_path()
-  // Where images/offline/ is: empty = ORCHESTRATE_IMAGES_DIR, ./images, or
-  // beside the executable (../images, ../share/orchestrate/images).
+  // Where the rootfs tar is written for the import (and kept with
+  // keep_rootfs); default <cache>/rootfs.v1.
+  std::optional<std::filesystem::path> cache_dir;
+  std::optional<std::filesystem::path> state_file;  // default image_state_path()
+  // The images/ folder whose offline/ holds the setup scripts: empty =
+  // ORCHESTRATE_IMAGES_DIR, else the scripts compiled into the binary.
   std::filesystem::path images_dir;
-  std::string mirror;    // empty = ORCHESTRATE_DEBIAN_MIRROR, else the host's apt sources
-  bool rebuild = false;  // ignore a cached rootfs tar
+  std::string mirror;                 // empty = ORCHESTRATE_DEBIAN_MIRROR, else the host's apt sources
+  bool rebuild = false;               // make the tree and import again, whatever the engine and a kept tar have
+  bool keep_rootfs = false;           // keep the rootfs tar after the import (a rebuild then skips debootstrap)
+  imaging::ProgressOptions progress;  // debootstrap's and apt's progress: lines, or a live line
 };
 
 struct ImageBuildResult {
   site::ImageRecord record;
-  bool rootfs_cached = false;  // the tar came from the cache: no debootstrap
-  bool imported = false;       // false when the engine already had this very image
+  // Where the setup scripts came from: "compiled in" or a folder.
+  std::string scripts;
+  // No debootstrap this time: a tar kept by --keep-rootfs, or the engine had the image.
+  bool rootfs_cached = false;
+  bool imported = false;  // false when the engine already had this very image
   double debootstrap_s = 0, setup_s = 0, tar_s = 0, import_s = 0, nvcc_s = 0, total_s = 0;
+  std::uint64_t engine_bytes = 0;  // the image's size as the engine reports it
+  std::uintmax_t tar_bytes = 0;    // the rootfs tar imported; 0 when none was
+  std::filesystem::path cache_dir;
+  imaging::CacheLeft cache;  // the image's rootfs files kept in cache_dir, and those removed
   util::ExitCode exit_code = util::ExitCode::ok;
 };
 

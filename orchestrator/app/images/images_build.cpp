@@ -1,5 +1,7 @@
-// `orchestrate images build NAME`: rootfs tar (cached) -> import through the
-// engine API -> inspect -> nvcc --version in a container -> state record.
+// `orchestrate images build NAME`: the key of the image's inputs -> (unless
+// the engine has the image of that key) rootfs tar -> import through the
+// engine API -> tar removed unless kept -> nvcc --version in a container ->
+// state record.
 #include <chrono>
 #include <optional>
 #include <ostream>
@@ -9,6 +11,7 @@
 #include "orchestrator/app/images/images_detail.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/imaging/offline_image.hpp"
+#include "orchestrator/imaging/setup_scripts.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -39,16 +42,6 @@ const compat::OfflineImage& catalog_image(const std::string& name) {
                                   .suggestion = util::did_you_mean(name, names)}});
 }
 
-fs::path setup_scripts(const compat::OfflineImage& image, const fs::path& images_dir) {
-  const fs::path scripts = imaging::locate_images_dir(images_dir) / "offline";
-  for (const fs::path& script : {scripts / "common.sh", scripts / image.name / "setup.sh"})
-    if (!fs::is_regular_file(script))
-      throw Failure(ExitCode::bad_input, "no " + script.string() +
-                                             ": run from the repository root, or pass --images-dir / set "
-                                             "ORCHESTRATE_IMAGES_DIR to the images/ folder");
-  return scripts;
-}
-
 // The host's toolkit for the host-mount image, which serves nothing without one.
 std::optional<compat::HostCuda> host_toolkit(const compat::OfflineImage& image) {
   if (!image.host_mount) return std::nullopt;
@@ -66,7 +59,7 @@ std::optional<compat::HostCuda> host_toolkit(const compat::OfflineImage& image) 
 ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& progress) {
   const auto start = Clock::now();
   const compat::OfflineImage& image = catalog_image(request.name);
-  const fs::path scripts = setup_scripts(image, request.images_dir);
+  const imaging::SetupScripts scripts = imaging::setup_scripts(image, request.images_dir);
 
   // The engine first: finding it missing after minutes of debootstrap helps nobody.
   auto socket = images_detail::engine_socket(request.engine_socket);
@@ -77,36 +70,55 @@ ImageBuildResult build_image(const ImageBuildRequest& request, std::ostream& pro
                   "cannot reach the engine at " + socket->string() + ": " + engine.error().message);
   const std::optional<compat::HostCuda> host = host_toolkit(image);
 
-  const imaging::Rootfs rootfs =
-      imaging::prepare_rootfs({.image = &image,
-                               .scripts = scripts,
-                               .cache = request.cache_dir.value_or(cache_root() / "rootfs.v1"),
-                               .mirror = request.mirror,
-                               .rebuild = request.rebuild},
-                              progress);
+  const imaging::RootfsRequest rootfs{.image = &image,
+                                      .scripts = &scripts,
+                                      .key = imaging::rootfs_key(image, scripts),
+                                      .cache = request.cache_dir.value_or(cache_root() / "rootfs.v1"),
+                                      .mirror = request.mirror,
+                                      .rebuild = request.rebuild,
+                                      .keep = request.keep_rootfs,
+                                      .progress = request.progress};
+  progress << "images: " << image.reference() << " from the setup scripts " << scripts.origin << " (key "
+           << rootfs.key.substr(0, 16) << ")" << std::endl;
   const fs::path state_file = request.state_file.value_or(site::image_state_path());
   const std::optional<site::ImageRecord> previous = site::find_built_image(image.reference(), state_file);
   const auto present = engine->inspect_image(image.reference());
   const bool up_to_date =
       !request.rebuild && previous && previous->rootfs_key == rootfs.key && present && present->id == previous->id;
-  const imaging::Imported imported = imaging::import_rootfs(*engine, image, rootfs, up_to_date, progress);
 
-  ImageBuildResult result{.rootfs_cached = rootfs.cached,
-                          .imported = imported.imported,
-                          .debootstrap_s = secs(rootfs.made.debootstrap),
-                          .setup_s = secs(rootfs.made.setup),
-                          .tar_s = secs(rootfs.made.tar),
-                          .import_s = secs(imported.took)};
+  ImageBuildResult result{.scripts = scripts.origin, .rootfs_cached = true, .cache_dir = rootfs.cache};
+  engine::ImageInfo info;
+  std::vector<std::string> packages;
+  if (up_to_date) {
+    progress << "images: " << image.reference() << " is up to date in the engine" << std::endl;
+    info = *present;
+    packages = previous->packages;
+    result.cache = imaging::tidy_rootfs_cache(rootfs, progress);
+  } else {
+    imaging::Imported imported = imaging::import_offline_image(*engine, rootfs, progress);
+    info = std::move(imported.image);
+    packages = std::move(imported.packages);
+    result.rootfs_cached = imported.from_kept_tar;
+    result.imported = true;
+    result.debootstrap_s = secs(imported.made.debootstrap);
+    result.setup_s = secs(imported.made.setup);
+    result.tar_s = secs(imported.made.tar);
+    result.import_s = secs(imported.took);
+    result.tar_bytes = imported.tar_bytes;
+    result.cache = std::move(imported.cache);
+  }
+  result.engine_bytes = info.size;
+
   const auto nvcc_start = Clock::now();
   const std::string toolkit = imaging::nvcc_in_image(*engine, image, host);
   result.nvcc_s = since(nvcc_start);
   result.record = site::ImageRecord{.name = std::string(image.name),
                                     .reference = image.reference(),
-                                    .id = imported.image.id,
-                                    .digests = imported.image.digests,
+                                    .id = info.id,
+                                    .digests = info.digests,
                                     .created = up_to_date ? previous->created : images_detail::utc_now(),
                                     .toolkit = toolkit,
-                                    .packages = rootfs.packages,
+                                    .packages = std::move(packages),
                                     .rootfs_key = rootfs.key,
                                     .engine = socket->string()};
   site::save_image_record(state_file, result.record);

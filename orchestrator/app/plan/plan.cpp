@@ -14,6 +14,7 @@
 #include "orchestrator/front/origin.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/site/config_path.hpp"
+#include "orchestrator/site/image_state.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -73,6 +74,8 @@ struct ImageContext {
   // What the recipe needs of an image (parts_needed): an image lacking one
   // provides nothing for it.
   std::vector<compat::ToolkitPart> needed = compat::parts_needed({});
+  // The offline images `images build` recorded here (site/image_state.hpp).
+  std::vector<site::ImageRecord> built;
 };
 
 // What provides `toolkit` on this site, as the plan's image choice would
@@ -115,6 +118,7 @@ ImageContext image_context() {
     context.host =
         compat::HostCuda{.toolkit = *version, .root = host_root, .inventory = site::inspect_toolkit_tree(host_root)};
   find_providers(context);
+  context.built = site::read_image_state(site::image_state_path());
   return context;
 }
 
@@ -154,6 +158,8 @@ void choose_plan_image(PlanEntry& e, const ImageContext& context) {
     return;
   }
   for (const auto& note : choice->notes) e.warnings.push_back("image: " + note);
+  if (!std::ranges::any_of(context.built, [&](const auto& r) { return r.reference == choice->reference; }))
+    e.image_to_build = compat::find_offline_image(choice->reference);
   e.image = std::move(choice);
 }
 

@@ -54,6 +54,9 @@ struct PlanEntry {
   // says to pull it) but not shown as the plan's image.
   std::optional<compat::ImageChoice> image;
   bool image_needs_registry = false;
+  // The plan's offline (or host-mount) image when this machine has not built
+  // it (no record of `images build` here); null when built or not offline.
+  const compat::OfflineImage* image_to_build = nullptr;
   std::optional<HostChoice> host;  // set when planned for the host engine
   flags::Emitted framework;        // the framework's variables (typed) and their environment
   std::vector<std::string> reasons;
