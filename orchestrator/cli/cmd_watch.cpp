@@ -16,8 +16,12 @@ namespace {
 
 constexpr const char* k_footer = R"(The feeds are the configuration's `watch:` (recipes/schema.md): registry
 repositories of nvidia/cuda-scheme tags (each kept tag's manifest digest is
-read, so a base rebuilt under its tag counts) and NVIDIA redistributable
-indexes. Each recipe x tier's newest verified artifact set in the local
+read, so a base rebuilt under its tag counts), NVIDIA redistributable
+indexes and the Debian archive of the offline images. With no feed named
+there, the watcher follows what this site's images are made from, and says
+so: the Debian suite of each offline image `images build` recorded, and,
+with ORCHESTRATE_IMAGE_PREFERENCE=official, the official nvidia/cuda devel
+tags of the configuration's toolkits. Each recipe x tier's newest verified artifact set in the local
 store ($ORCHESTRATE_CACHE_DIR, else $XDG_CACHE_HOME/orchestrate) is compared
 with what they offer, under the recipe's `watch:` policy (patch, minor,
 major, pinned). A newer toolkit that drops a GPU of the tier is declined
@@ -46,9 +50,10 @@ comes sooner (1 min, doubling). `orchestrate schedule` prints systemd units
 or a crontab line that run `watch --once` instead.
 
 Exit codes (--once): 0 the cycle ran (stale pairs or not); 1 a rebuild
-failed its build, verification or smoke test; 2 bad usage or a configuration
-without watch:; 3 every feed failed, the cycle passed its deadline, or the
-engine, store or registry failed; 130 or 143 stopped by SIGINT or SIGTERM.)";
+failed its build, verification or smoke test; 2 bad usage, or nothing to
+follow (no feed under watch:, no image recorded, offline preference); 3
+every feed failed, the cycle passed its deadline, or the engine, store or
+registry failed; 130 or 143 stopped by SIGINT or SIGTERM.)";
 
 constexpr const char* k_duration_expected = "expected a positive duration like 30s, 15m, 6h or 1d (a year at most)";
 

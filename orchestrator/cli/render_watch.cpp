@@ -44,6 +44,10 @@ std::string outcome_text(const app::WatchPair& p) {
 
 std::string watch_text(const app::WatchReport& report) {
   std::string out;
+  if (report.followed) {
+    out += report.followed->heading + "\n";
+    for (const auto& line : report.followed->about) out += "  " + line + "\n";
+  }
   for (const auto& f : report.feeds)
     out += f.ok ? "feed ok      " + f.name + " (" + std::to_string(f.offers) + " offers)\n"
                 : "feed FAILED  " + f.error + "\n";

@@ -18,8 +18,9 @@ std::string not_a_format(std::string_view start) {
   if (start.find('\0') != std::string_view::npos) return "binary data (a NUL byte in its first bytes)";
   if (start.starts_with("[")) return "a JSON array";
   if (start.starts_with("<")) return "XML or HTML (nvidia-smi -q -x prints XML)";
-  if (start.starts_with("---") || start.starts_with("apiVersion:") || start.starts_with("kind:") ||
-      start.starts_with("items:"))
+  // "---" starts a YAML document; dshbak's and clush's rules are longer.
+  if ((start.starts_with("---") && !start.starts_with("----")) || start.starts_with("apiVersion:") ||
+      start.starts_with("kind:") || start.starts_with("items:"))
     return "YAML (kubectl -o yaml prints it)";
   if (start.starts_with("JobId=")) return "`scontrol show job` output (jobs, not nodes)";
   if (start.starts_with("PartitionName=")) return "`scontrol show partition` output (partitions, not nodes)";

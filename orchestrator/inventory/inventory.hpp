@@ -142,11 +142,14 @@ struct InputSpec {
 };
 
 // nvidia-smi's CSV. With a header: the columns `name` and `driver_version`
-// (`compute_cap` where the driver has it: the 470 branch lacks it, 525 has it), and the node in
-// a column named node, host or hostname; without one, name, compute_cap,
-// driver_version in that order. With no node column the file is one node,
-// named `node` (the caller passes the file's stem). Bad input: the
-// Diagnostic names the file and line.
+// (`compute_cap` where the driver has it: the 470 branch lacks it, 525 has
+// it), and the node in a column named node, host or hostname; without one,
+// name, compute_cap, driver_version in that order. With no node column the
+// file is one node, named `node` (the caller passes the file's stem), unless
+// its lines name their nodes as pdsh and clush print them ("gpu01: ..."),
+// or dshbak and clush -b group them under host lists (smi_csv.cpp). The
+// header may come again (once per node), the same each time. Bad input:
+// the Diagnostic names the file and line.
 std::expected<Inventory, util::Diagnostic> parse_nvidia_smi_csv(ByteSource& source, const InputSpec& input);
 // `scontrol show node -o`: one node per line, Key=Value words (values such
 // as OS= hold spaces). Nodes without a gpu Gres are not GPU nodes and are
@@ -171,10 +174,18 @@ std::expected<Inventory, util::Diagnostic> parse_kubectl_nodes(std::string_view 
 std::expected<Inventory, util::Diagnostic> parse_inventory(std::string_view text, const std::string& file,
                                                            const std::string& node);
 
+// How nodes are grouped into tiers: by the set of compute capabilities of
+// their GPUs (cc), or by that and their driver's branch, its major version
+// (cc+driver: H100 nodes on 535.x and on 550.x become two tiers, each with
+// its own `driver:`; nodes whose driver no source gives make one more).
+enum class GroupBy { cc, cc_driver };
+std::string_view to_string(GroupBy group_by);  // "cc", "cc+driver"
+std::optional<GroupBy> parse_group_by(std::string_view text);
+
 // A tier proposed from the inventory: the nodes whose GPUs have one set of
-// compute capabilities, with the oldest driver among them, and where they
-// are: the Slurm partition, constraint and gres that select them, and the
-// Kubernetes labels.
+// compute capabilities (and, grouped by driver, one driver branch), with the
+// oldest driver among them, and where they are: the Slurm partition,
+// constraint and gres that select them, and the Kubernetes labels.
 struct ProposedGpu {
   std::string name;                                 // the tables' product name, or the source's for a declared device
   std::optional<arch::ComputeCapability> declared;  // set for a product the tables lack: {name, cc}
@@ -184,6 +195,7 @@ struct ProposedGpu {
 struct ProposedTier {
   std::string name;                          // "h100", "a100-a30", "sm90"
   std::vector<arch::ComputeCapability> ccs;  // ascending
+  std::optional<int> branch;                 // grouped by driver: its nodes' driver branch (550)
   std::vector<ProposedGpu> gpus;
   std::optional<util::Version> driver;          // the oldest; nullopt when no source of these nodes says
   std::vector<std::string> nodes;               // by name, as read
@@ -197,7 +209,7 @@ struct ProposedTier {
 };
 
 struct Proposal {
-  std::vector<ProposedTier> tiers;  // by lowest compute capability
+  std::vector<ProposedTier> tiers;  // by lowest compute capability, then driver branch
   std::vector<Problem> problems;    // nodes in no tier, and disagreements
   std::size_t nodes = 0;
 };
@@ -208,7 +220,7 @@ inline constexpr std::size_t k_max_tiers = 64;
 // Every name in the proposal is valid UTF-8 (bytes that are not become
 // \xNN); control characters are left to each renderer to escape. An error
 // when the nodes would make more than k_max_tiers tiers.
-std::expected<Proposal, std::string> propose_tiers(const Inventory& inventory);
+std::expected<Proposal, std::string> propose_tiers(const Inventory& inventory, GroupBy group_by = GroupBy::cc);
 
 // The `tiers:` stanza of orchestrate.yaml, each tier with a comment naming
 // its nodes, products and drivers, and the problems as comments after it.

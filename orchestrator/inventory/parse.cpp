@@ -1,6 +1,6 @@
-// The line formats, nvidia-smi CSV and `scontrol show node -o`, read into
-// Nodes line by line; what they share with kubectl.cpp: a GPU looked up in
-// the tables, nodes found by name and counted against the budget.
+// `scontrol show node -o` read into Nodes line by line, and what the
+// readers share (smi_csv.cpp, kubectl.cpp): a GPU looked up in the tables,
+// nodes found by name and counted against the budget.
 #include <algorithm>
 #include <charconv>
 
@@ -80,9 +80,13 @@ NodeEdit::NodeEdit(Inventory& inventory, const std::string& name, Source source,
 
 std::string NodeEdit::done(const InputSpec& input) {
   m_inventory.account(m_before, footprint(*m_node));
-  if (input.held + m_inventory.footprint() <= input.limits.node_bytes) return {};
+  return over_budget(m_inventory, input);
+}
+
+std::string over_budget(const Inventory& inventory, const InputSpec& input) {
+  if (input.held + inventory.footprint() <= input.limits.node_bytes) return {};
   return "the nodes read take more than " + util::human_size(input.limits.node_bytes) + " of memory (" +
-         std::to_string(m_inventory.nodes.size()) +
+         std::to_string(inventory.nodes.size()) +
          " nodes in this input so far): give tiers import a part of the inventory at a time (a partition, a "
          "namespace)";
 }
@@ -94,23 +98,7 @@ using detail::error_at;
 using detail::InputReader;
 using detail::make_gpu;
 using detail::NodeEdit;
-using detail::reported_cc;
 using util::Diagnostic;
-
-namespace {
-
-std::vector<std::string> csv_fields(std::string_view line) {
-  std::vector<std::string> out;
-  for (;;) {
-    const auto comma = line.find(',');
-    out.emplace_back(util::trim(line.substr(0, comma)));
-    if (comma == std::string_view::npos) break;
-    line.remove_prefix(comma + 1);
-  }
-  return out;
-}
-
-}  // namespace
 
 std::string_view to_string(Source source) {
   switch (source) {
@@ -122,74 +110,6 @@ std::string_view to_string(Source source) {
       return "kubernetes";
   }
   return "?";
-}
-
-std::expected<Inventory, Diagnostic> detail::read_nvidia_smi_csv(InputReader& in) {
-  const InputSpec& input = in.input();
-  Inventory out;
-  int name_col = 0, cc_col = 1, driver_col = 2, node_col = -1;
-  std::size_t columns = 3;  // the query's three, in its order, without a header
-  bool header_seen = false;
-  for (std::string_view line; in.line(line);) {
-    if (util::trim(line).empty() || util::trim(line).front() == '#') continue;
-    // pdsh and clush prefix each line with "host: ".
-    std::string prefix_node;
-    if (const auto colon = line.find(": "); colon != std::string_view::npos && colon < line.find(',') &&
-                                            line.substr(0, colon).find_first_of(" \t") == std::string_view::npos) {
-      prefix_node = std::string(line.substr(0, colon));
-      line.remove_prefix(colon + 2);
-    }
-    const std::vector<std::string> fields = csv_fields(line);
-    if (!header_seen && std::ranges::any_of(fields, [](const std::string& f) { return util::to_lower(f) == "name"; })) {
-      header_seen = true;
-      columns = fields.size();
-      name_col = cc_col = driver_col = node_col = -1;
-      for (int i = 0; i < static_cast<int>(fields.size()); ++i) {
-        const std::string f = util::to_lower(fields[static_cast<std::size_t>(i)]);
-        if (f == "name") name_col = i;
-        if (f == "compute_cap") cc_col = i;
-        if (f == "driver_version") driver_col = i;
-        if (f == "node" || f == "host" || f == "hostname") node_col = i;
-      }
-      continue;
-    }
-    header_seen = true;  // a header comes first or not at all
-    const auto at = [&](int col) -> std::string {
-      return col >= 0 && col < static_cast<int>(fields.size()) ? fields[static_cast<std::size_t>(col)] : "";
-    };
-    if (fields.size() != columns)
-      return std::unexpected(error_at(in, "expected " + std::to_string(columns) +
-                                              " comma-separated fields (nvidia-smi "
-                                              "--query-gpu=name,compute_cap,driver_version --format=csv), found " +
-                                              std::to_string(fields.size())));
-    if (name_col >= static_cast<int>(fields.size()) || at(name_col).empty())
-      return std::unexpected(error_at(in,
-                                      "expected nvidia-smi --query-gpu=name,compute_cap,driver_version "
-                                      "--format=csv output: this line has no GPU name"));
-    std::string where = node_col >= 0 ? at(node_col) : !prefix_node.empty() ? prefix_node : input.node;
-    if (where.empty()) return std::unexpected(error_at(in, "no node column and no node name: add a 'node' column"));
-    const std::string cc_text = at(cc_col);
-    if (!cc_text.empty() && cc_text.front() != '[' && !reported_cc(cc_text))
-      return std::unexpected(
-          error_at(in, "compute_cap '" + util::printable(cc_text) + "' is not a compute capability"));
-    std::optional<util::Version> driver;
-    if (const std::string d = at(driver_col); !d.empty()) {
-      auto parsed = util::Version::parse(d);
-      if (!parsed) return std::unexpected(error_at(in, "driver_version '" + util::printable(d) + "' is no version"));
-      driver = std::move(*parsed);
-    }
-    NodeEdit edit(out, where, Source::nvidia_smi, input.file);
-    Node& n = edit.node();
-    if (std::string problem = add_gpu(n, make_gpu(at(name_col), reported_cc(cc_text), "nvidia-smi compute_cap", 1));
-        !problem.empty())
-      return std::unexpected(error_at(in, std::move(problem)));
-    if (driver && (!n.driver || *driver < *n.driver)) n.driver = std::move(driver);
-    if (std::string problem = edit.done(input); !problem.empty())
-      return std::unexpected(error_at(in, std::move(problem)));
-  }
-  if (in.error()) return std::unexpected(*in.error());
-  if (out.nodes.empty()) return std::unexpected(detail::error_in(input, "no GPU in this nvidia-smi CSV"));
-  return out;
 }
 
 namespace {

@@ -24,6 +24,10 @@ NodeGpu make_gpu(std::string product, std::optional<arch::ComputeCapability> rep
 // why not: more than k_max_gpu_kinds kinds or k_max_node_gpus GPUs.
 std::string add_gpu(Node& node, NodeGpu gpu);
 
+// Empty while what the nodes (and problems) read take, with what earlier
+// inputs hold, is within the input's budget; else what to do.
+std::string over_budget(const Inventory& inventory, const InputSpec& input);
+
 // One record's change to one node: the node named, made (with `file`) when
 // the input has none of that name yet; done() counts its footprint change
 // and says, when the nodes now take more than the input's budget, what to do.

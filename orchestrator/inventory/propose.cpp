@@ -1,5 +1,5 @@
 // Nodes merged across sources, grouped into tiers by compute-capability
-// set, and where each tier's nodes are. Linear in the nodes (issue 28):
+// set (and driver branch, when asked), and where each tier's nodes are. Linear in the nodes (issue 28):
 // groups, partitions, features and gres types are counted once over the
 // whole inventory, and each tier is placed from those counts and its own
 // members; only telling a tier's features apart from one other node's
@@ -235,6 +235,16 @@ void collect(ProposedTier& tier, const std::vector<const Node*>& members, std::v
   for (auto& [version, text] : drivers) tier.drivers.push_back(std::move(text));
 }
 
+// The driver branches (majors) of the nodes, ascending, each once.
+std::vector<std::string> driver_branches(const std::vector<const Node*>& members) {
+  std::set<int> majors;
+  for (const Node* n : members)
+    if (n->driver) majors.insert(n->driver->major());
+  std::vector<std::string> out;
+  for (int m : majors) out.push_back(std::to_string(m));
+  return out;
+}
+
 // Bytes YAML and JSON cannot hold (not UTF-8) as \xNN, in every name a
 // proposal carries; control characters stay, for each renderer to escape.
 void make_utf8(Proposal& p) {
@@ -285,11 +295,22 @@ void Inventory::merge(Inventory other) {
   }
 }
 
-std::expected<Proposal, std::string> propose_tiers(const Inventory& inventory) {
+std::string_view to_string(GroupBy group_by) { return group_by == GroupBy::cc ? "cc" : "cc+driver"; }
+
+std::optional<GroupBy> parse_group_by(std::string_view text) {
+  for (GroupBy g : {GroupBy::cc, GroupBy::cc_driver})
+    if (text == to_string(g)) return g;
+  return std::nullopt;
+}
+
+std::expected<Proposal, std::string> propose_tiers(const Inventory& inventory, GroupBy group_by) {
   Proposal out;
   out.problems = inventory.problems;
   out.nodes = inventory.nodes.size();
-  std::map<std::vector<arch::ComputeCapability>, std::vector<const Node*>> groups;
+  // By CC set, then (grouped by driver) branch: nullopt, a driver no
+  // source gives, sorts first.
+  using Key = std::pair<std::vector<arch::ComputeCapability>, std::optional<int>>;
+  std::map<Key, std::vector<const Node*>> groups;
   for (const Node& n : inventory.nodes) {
     std::vector<std::string> unknown;
     for (const auto& g : n.gpus)
@@ -307,22 +328,29 @@ std::expected<Proposal, std::string> propose_tiers(const Inventory& inventory) {
                ": not placed; declare it in a tier as {name, cc}"});
       continue;
     }
-    groups[cc_set(n)].push_back(&n);
+    std::optional<int> branch;
+    if (group_by == GroupBy::cc_driver && n.driver) branch = n.driver->major();
+    groups[Key{cc_set(n), branch}].push_back(&n);
   }
   if (groups.size() > k_max_tiers)
-    return std::unexpected("these nodes have " + std::to_string(groups.size()) +
-                           " different sets of compute capabilities, more than the " + std::to_string(k_max_tiers) +
-                           " tiers tiers import proposes: import a part of the cluster at a time");
+    return std::unexpected(
+        "these nodes have " + std::to_string(groups.size()) + " different sets of compute capabilities" +
+        (group_by == GroupBy::cc ? "" : " and driver branches") + ", more than the " + std::to_string(k_max_tiers) +
+        " tiers tiers import proposes: import a part of the cluster at a time");
   const SlurmCounts counts(inventory);
   std::set<std::string> names;
-  for (const auto& [ccs, members] : groups) {
-    ProposedTier tier{.ccs = ccs};
+  for (const auto& [key, members] : groups) {
+    ProposedTier tier{.ccs = key.first, .branch = key.second};
     std::vector<std::string> words;
     collect(tier, members, words);
     if (!tier.driver && !members.empty())
       tier.notes.push_back("no source gives these nodes' driver (Slurm does not record it): add `driver:` by hand");
     else if (tier.driver && std::ranges::any_of(members, [](const Node* n) { return !n->driver; }))
       tier.notes.push_back("the driver of some of its nodes is not known; the oldest known is used");
+    if (const auto branches = driver_branches(members); group_by == GroupBy::cc && branches.size() > 1)
+      tier.notes.push_back("its nodes run " + std::to_string(branches.size()) + " driver branches (" +
+                           util::join(branches, ", ") + "): --group-by cc+driver makes a tier of each");
+    if (tier.branch) words.push_back("r" + std::to_string(*tier.branch));
     std::string name = util::join(words, "-");
     for (int i = 2; names.contains(name); ++i) name = util::join(words, "-") + "-" + std::to_string(i);
     names.insert(name);

@@ -4,7 +4,8 @@
 // where the build allows it (not under ASan, whose shadow memory counts),
 // fed streams this test generates without end: it must stop at its bounds
 // with exit 2 and the bound said, never run out of memory, and finish
-// within a bound for a hang (60 s; not a timing).
+// within a bound for a hang (60 s; not a timing). Issue 29: the same child
+// reads the help's query as pdsh prints it, from standard input.
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <signal.h>
@@ -46,6 +47,7 @@ struct Exited {
   int exit_code = -1;  // -1: a signal, or the hang bound
   int signal = 0;
   std::string err;
+  std::string out;
   bool hung = false;
 };
 
@@ -53,6 +55,7 @@ struct Exited {
 // with the pipe's write end until it returns false or the pipe closes).
 Exited run_import(const std::vector<std::string>& args, const std::function<bool(int)>& feed) {
   const fs::path err_file = fs::temp_directory_path() / ("orc-tiers-err-" + std::to_string(::getpid()));
+  const fs::path out_file = fs::temp_directory_path() / ("orc-tiers-out-" + std::to_string(::getpid()));
   int pipe_fds[2];
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return {};
   const pid_t child = ::fork();
@@ -63,8 +66,8 @@ Exited run_import(const std::vector<std::string>& args, const std::function<bool
     }
     ::dup2(pipe_fds[0], 0);
     const int err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    const int null = ::open("/dev/null", O_WRONLY);
-    ::dup2(null, 1);
+    const int out = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    ::dup2(out, 1);
     ::dup2(err, 2);
     std::vector<std::string> argv = {ORC_BINARY, "tiers", "import"};
     argv.insert(argv.end(), args.begin(), args.end());
@@ -100,6 +103,9 @@ Exited run_import(const std::vector<std::string>& args, const std::function<bool
   std::ifstream in(err_file);
   run.err.assign(std::istreambuf_iterator<char>(in), {});
   fs::remove(err_file);
+  std::ifstream out(out_file);
+  run.out.assign(std::istreambuf_iterator<char>(out), {});
+  fs::remove(out_file);
   return run;
 }
 
@@ -160,6 +166,47 @@ TEST_F(TiersBinary, DevZeroIsBinaryDataNotAnEndlessLine) {
   const Exited file = run_import({"/dev/zero"}, [](int) { return false; });
   EXPECT_EQ(file.exit_code, 2) << file.err;
   EXPECT_NE(file.err.find("orchestrate: error: /dev/zero:1: this is binary data"), std::string::npos) << file.err;
+}
+
+// Issue 29: the query the help suggests, through pdsh (its header once per
+// node), as a user pipes it in; grouped by driver branch too; and pdsh -N's
+// output, whose nodes cannot be told apart, refused with what to do.
+TEST_F(TiersBinary, PdshOutputOfTheHelpsQueryIsReadFromStandardInput) {
+  const auto fixture = [](const char* name) {
+    std::ifstream in(std::string(ORC_SOURCE_DIR) + "/tests/unit/inventory/data/" + name, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  };
+  const std::string pdsh = fixture("pdsh-format-csv.txt");
+  const auto once = [](const std::string& text) {
+    return [text, sent = false](int fd) mutable {
+      if (!sent) write_all(fd, text);
+      sent = true;
+      return false;
+    };
+  };
+  const Exited cc = run_import({"-"}, once(pdsh));
+  ASSERT_EQ(cc.exit_code, 0) << cc.err;
+  EXPECT_EQ(cc.out,
+            "# orchestrate tiers import: 3 GPU nodes, 1 tier\n"
+            "tiers:\n"
+            "  # h200: 3 nodes (gpu-h200-01, gpu-h200-02, gpu-h200-03); NVIDIA H200 x1; driver 580.159.04\n"
+            "  h200:\n"
+            "    gpus: [\"H200\"]\n"
+            "    driver: \"580.159.04\"\n");
+  const Exited by_driver = run_import({"--group-by", "cc+driver", "--json", "-"}, once(pdsh));
+  ASSERT_EQ(by_driver.exit_code, 0) << by_driver.err;
+  EXPECT_NE(by_driver.out.find("\"group_by\": \"cc+driver\""), std::string::npos) << by_driver.out;
+  EXPECT_NE(by_driver.out.find("\"name\": \"h200-r580\""), std::string::npos) << by_driver.out;
+  EXPECT_NE(by_driver.out.find("\"driver_branch\": 580"), std::string::npos) << by_driver.out;
+  const Exited n = run_import({"-"}, once(fixture("pdsh-N.txt")));
+  EXPECT_EQ(n.exit_code, 2) << n.err;
+  EXPECT_TRUE(
+      n.err.starts_with("orchestrate: error: standard input:3: the header again, and no node name on the "
+                        "lines: the output of several nodes without their names (pdsh -N, or files joined "
+                        "with cat) would read as one node;"))
+      << n.err;
+  const Exited bad = run_import({"--group-by", "driver", "-"}, once(pdsh));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
 }
 
 }  // namespace

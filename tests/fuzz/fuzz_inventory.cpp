@@ -1,5 +1,6 @@
 // libFuzzer target for what clusters and images report, all untrusted
-// text: nvidia-smi CSV, `scontrol show node -o` lines, squeue's job fields,
+// text: nvidia-smi CSV (as pdsh, clush, dshbak and clubak print it too),
+// `scontrol show node -o` lines, squeue's job fields,
 // `kubectl get nodes -o json` and image layer names (Debian's Packages
 // indexes have fuzz_debian_index). Each parser must return (a value or an
 // error) for every input, never throw, crash or hang; what the inventory

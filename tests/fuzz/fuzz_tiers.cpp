@@ -2,8 +2,8 @@
 // it reads, and what it writes. The first byte picks the reader: nvidia-smi
 // CSV, `scontrol show node -o`, `kubectl get nodes -o json`, the format
 // told from the content, or two inputs (split at the first NUL) merged as
-// two files are; the next picks small bounds half of the time, so the
-// bounds' errors are reached too. Whatever is read must be proposed, and
+// two files are; the next picks small bounds (bit 0), so the bounds'
+// errors are reached too, and grouping by driver branch as well (bit 1). Whatever is read must be proposed, and
 // the stanza written must parse back with the configuration's own parser
 // to exactly the tiers proposed, no more. Slurm's job records (squeue's
 // fields) ride along: a record of another job is refused.
@@ -85,7 +85,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     inv = read(how, text, limits);
   }
   if (inv) {
-    if (const auto proposal = inventory::propose_tiers(*inv)) check_round_trip(*proposal);
+    const auto group_by = (data[1] & 2) ? inventory::GroupBy::cc_driver : inventory::GroupBy::cc;
+    if (const auto proposal = inventory::propose_tiers(*inv, group_by)) check_round_trip(*proposal);
   } else {
     check(!inv.error().message.empty() && inv.error().where.file == "f");
   }

@@ -97,12 +97,12 @@ inventory::Proposal tiers_import(const TiersImportRequest& request) {
     if (!parsed) throw util::Failure(ExitCode::bad_input, {parsed.error()});
     all.merge(std::move(*parsed));
   }
-  auto proposal = inventory::propose_tiers(all);
+  auto proposal = inventory::propose_tiers(all, request.group_by);
   if (!proposal) throw util::Failure(ExitCode::bad_input, proposal.error());
   return std::move(*proposal);
 }
 
-std::string tiers_json(const inventory::Proposal& proposal) {
+std::string tiers_json(const inventory::Proposal& proposal, inventory::GroupBy group_by) {
   using Json = nlohmann::ordered_json;
   Json tiers = Json::array();
   for (const auto& t : proposal.tiers) {
@@ -119,6 +119,7 @@ std::string tiers_json(const inventory::Proposal& proposal) {
                          {"gpus", std::move(gpus)},
                          {"ccs", std::move(ccs)},
                          {"driver", t.driver ? Json(t.driver->str()) : Json(nullptr)},
+                         {"driver_branch", t.branch ? Json(*t.branch) : Json(nullptr)},
                          {"drivers", t.drivers},
                          {"nodes", t.nodes},
                          {"products", t.products},
@@ -129,7 +130,11 @@ std::string tiers_json(const inventory::Proposal& proposal) {
   Json problems = Json::array();
   for (const auto& p : proposal.problems)
     problems.push_back(Json{{"node", p.node}, {"file", p.file}, {"message", p.message}});
-  return Json{{"nodes", proposal.nodes}, {"tiers", std::move(tiers)}, {"problems", std::move(problems)}}.dump(2) +
+  return Json{{"nodes", proposal.nodes},
+              {"group_by", inventory::to_string(group_by)},
+              {"tiers", std::move(tiers)},
+              {"problems", std::move(problems)}}
+             .dump(2) +
          "\n";
 }
 

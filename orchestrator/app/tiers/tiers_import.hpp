@@ -15,13 +15,15 @@ struct TiersImportRequest {
   std::vector<std::string> files;        // paths; "-" is standard input
   std::istream* stdin_stream = nullptr;  // what "-" reads; null: none is given (an error)
   inventory::Limits limits;
+  inventory::GroupBy group_by = inventory::GroupBy::cc;
 };
 
 // Throws util::Failure bad_input for a file that cannot be read, is in none
 // of the three formats or is past a limit (the file and line named).
 inventory::Proposal tiers_import(const TiersImportRequest& request);
 
-// {"nodes": N, "tiers": [{name, gpus, ccs, driver, nodes, slurm, kubernetes, notes}], "problems": [...]}
-std::string tiers_json(const inventory::Proposal& proposal);
+// {"nodes": N, "group_by": "cc", "tiers": [{name, gpus, ccs, driver, driver_branch, nodes, slurm,
+// kubernetes, notes}], "problems": [...]}
+std::string tiers_json(const inventory::Proposal& proposal, inventory::GroupBy group_by = inventory::GroupBy::cc);
 
 }  // namespace orc::app

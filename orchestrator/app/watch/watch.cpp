@@ -19,6 +19,7 @@
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/feeds.hpp"
+#include "orchestrator/watch/follow.hpp"
 
 namespace orc::app {
 
@@ -51,16 +52,9 @@ std::expected<std::vector<watch::WatchedImage>, std::string> debian_images(const
         "no offline image is recorded here (`orchestrate images build NAME` makes one) and "
         "'debian: images' names none: nothing to compare with the archive");
   std::vector<watch::WatchedImage> out;
-  for (const compat::OfflineImage* image : chosen) {
-    if (std::ranges::any_of(out, [&](const auto& w) { return w.name == image->name; })) continue;
-    watch::WatchedImage w{.name = std::string(image->name),
-                          .reference = image->reference(),
-                          .suite = std::string(image->suite),
-                          .components = util::split_any(image->components, ","),
-                          .packages = {}};
-    for (const auto p : image->packages) w.packages.emplace_back(p);
-    out.push_back(std::move(w));
-  }
+  for (const compat::OfflineImage* image : chosen)
+    if (std::ranges::none_of(out, [&](const auto& w) { return w.name == image->name; }))
+      out.push_back(watch::watched_image(*image));
   return out;
 }
 
@@ -227,15 +221,12 @@ std::string_view to_string(WatchAction action) {
 
 WatchReport watch_once(const WatchRequest& request) {
   const auto config = site::load_config_file(request.config, true);
-  if (!config->watch || (config->watch->images.empty() && config->watch->redist.empty() && !config->watch->debian))
-    throw util::Failure(ExitCode::bad_input,
-                        request.config.string() +
-                            ": no 'watch:' with 'images', 'redist' or 'debian': the watcher has nothing to read (see "
-                            "recipes/schema.md, watch)");
-  const recipe::WatchSettings& settings = *config->watch;
-
+  recipe::WatchSettings settings = config->watch.value_or(recipe::WatchSettings{});
   WatchReport report;
   report.dry_run = request.dry_run;
+  if (settings.images.empty() && settings.redist.empty() && !settings.debian)
+    report.followed = detail::follow_site(request.config, *config, settings);
+
   detail::CycleStop stop(request.cancel, request.deadline);
   const std::shared_ptr<net::Transport> transport =
       net::cancellable(registry::make_curl_transport(), stop.flag().get());

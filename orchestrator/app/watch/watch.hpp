@@ -99,8 +99,15 @@ struct WatchPair {
   WatchOutcome outcome;
 };
 
+// With no feed under `watch:`, what the cycle follows instead (issue 29).
+struct WatchFollowed {
+  std::string heading;             // "recipes/orchestrate.yaml: no 'watch:'; following what ... made from:"
+  std::vector<std::string> about;  // per feed, what it follows and why
+};
+
 struct WatchReport {
   bool dry_run = true;
+  std::optional<WatchFollowed> followed;  // the configuration names no feed
   std::vector<WatchFeedStatus> feeds;
   std::vector<WatchPair> pairs;
   std::size_t collected_sets = 0;  // removed by `keep:` after the rebuilds
@@ -121,9 +128,11 @@ struct WatchReport {
   bool changed() const;
 };
 
-// One cycle. Throws util::Failure: bad_input for a configuration without
-// `watch:` (or with neither images nor redist), outside_failure when the
-// store cannot be opened.
+// One cycle. A configuration whose `watch:` names no feed (or that has no
+// `watch:`) follows what this site's images are made from (watch/follow.hpp)
+// and the report says so. Throws util::Failure: bad_input when nothing
+// says that either (no image recorded, offline preference; the message
+// says what to add), outside_failure when the store cannot be opened.
 WatchReport watch_once(const WatchRequest& request);
 
 // The report as JSON ({"dry_run", "feeds", "pairs", ...}): what --json

@@ -57,6 +57,12 @@ std::optional<Built> newest_set(cache::Store& store, const std::string& recipe, 
 void judge(WatchPair& pair, const Built& built, const recipe::Config& config, const recipe::Recipe& r,
            const std::vector<watch::Offer>& offers, const std::vector<watch::Probe>& probes);
 
+// With no feed in `settings`: adds the feeds of what this site's images are
+// made from and says what they are; throws util::Failure bad_input, with
+// what to add to `file`, when nothing is recorded to follow.
+WatchFollowed follow_site(const std::filesystem::path& file, const recipe::Config& config,
+                          recipe::WatchSettings& settings);
+
 // Where the probes of toolkit images are kept: beside the image state file
 // in the cache directory ($ORCHESTRATE_CACHE_DIR/toolkit-probes.v1.json).
 std::filesystem::path probes_path();

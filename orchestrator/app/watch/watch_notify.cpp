@@ -60,13 +60,16 @@ Json report_json(const WatchReport& report) {
                      {"take", p.decision.take ? offer_json(*p.decision.take) : Json(nullptr)},
                      {"declined", p.decision.declined},
                      {"outcome", outcome_json(p.outcome)}});
-  return Json{{"dry_run", report.dry_run},
-              {"feeds", std::move(feeds)},
-              {"pairs", std::move(pairs)},
-              {"collected_sets", report.collected_sets},
-              {"pruned_remote", report.pruned_remote},
-              {"prune_error", null_or(report.prune_error)},
-              {"stopped", report.stop.stopped ? Json(report.stop.text()) : Json(nullptr)}};
+  return Json{
+      {"dry_run", report.dry_run},
+      {"followed", report.followed ? Json{{"heading", report.followed->heading}, {"about", report.followed->about}}
+                                   : Json(nullptr)},
+      {"feeds", std::move(feeds)},
+      {"pairs", std::move(pairs)},
+      {"collected_sets", report.collected_sets},
+      {"pruned_remote", report.pruned_remote},
+      {"prune_error", null_or(report.prune_error)},
+      {"stopped", report.stop.stopped ? Json(report.stop.text()) : Json(nullptr)}};
 }
 
 // "http://hooks.example:8080": a webhook's path is its secret.

@@ -21,6 +21,7 @@ using testing::fake_host_cuda;
 using testing::fatbin;
 using testing::k_config;
 using testing::run_cli;
+using testing::ScopedEnv;
 
 TEST_F(CliTest, InspectRepeatableFlagsLeaveThePositionalsFiles) {
   const auto a = write("a.fatbin", fatbin({{2, 80, 0x11}}));
@@ -97,7 +98,8 @@ TEST_F(CliTest, ADriverPastAGenerationsLastBranchIsAnErrorInEveryCommand) {
 
 // watch runs one cycle (--once) or a service (--interval D), never both or
 // neither; a bad interval and --json without --once are usage errors; a
-// configuration without `watch:` is bad input, naming it.
+// configuration without `watch:` and nothing to follow in its place is bad
+// input, naming it.
 TEST_F(CliTest, WatchNeedsOnceOrAnIntervalAndAWatchSection) {
   const auto config = write("orchestrate.yaml", k_config);
   auto r = run_cli({"watch", "-f", config});
@@ -115,15 +117,24 @@ TEST_F(CliTest, WatchNeedsOnceOrAnIntervalAndAWatchSection) {
   r = run_cli({"watch", "--interval", "6h", "--json", "-f", config});
   EXPECT_EQ(r.code, 2);
   EXPECT_EQ(r.err, "orchestrate: error: --json goes with --once; the service prints status lines\n");
-  // The service refuses a configuration without watch: at once.
+  // With no watch:, nothing recorded here and the offline preference, the
+  // service refuses at once, as --once does, and says what to add.
+  const ScopedEnv cache("ORCHESTRATE_CACHE_DIR", (m_dir / "cache").string());
+  const ScopedEnv preference("ORCHESTRATE_IMAGE_PREFERENCE", "offline");
   r = run_cli({"watch", "--interval", "6h", "-f", config});
   EXPECT_EQ(r.code, 2);
-  EXPECT_NE(r.err.find("no 'watch:' with 'images', 'redist' or 'debian'"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(": no 'watch:', and nothing here says what this site's build images are made from: no "
+                       "offline image is recorded (`orchestrate images build NAME` makes one, NAME one of "
+                       "11.8-bookworm, 12.4-trixie, host-bookworm;"),
+            std::string::npos)
+      << r.err;
   r = run_cli({"watch", "--once", "--dry-run", "-f", config});
   EXPECT_EQ(r.code, 2);
-  EXPECT_EQ(r.err, "orchestrate: error: " + config +
-                       ": no 'watch:' with 'images', 'redist' or 'debian': the watcher has nothing to read (see "
-                       "recipes/schema.md, watch)\n");
+  EXPECT_TRUE(r.err.starts_with("orchestrate: error: " + config + ": no 'watch:', and nothing here says")) << r.err;
+  EXPECT_NE(r.err.find("Or name what to watch under 'watch:' (recipes/schema.md, watch), e.g. `watch: {images: "
+                       "[{url: \"https://registry-1.docker.io/nvidia/cuda\", os: ubuntu22.04}]}`\n"),
+            std::string::npos)
+      << r.err;
   EXPECT_EQ(r.out, "");
 }
 

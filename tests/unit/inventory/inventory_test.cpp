@@ -7,18 +7,13 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <fstream>
-#include <sstream>
+
+#include "tests/unit/inventory/fixtures.hpp"
 
 namespace orc::inventory {
 namespace {
 
-std::string data(const std::string& name) {
-  std::ifstream in(std::string(ORC_SOURCE_DIR) + "/tests/unit/inventory/data/" + name, std::ios::binary);
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
-}
+using testing::data;
 
 Inventory read(const std::string& name, const std::string& node = "") {
   auto parsed = parse_inventory(data(name), name, node);
@@ -154,6 +149,7 @@ tiers:
     gpus: ["A100"]
     driver: "535.104.05"
     slurm: {partition: "ampere", constraint: "sm_80", gres: "gpu:a100:1"}
+    # its nodes run 2 driver branches (535, 550): --group-by cc+driver makes a tier of each
   # h100: 1 node (gpu-h01); NVIDIA H100 80GB HBM3 x1; driver 550.54.15
   h100:
     gpus: ["H100"]
@@ -173,7 +169,7 @@ TEST(InventoryProposal, GfdNodesGetSelectorsAndUnknownProductsAreReported) {
   EXPECT_EQ(names, (std::vector<std::string>{"v100", "t4", "a30", "rtx-4090-rtx-6000-ada", "h100"}));
   const auto& h100 = p.tiers.back();
   EXPECT_EQ(h100.selector, (std::map<std::string, std::string>{{"nvidia.com/gpu.compute.major", "9"},
-                                                              {"nvidia.com/gpu.compute.minor", "0"}}));
+                                                               {"nvidia.com/gpu.compute.minor", "0"}}));
   EXPECT_EQ(h100.driver, util::Version::parse("550.107.02").value());
   ASSERT_EQ(p.problems.size(), 1u);
   EXPECT_EQ(p.problems[0].node, "odd01");
