@@ -18,6 +18,7 @@
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/listing.hpp"
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -25,15 +26,20 @@ namespace orc::app {
 
 enum class InspectMode { report, list };
 
+// Which tiers a directory of fetched sets is judged against (app/inspect/
+// fetched_sets.hpp): each set its own tier, or every file every tier.
+enum class SetTiers { own, every };
+
 struct InspectRequest {
   std::vector<std::filesystem::path> paths;
   InspectMode mode = InspectMode::report;
-  inspect::ListOptions list;       // list mode
-  std::vector<std::string> gpus;   // --gpu: product names
-  std::vector<std::string> ccs;    // --cc: "9.0", "86"
-  std::vector<std::string> tiers;  // --tier: names in `config`
-  std::filesystem::path config;    // orchestrate.yaml, read only for --tier
-  std::string driver;              // --driver: judge PTX and the runtime against it (overrides a tier's)
+  inspect::ListOptions list;           // list mode
+  std::vector<std::string> gpus;       // --gpu: product names
+  std::vector<std::string> ccs;        // --cc: "9.0", "86"
+  std::vector<std::string> tiers;      // --tier: names in `config`
+  std::filesystem::path config;        // orchestrate.yaml, read only for --tier
+  std::string driver;                  // --driver: judge PTX and the runtime against it (overrides a tier's)
+  SetTiers set_tiers = SetTiers::own;  // --all-tiers: every; an image or directory only
   bool json = false;
   bool exact = false;
   unsigned threads = 0;  // 0 = hardware concurrency
@@ -56,6 +62,9 @@ struct FileVerdict {
 
 // The GPUs of --gpu, --cc and --tier, in that order; throws as inspect() does.
 std::vector<TargetGpu> resolve_targets(const InspectRequest& request);
+
+// The GPUs of one tier, judged with its driver: (or `driver`, --driver's).
+std::vector<TargetGpu> tier_targets(const recipe::Tier& tier, const std::optional<util::Version>& driver = {});
 
 // Verdicts for every file or member that holds device code itself (a leaf:
 // an ELF, cubin or fatbin, not the archive around it), in report order.
@@ -84,7 +93,7 @@ struct InspectReport {
   // Per file (as `files`): the CUDA libraries it links (members included)
   // that none of the files given carries: what a node must provide.
   std::vector<std::vector<inspect::LinkedLibrary>> needs;
-  std::vector<std::string> warnings;   // raw text: names as the files gave them
+  std::vector<std::string> warnings;  // raw text: names as the files gave them
   std::vector<util::Diagnostic> problems;
   util::ExitCode exit_code = util::ExitCode::ok;
 };
