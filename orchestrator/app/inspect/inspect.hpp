@@ -33,13 +33,14 @@ enum class SetTiers { own, every };
 struct InspectRequest {
   std::vector<std::filesystem::path> paths;
   InspectMode mode = InspectMode::report;
-  inspect::ListOptions list;           // list mode
-  std::vector<std::string> gpus;       // --gpu: product names
-  std::vector<std::string> ccs;        // --cc: "9.0", "86"
-  std::vector<std::string> tiers;      // --tier: names in `config`
-  std::filesystem::path config;        // orchestrate.yaml, read only for --tier
-  std::string driver;                  // --driver: judge PTX and the runtime against it (overrides a tier's)
-  SetTiers set_tiers = SetTiers::own;  // --all-tiers: every; an image or directory only
+  inspect::ListOptions list;       // list mode
+  std::vector<std::string> gpus;   // --gpu: product names
+  std::vector<std::string> ccs;    // --cc: "9.0", "86"
+  std::vector<std::string> tiers;  // --tier: names in `config`
+  std::filesystem::path config;    // orchestrate.yaml, read only for --tier
+  std::string driver;              // --driver: judge PTX and the runtime against it (overrides a tier's)
+  // --all-tiers: SetTiers::every (an image or a directory only).
+  SetTiers set_tiers = SetTiers::own;
   bool json = false;
   bool exact = false;
   unsigned threads = 0;  // 0 = hardware concurrency
