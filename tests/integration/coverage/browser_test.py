@@ -154,19 +154,22 @@ class Report(unittest.TestCase):
             read = """const td = document.querySelector(arguments[0]);
                 const why = td.querySelector('details .why');
                 return {open: td.querySelector('details').open, text: why.textContent,
-                        height: why.getBoundingClientRect().height, cause: td.dataset.cause};"""
+                        visible: why.checkVisibility(), shown: td.innerText, cause: td.dataset.cause};"""
             before = webdriver(self.port, "POST", "/session/%s/execute/sync" % self.session,
                                {"script": read, "args": [css]})
             self.assertEqual(before["cause"], cause)
             # In the page whole, shown only once asked for.
             self.assertEqual(before["text"], why)
             self.assertFalse(before["open"])
-            self.assertEqual(before["height"], 0)
+            self.assertFalse(before["visible"], cause)
+            self.assertNotIn(" ".join(why.split()), " ".join(before["shown"].split()))
             self.click(css + " summary")
             after = webdriver(self.port, "POST", "/session/%s/execute/sync" % self.session,
                               {"script": read, "args": [css]})
             self.assertTrue(after["open"], cause)
-            self.assertGreater(after["height"], 0, cause)
+            self.assertTrue(after["visible"], cause)
+            # What the reader sees in the cell: the whole reason.
+            self.assertIn(" ".join(why.split()), " ".join(after["shown"].split()))
             self.assertEqual(after["text"], why)
         # The driver's reason is the one the issue saw cut: whole now.
         self.assertIn("needs driver >= ", wanted["driver"][3])
