@@ -105,7 +105,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
                                 "self-contained page) or FILE.md (Markdown for a pull request comment)");
   sub.add_option("--threads", opt->threads, "Worker threads hashing and scanning files (default: one per core)");
   for (auto* listing : {list_elf, list_ptx, short_list})
-    for (auto* other : {gpu, cc, tier, json, driver, report, all_tiers}) listing->excludes(other);
+    for (auto* other : {gpu, cc, tier, json, driver, report}) listing->excludes(other);
   for (auto* named : {gpu, cc, tier}) all_tiers->excludes(named);
   sub.footer(k_footer);
 
