@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """A `docker load` archive of a CUDA lib64 directory's libraries in four
 layers (cuBLAS, cuDNN, the math libraries, the rest), written to disk as it
-goes: the multi-gigabyte real image bench/image_scan.sh and the README's
+goes: the multi-gigabyte real image bench/image_scan.sh and docs/inspecting.md's
 scan use.
 
 usage: lib64_image.py LIB64 OUT.tar REPO:TAG

@@ -21,7 +21,9 @@ with the JIT cache disabled) or "none" (error 209, "no kernel image"), and runs
 every kernel against a CPU reference with fresh random inputs. A kernel whose
 feature the loaded code lacks (wmma < 7.0, bf16 < 8.0, fp8 < 8.9, clusters
 < 9.0) is "skipped", not failed. --artifact also loads every fatbin the files
-embed (.so, .a, cubin, fatbin, wheels, tarballs) on each GPU.
+embed (.so, .a, cubin, fatbin, wheels, tarballs) on each GPU. --recipe R loads
+R's current set for the tier (the set `build` last answered, or `promote` named;
+said when a newer set by time is not current) and attests the outcome in it.
 
 Exit codes: 0 passed; 1 a GPU got "none", a load error or a wrong result;
 2 bad usage or configuration; 3 no NVIDIA driver or GPU here (nothing can be
@@ -46,10 +48,12 @@ void attach_smoke(CLI::App& sub, Io& io) {
                  "the outcome attested in its signed manifest (repeatable)");
   auto* fatbin = sub.add_option("--fatbin", opt->fatbin, "Run this already built kernels fatbin instead of building");
   sub.add_option("--engine", opt->engine,
-                 "docker, podman or host, or slurm: smoke-test each recipe's newest verified set on a node of the "
+                 "docker, podman or host, or slurm: smoke-test each recipe's current set on a node of the "
                  "tier (default: the first engine socket found, else host)")
       ->check(CLI::IsMember({"docker", "podman", "host", "slurm"}));
-  sub.add_option("-r,--recipe", opt->recipes, "With --engine slurm: only this recipe's set (repeatable)");
+  sub.add_option("-r,--recipe", opt->recipes,
+                 "Also load and attest this recipe's current set for the tier (with --engine slurm: only this "
+                 "recipe's set) (repeatable)");
   sub.add_option("-f,--file", opt->file,
                  "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   sub.add_flag("--json", opt->json, "Print the result as JSON on stdout, nothing else");
@@ -60,17 +64,17 @@ void attach_smoke(CLI::App& sub, Io& io) {
     if (opt->engine == "slurm") {
       if (opt->tier.empty()) util::fail_input("smoke --engine slurm needs a TIER");
       const app::SlurmReport report = app::slurm_dispatch(app::SlurmRequest{.work = app::SlurmWork::smoke,
-                                                                           .config = site::locate_config(opt->file),
-                                                                           .tiers = {opt->tier},
-                                                                           .recipes = opt->recipes,
-                                                                           .progress = &io.err});
+                                                                            .config = site::locate_config(opt->file),
+                                                                            .tiers = {opt->tier},
+                                                                            .recipes = opt->recipes,
+                                                                            .progress = &io.err});
       io.out << (opt->json ? app::render_slurm_json(report) : app::render_slurm_text(report));
       io.exit_code = report.exit_code();
       return;
     }
-    if (!opt->recipes.empty()) util::fail_input("--recipe goes with --engine slurm");
     app::SmokeRequest request;
     request.tier = opt->tier;
+    request.recipes = opt->recipes;
     if (!opt->tier.empty()) request.config = site::locate_config(opt->file);
     if (!opt->fatbin.empty()) request.fatbin = opt->fatbin;
     for (const auto& a : opt->artifacts) {

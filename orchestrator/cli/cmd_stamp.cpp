@@ -25,6 +25,8 @@ its NVIDIA_DISABLE_REQUIRE, which makes the toolkit skip every check, is removed
 The image is judged on the tier first; one that gets "none" there is not stamped.
 docker://REF: a new image REPO:TAG-TIER (or --tag) through the engine, the old one untouched.
 oci://HOST/REPO:TAG: a new config and manifest pushed as REPO:TAG-TIER (or --tag).
+--recipe R (no IMAGE): the image R's `image: REPO` made for the tier, REPO:TIER, stamped
+only while it holds R's current set for the tier (the set push and fetch --tier hand out).
 
 Exit codes: 0 stamped; 1 the image gets "none" on a GPU of the tier (not stamped);
 2 bad usage, an unknown tier, content refused; 3 the engine or the registry failed.)";
@@ -34,6 +36,7 @@ Exit codes: 0 stamped; 1 the image gets "none" on a GPU of the tier (not stamped
 void attach_stamp(CLI::App& sub, Io& io) {
   struct Options {
     std::string image;
+    std::string recipe;
     std::string tier;
     std::string file;
     std::string tag;
@@ -42,7 +45,11 @@ void attach_stamp(CLI::App& sub, Io& io) {
   };
   auto opt = std::make_shared<Options>();
   sub.footer(k_footer);
-  sub.add_option("image", opt->image, "docker://REF (the local engine's) or oci://HOST/REPO:TAG")->required();
+  auto* image = sub.add_option("image", opt->image, "docker://REF (the local engine's) or oci://HOST/REPO:TAG");
+  auto* recipe = sub.add_option("-r,--recipe", opt->recipe,
+                                "Instead of IMAGE: the image this recipe made of its current set for the tier");
+  image->excludes(recipe);
+  recipe->excludes(image);
   sub.add_option("--tier", opt->tier, "The tier the image is for")->required();
   sub.add_option("-f,--file", opt->file,
                  "Configuration file (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
@@ -50,7 +57,10 @@ void attach_stamp(CLI::App& sub, Io& io) {
   sub.add_flag("--native-only", opt->native_only, "Allow only GPUs with a cubin in every library (no JIT)");
   sub.add_flag("--json", opt->json, "Print the coverage and the stamp as JSON");
   sub.callback([opt, &io] {
+    if (opt->image.empty() && opt->recipe.empty())
+      util::fail_input("stamp needs an IMAGE (docker://REF or oci://HOST/REPO:TAG) or --recipe R");
     const app::StampReport r = app::stamp(app::StampRequest{.image = opt->image,
+                                                            .recipe = opt->recipe,
                                                             .tier = opt->tier,
                                                             .config = site::locate_config(opt->file),
                                                             .tag = opt->tag,
@@ -58,6 +68,13 @@ void attach_stamp(CLI::App& sub, Io& io) {
     if (opt->json) {
       io.out << stamp_json(r);
     } else {
+      if (r.from_recipe) {
+        io.out << opt->recipe << ": the current set for " << opt->tier << " is " << r.from_recipe->set.to_string()
+               << ", held by " << r.from_recipe->image.substr(std::string_view("docker://").size()) << "\n";
+        if (r.from_recipe->newer)
+          io.out << "  a newer set by time, " << r.from_recipe->newer->to_string()
+                 << ", is not current ('orchestrate promote' makes it so)\n";
+      }
       io.out << coverage_text(r.coverage, false);
       io.out << "\n";
       if (r.stamped_ok) {

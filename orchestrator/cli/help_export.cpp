@@ -198,7 +198,8 @@ std::string man_page(const CLI::App& root, const std::string& version) {
          "0 ok; 1 a check failed (a verification, a smoke test); 2 the user's input is wrong (usage, "
          "configuration, a file or a name given); 3 the world failed (engine, registry, network, file system, "
          "driver, a tool missing on the host).\n"
-         ".SH ENVIRONMENT\nSee the README's configuration section for the ORCHESTRATE_* variables.\n";
+         ".SH ENVIRONMENT\n\\fBorchestrate \\-\\-help\\fR ends with every variable it reads; "
+         "docs/environment.md in the source tree describes each.\n";
   return out.str();
 }
 

@@ -521,7 +521,7 @@ std::string stamp_json(const app::StampReport& r) {
   for (const auto& g : r.values.refused_gpus) refused.push_back(util::utf8_escaped(g));
   nlohmann::json removed = nlohmann::json::array();
   for (const auto& e : r.removed) removed.push_back(util::utf8_escaped(e));
-  const nlohmann::json out = {
+  nlohmann::json out = {
       {"coverage", doc},
       {"stamped", r.stamped_ok ? nlohmann::json(util::utf8_escaped(r.stamped)) : nlohmann::json()},
       {"identity", r.identity},
@@ -530,6 +530,10 @@ std::string stamp_json(const app::StampReport& r) {
       {"unbounded", unbounded},
       {"refused_gpus", refused},
       {"removed", removed}};
+  if (r.from_recipe) {
+    out["set"] = r.from_recipe->set.to_string();
+    out["newer_set"] = r.from_recipe->newer ? nlohmann::json(r.from_recipe->newer->to_string()) : nlohmann::json();
+  }
   return out.dump(2) + "\n";
 }
 

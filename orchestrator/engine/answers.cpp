@@ -72,6 +72,10 @@ std::expected<ImageInfo, std::string> read_image_info(std::string_view body) {
       .id = string_at(doc, "Id"), .tags = strings_at(doc, "RepoTags"), .digests = strings_at(doc, "RepoDigests")};
   if (const auto size = doc.find("Size"); size != doc.end() && size->is_number_unsigned())
     info.size = size->get<std::uint64_t>();
+  if (const auto config = doc.find("Config"); config != doc.end() && config->is_object())
+    if (const auto labels = config->find("Labels"); labels != config->end() && labels->is_object())
+      for (const auto& [key, value] : labels->items())
+        if (value.is_string()) info.labels.emplace(key, value.get<std::string>());
   return info;
 }
 

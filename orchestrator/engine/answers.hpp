@@ -6,6 +6,7 @@
 #include <compare>
 #include <cstdint>
 #include <expected>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -47,6 +48,7 @@ struct ImageInfo {
   std::vector<std::string> tags;
   std::vector<std::string> digests;  // repo@sha256:..., for pushed/pulled images
   std::uint64_t size = 0;
+  std::map<std::string, std::string> labels;  // Config.Labels; values that are not strings are left out
 };
 
 struct ContainerSummary {

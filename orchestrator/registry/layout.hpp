@@ -1,17 +1,8 @@
 #pragma once
 // How an Orchestrate artifact looks in an OCI registry, as pure functions
-// (no I/O) that the cache module builds and reads with:
-//
-//   artifact manifest  application/vnd.oci.image.manifest.v1+json
-//     config     application/vnd.orchestrate.artifact.config.v1+json (our manifest JSON)
-//     layers     the artifact files, tar + zstd (application/vnd.oci.image.layer.v1.tar+zstd)
-//     annotations org.opencontainers.image.{created,revision,source,title,version}
-//                 dev.orchestrate.{tier,sass,ptx,toolkit,cudnn,recipe}
-//   signature manifest (a referrer of the artifact manifest, OCI 1.1)
-//     artifactType application/vnd.orchestrate.signature.v1
-//     config     the empty descriptor ({} , application/vnd.oci.empty.v1+json)
-//     layers     one: the signature bytes
-//     subject    the artifact manifest's descriptor
+// (no I/O) that the transfer use cases build and read with: the artifact
+// manifest (config, one layer, annotations) and the signature manifest that
+// refers to it. docs/remote.md ("Registry layout") describes the layout once.
 //
 // A registry's JSON is untrusted: the parsers bound sizes and counts, check
 // every type and digest, and return an Error (kind protocol) instead of

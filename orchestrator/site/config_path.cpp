@@ -6,6 +6,7 @@
 #include "orchestrator/compat/driver.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/env.hpp"
+#include "orchestrator/util/strings.hpp"
 
 namespace orc::site {
 
@@ -74,6 +75,22 @@ std::optional<recipe::Config> load_config_file(const std::filesystem::path& file
   if (auto errors = dropped_by_driver(*config); !errors.empty())
     throw util::Failure(util::ExitCode::bad_input, std::move(errors));
   return std::move(*config);
+}
+
+const recipe::Tier& tier_or_fail(const recipe::Config& config, const std::string& name) {
+  if (const recipe::Tier* tier = config.find_tier(name)) return *tier;
+  std::vector<std::string> names;
+  for (const auto& t : config.tiers) names.push_back(t.name);
+  util::fail_input(util::SourceLocation{.file = config.file.string()}, "unknown tier '" + name + "'",
+                   util::did_you_mean(name, names));
+}
+
+const recipe::Recipe& recipe_or_fail(const recipe::Config& config, const std::string& name) {
+  if (const recipe::Recipe* recipe = config.find_recipe(name)) return *recipe;
+  std::vector<std::string> names;
+  for (const auto& r : config.recipes) names.push_back(r.name);
+  util::fail_input(util::SourceLocation{.file = config.file.string()}, "unknown recipe '" + name + "'",
+                   util::did_you_mean(name, names));
 }
 
 }  // namespace orc::site

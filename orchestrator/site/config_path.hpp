@@ -18,4 +18,9 @@ std::filesystem::path locate_config(const std::string& given);
 // past the last branch that runs one of its GPUs (compat::last_driver_branch).
 std::optional<recipe::Config> load_config_file(const std::filesystem::path& file, bool required);
 
+// The tier or recipe of that name; an unknown name throws util::Failure (bad
+// input) naming the configuration file, with a did-you-mean.
+const recipe::Tier& tier_or_fail(const recipe::Config& config, const std::string& name);
+const recipe::Recipe& recipe_or_fail(const recipe::Config& config, const std::string& name);
+
 }  // namespace orc::site

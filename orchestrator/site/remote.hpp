@@ -3,13 +3,11 @@
 // ORCHESTRATE_REMOTE variable beats the config's `remote:`), how artifact
 // sets are named there, and how registry failures map to exit codes.
 //
-// Tags (the remote layout is described in full in transfer.hpp):
-//   <recipe>--<tier>--<16 hex of the manifest digest>   one per artifact set
-//   <recipe>--<tier>                                     moves to the newest pushed set
-// Recipe names ([a-z0-9][a-z0-9._-]*) and tier names ([A-Za-z0-9][A-Za-z0-9._-]*)
-// are valid tag characters; "--" separates them. A recipe or tier that itself
-// holds "--" can make two pairs share a prefix, so every listing is confirmed
-// by the manifest's own recipe and tier annotations.
+// The tags, <recipe>--<tier>--<16 hex> per set and the moving <recipe>--<tier>,
+// are described with the rest of the layout in docs/remote.md ("Registry
+// layout"). A recipe or tier that itself holds "--" can make two pairs share
+// a prefix, so every listing is confirmed by the manifest's own recipe and
+// tier annotations.
 #include <cstddef>
 #include <memory>
 #include <optional>

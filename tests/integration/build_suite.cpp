@@ -28,6 +28,7 @@
 
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/images/images.hpp"
+#include "orchestrator/app/stamp/stamp.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "tests/integration/build_in_engine.hpp"
@@ -125,6 +126,19 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   EXPECT_NE(std::ranges::find(vars, "NVIDIA_REQUIRE_ARCH=arch>=10.0,arch<11.0 arch>=12.0"), vars.end()) << env.output;
   EXPECT_TRUE(image["Config"]["Labels"].contains("org.orchestrate.set")) << env.output;
 
+  // `stamp --recipe` (issue 29): the recipe's image of its current set,
+  // stamped through the engine (Docker's export and load; Podman's API is
+  // not what stamp is tried on here).
+  if (m_kind == engine::EngineKind::docker) {
+    const app::StampReport stamped = app::stamp(
+        {.recipe = "saxpy-cmake", .tier = "tier-x", .config = m_config, .tag = "stamped", .store_root = m_store});
+    EXPECT_TRUE(stamped.stamped_ok);
+    EXPECT_EQ(stamped.stamped, "orc-test/saxpy:stamped");
+    ASSERT_TRUE(stamped.from_recipe);
+    EXPECT_EQ(stamped.from_recipe->set, *imaged.manifest);
+    EXPECT_FALSE(stamped.from_recipe->newer);
+  }
+
   // Another tier: another key, a rebuild for Hopper.
   write_config("\"H100\"");
   const app::BuildResult hopper = build("saxpy-cmake");
@@ -133,6 +147,22 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   ASSERT_EQ(hopper.artifacts.size(), 1u);
   EXPECT_EQ(hopper.artifacts[0].sass, (std::vector<std::string>{"sm_90"}));
   EXPECT_EQ(hopper.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+
+  // The Hopper set is now current for tier-x, and the image still holds the
+  // Blackwell one: stamp --recipe refuses it, naming the build that remakes it.
+  if (m_kind == engine::EngineKind::docker) {
+    write_config("\"H100\"", "    image: orc-test/saxpy\n");
+    try {
+      (void)app::stamp({.recipe = "saxpy-cmake", .tier = "tier-x", .config = m_config, .store_root = m_store});
+      ADD_FAILURE() << "an image of a set that is not current was stamped";
+    } catch (const util::Failure& e) {
+      EXPECT_EQ(e.code(), util::ExitCode::bad_input);
+      const std::string what = e.what();
+      EXPECT_NE(what.find("holds the set " + imaged.manifest->to_string() + ", not the current set"), std::string::npos)
+          << what;
+      EXPECT_NE(what.find("orchestrate build tier-x --recipe saxpy-cmake"), std::string::npos) << what;
+    }
+  }
 
   // A step that exits non-zero: failed, exit 1, nothing stored.
   const app::BuildResult failed = build("fails");

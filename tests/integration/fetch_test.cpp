@@ -370,6 +370,18 @@ TEST_F(FetchSuite, PromoteMakesAnOlderSetCurrentHereAndOnTheRemote) {
   EXPECT_NE(plain.output.find("'orchestrate promote promoted --tier tier-new --digest " + b.substr(0, 16) + "'"),
             std::string::npos)
       << plain.output;
+  // fetch --tier from the local store hands out the current set too, and
+  // warns of the newer one.
+  const auto local = s_a.run_split(
+      {"fetch", "promoted", "--tier", "tier-new", "-o", (root() / "out-promoted-local").string(), "--json"}, err);
+  ASSERT_EQ(local.exit_code, 0) << local.output << err;
+  const json l = json::parse(local.output);
+  EXPECT_EQ(l["digest"], "sha256:" + a);
+  EXPECT_EQ(l["from"], "store");
+  EXPECT_NE(err.find("a newer set by time, sha256:" + b + ", is not the current set of promoted for tier-new"),
+            std::string::npos)
+      << err;
+  EXPECT_NE(l.dump().find("a newer set by time"), std::string::npos) << "the warning travels in the JSON too: " << l;
   // A set of another tier, or one the store does not hold, is bad input.
   const auto other = s_a.run({"promote", "promoted", "--tier", "tier-old", "--digest", a.substr(0, 12)});
   EXPECT_EQ(other.exit_code, 2) << other.output;

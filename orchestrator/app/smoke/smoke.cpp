@@ -12,6 +12,7 @@
 
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/smoke/smoke_attest.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/verdict.hpp"
@@ -50,13 +51,34 @@ std::vector<std::byte> read_image(const fs::path& path) {
   return bytes;
 }
 
-const recipe::Tier& find_tier_or_fail(const recipe::Config& config, const std::string& name) {
-  if (const recipe::Tier* tier = config.find_tier(name)) return *tier;
-  std::vector<std::string> names;
-  for (const auto& t : config.tiers) names.push_back(t.name);
-  util::fail_input(util::SourceLocation{.file = config.file.string()}, "unknown tier '" + name + "'",
-                   util::did_you_mean(name, names));
+// The set `build` answered last for recipe x tier (or `promote` named), as
+// push and fetch --tier hand it out.
+SmokedSet current_smoked_set(const cache::Store& store, const std::string& recipe, const recipe::Tier& tier) {
+  auto current = cache::current_set(store, recipe, tier.name);
+  if (!current) site::fail_with(current.error());
+  if (!current->entry)
+    util::fail_input("no verified artifact set of " + recipe + " for tier " + tier.name + " in " +
+                     store.root().string() + ": build it first (orchestrate build " + tier.name + " --recipe " +
+                     recipe + ")");
+  SmokedSet used{.recipe = recipe, .set = current->entry->manifest, .recorded = current->recorded};
+  if (current->newer) used.newer = current->newer->manifest;
+  used.stale = current->stale;
+  return used;
 }
+
+}  // namespace
+
+std::string describe_current(const SmokedSet& used, const std::string& tier) {
+  std::string text = used.recipe + ": the current set for " + tier + " is " + used.set.to_string();
+  if (!used.recorded) text += " (none recorded: the newest verified set stands in)";
+  if (used.stale) text += " (the recorded " + used.stale->to_string() + " is no longer in the store)";
+  if (used.newer)
+    text += "; a newer set by time, " + used.newer->to_string() + ", is not current ('orchestrate promote " +
+            used.recipe + " --tier " + tier + " --digest " + used.newer->to_string() + "' makes it so)";
+  return text;
+}
+
+namespace {
 
 // Builds kernels/ for the tier through app::build and returns the stored
 // fatbin's path.
@@ -170,7 +192,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   const recipe::Tier* tier = nullptr;
   if (!request.tier.empty()) {
     config = site::load_config_file(request.config, true);
-    tier = &find_tier_or_fail(*config, request.tier);
+    tier = &site::tier_or_fail(*config, request.tier);
   }
   for (const auto& a : request.artifacts)
     if (!fs::exists(a)) util::fail_input(util::SourceLocation{.file = a.string()}, "no such artifact");
@@ -178,10 +200,12 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   // the tier's definition, not only the name a set was built for.
   if (!request.artifact_sets.empty() && !tier)
     util::fail_input("attesting a stored artifact set needs its TIER: orchestrate smoke TIER --artifact sha256:...");
+  if (!request.recipes.empty() && !tier) util::fail_input("smoke --recipe R needs the TIER whose current set it tests");
+  for (const auto& name : request.recipes) (void)site::recipe_or_fail(*config, name);
   std::optional<cache::Store> store;
   std::vector<AttestTarget> targets;
   std::vector<fs::path> artifacts = request.artifacts;
-  if (!request.artifact_sets.empty()) {
+  if (!request.artifact_sets.empty() || !request.recipes.empty()) {
     const fs::path root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
     auto opened = cache::Store::open(root);
     if (!opened)
@@ -190,6 +214,13 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
     store.emplace(std::move(*opened));
     for (const auto& prefix : request.artifact_sets) {
       targets.push_back(resolve_artifact_set(*store, prefix));
+      artifacts.insert(artifacts.end(), targets.back().files.begin(), targets.back().files.end());
+    }
+    for (const auto& name : request.recipes) {
+      out.current_sets.push_back(current_smoked_set(*store, name, *tier));
+      const SmokedSet& used = out.current_sets.back();
+      progress << "smoke: " << describe_current(used, tier->name) << "\n";
+      targets.push_back(resolve_artifact_set(*store, used.set.to_string()));
       artifacts.insert(artifacts.end(), targets.back().files.begin(), targets.back().files.end());
     }
   }

@@ -27,10 +27,23 @@ struct SmokeRequest {
   // are loaded like `artifacts`, and the outcome is attested in their
   // manifests (smoke_attest.hpp).
   std::vector<std::string> artifact_sets;
+  // Recipes whose current set for the tier (cache/current.hpp: what `build`
+  // last answered, or what `promote` named) is loaded and attested like an
+  // artifact set named by digest.
+  std::vector<std::string> recipes;
   std::optional<engine::EngineKind> engine;
   std::filesystem::path kernels_dir;  // empty = kernels_dir() below
   std::filesystem::path store_root;   // empty = default_store_root()
   std::string driver_library = "libcuda.so.1";
+};
+
+// The current set of a recipe x tier that a run loaded (SmokeRequest::recipes).
+struct SmokedSet {
+  std::string recipe;
+  digest::Digest set;
+  bool recorded = false;                // the recorded current set; false: the newest verified stood in
+  std::optional<digest::Digest> newer;  // a verified set newer by time, not current
+  std::optional<digest::Digest> stale;  // a record naming a set no longer here
 };
 
 struct SmokeOutput {
@@ -38,7 +51,11 @@ struct SmokeOutput {
   std::optional<digest::Digest> build_manifest;  // of the kernels' build, when built
   // "sha256:NEW attests sha256:OLD for tier T: pass" per artifact set.
   std::vector<std::string> attestations;
+  std::vector<SmokedSet> current_sets;  // one per SmokeRequest::recipes entry
 };
+
+// "RECIPE: the current set for TIER is sha256:..." and what stood in or is newer.
+std::string describe_current(const SmokedSet& used, const std::string& tier);
 
 // Throws util::Failure: bad_input for an unknown tier or unreadable files;
 // check_failed when the kernels' build fails. No driver or GPU is a result

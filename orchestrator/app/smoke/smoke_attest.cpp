@@ -4,6 +4,7 @@
 #include <ctime>
 
 #include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
@@ -78,8 +79,15 @@ digest::Digest attest_artifact_set(cache::Store& store, const AttestTarget& targ
     set.build_log = store.blob_path(*loaded->manifest.build_log);
   set.key = &node.key;
   set.verified = target.entry.verified;
+  // The attested set takes the place of the one it attests: when that was
+  // current, push and fetch --tier must now hand out the attested one.
+  auto current = cache::read_current(store, target.entry.recipe, target.entry.tier);
+  if (!current) throw store_failure(current.error());
   auto entry = cache::store_artifact_set(store, std::move(set));
   if (!entry) throw store_failure(entry.error());
+  if (*current && **current == target.entry.manifest)
+    if (auto written = cache::write_current(store, entry->recipe, entry->tier, entry->manifest); !written)
+      throw store_failure(written.error());
   return entry->manifest;
 }
 

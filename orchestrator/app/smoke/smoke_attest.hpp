@@ -44,7 +44,8 @@ struct AttestingNode {
 
 // The set's manifest with a run per GPU of `result` recorded under `tier`
 // (each in place of `node`'s earlier run on that GPU, other runs kept),
-// stored signed by node.key as a new set. Returns the new manifest's hex
+// stored signed by node.key as a new set, which becomes the current set of
+// its recipe x tier when the attested one was. Returns the new manifest's
 // digest.
 digest::Digest attest_artifact_set(cache::Store& store, const AttestTarget& target, const smoke::SmokeResult& result,
                                    const recipe::Tier& tier, const AttestingNode& node);

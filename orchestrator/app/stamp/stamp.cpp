@@ -225,7 +225,15 @@ StampValues stamp_values(const std::vector<inspect::FileReport>& files, bool nat
   return v;
 }
 
-StampReport stamp(const StampRequest& request) {
+StampReport stamp(const StampRequest& given) {
+  StampRequest request = given;
+  std::optional<RecipeImage> from_recipe;
+  if (!request.recipe.empty()) {
+    if (!request.image.empty())
+      throw Failure(ExitCode::bad_input, "give an IMAGE or --recipe R (the recipe's image for the tier), not both");
+    from_recipe = recipe_image(request);
+    request.image = from_recipe->image;
+  }
   auto source = parse_image_source(request.image);
   if (!source || source->kind == ImageSourceKind::directory)
     throw Failure(ExitCode::bad_input, "'" + util::printable(request.image) +
@@ -240,6 +248,7 @@ StampReport stamp(const StampRequest& request) {
   inspect.tiers = {request.tier};
   inspect.config = request.config;
   StampReport report;
+  report.from_recipe = std::move(from_recipe);
   report.coverage = cover_image(inspect, *source);
   report.values = stamp_values(report.coverage.image.content.files, request.native_only);
   if (report.coverage.exit_code != ExitCode::ok) return report;

@@ -32,6 +32,7 @@
 
 #include "orchestrator/app/inspect/coverage.hpp"
 #include "orchestrator/arch/requirement.hpp"
+#include "orchestrator/digest/digest.hpp"
 
 namespace orc::app {
 
@@ -72,12 +73,26 @@ std::expected<StampedConfig, std::string> stamp_config(const std::string& config
                                                        const std::string& tier, const std::string& source);
 
 struct StampRequest {
-  std::string image;  // docker://REF or oci://...
+  std::string image;   // docker://REF or oci://...; empty with `recipe`
+  std::string recipe;  // instead of image: the image the recipe made of its current set for the tier
   std::string tier;
   std::filesystem::path config;  // orchestrate.yaml
   std::string tag;               // the new tag; empty: "<tag>-<tier>"
   bool native_only = false;
+  std::filesystem::path store_root;  // where the current set of `recipe` is read; empty: the default store
 };
+
+// The image `stamp --recipe R --tier T` stamps: the recipe's image for the
+// tier, checked to hold the current set of R x T.
+struct RecipeImage {
+  std::string image;  // docker://REPO:TIER
+  digest::Digest set;
+  std::optional<digest::Digest> newer;  // a verified set newer by time that is not current
+};
+// Throws util::Failure: bad_input for an unknown recipe or tier, a recipe
+// without `image:`, no verified set, no such image or one holding another
+// set; outside_failure when the store or the engine fails.
+RecipeImage recipe_image(const StampRequest& request);
 
 struct StampReport {
   ImageReport coverage;
@@ -86,6 +101,7 @@ struct StampReport {
   std::string identity;              // the new image's ID (engine) or manifest digest (registry)
   std::vector<std::string> removed;  // StampedConfig::removed
   bool stamped_ok = false;           // false: refused (coverage.exit_code says why)
+  std::optional<RecipeImage> from_recipe;  // with StampRequest::recipe
 };
 
 // Throws util::Failure: bad_input for a directory, an unknown tier, a

@@ -28,8 +28,11 @@ namespace {
 
 // The local set that answers the request, if the store has one.
 // `tier` null: the tier each set's manifest records.
+// `newer` is set to a verified set newer by time than the current one the
+// tier names, which is not the one fetched.
 std::optional<cache::IndexEntry> local_set(const cache::Store& store, const TransferRequest& request,
-                                           const recipe::Tier* tier, const cache::TrustedKeys& trusted) {
+                                           const recipe::Tier* tier, const cache::TrustedKeys& trusted,
+                                           std::optional<digest::Digest>& newer) {
   // --require-smoke by tier: the newest verified set that attests a pass.
   if (request.digest.empty() && request.require_smoke) {
     auto sets = store.index().list({.recipe = request.recipe, .tier = request.tier, .verified_only = true});
@@ -45,9 +48,10 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
     return std::nullopt;
   }
   if (request.digest.empty()) {
-    auto entry = cache::current_verified(store, request.recipe, request.tier);
-    if (!entry) site::fail_with(entry.error());
-    return std::move(*entry);
+    auto current = cache::current_set(store, request.recipe, request.tier);
+    if (!current) site::fail_with(current.error());
+    if (current->newer) newer = current->newer->manifest;
+    return std::move(current->entry);
   }
   auto entry = store.index().resolve(digest_argument(request.digest));
   if (!entry && entry.error().kind == cache::ErrorKind::not_found) return std::nullopt;
@@ -211,7 +215,14 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
 
   FetchReport result{.recipe = request.recipe, .tier = request.tier, .dir = dir, .from = "store"};
   DirGuard guard{.dir = dir, .existed = fs::exists(dir, ec)};
-  auto entry = local_set(store, request, tier, trusted);
+  std::optional<digest::Digest> newer;
+  auto entry = local_set(store, request, tier, trusted, newer);
+  if (newer)
+    result.warnings.push_back({.severity = util::Severity::warning,
+                               .message = "a newer set by time, " + newer->to_string() +
+                                          ", is not the current set of " + request.recipe + " for " + request.tier +
+                                          " ('orchestrate promote " + request.recipe + " --tier " + request.tier +
+                                          " --digest " + newer->to_string() + "' makes it so)"});
   bool written = false;  // DIR, by the pull
   if (!entry && store.read_only())
     fail(ExitCode::outside_failure,

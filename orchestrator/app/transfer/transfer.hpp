@@ -1,22 +1,8 @@
 #pragma once
 // Artifact sets between a local store (orc::cache) and an OCI repository
-// (orc::registry). The remote layout, one OCI image manifest per set:
-//
-//   artifact manifest  application/vnd.oci.image.manifest.v1+json
-//     config   the set's canonical manifest (cache/manifest.hpp), media type
-//              application/vnd.orchestrate.artifact.config.v1+json. Its digest
-//              is the set's identity everywhere: the index's manifest digest,
-//              what `fetch --digest` names, what the signature signs.
-//     layers   exactly one: the set's pack (cache/pack.hpp), the files as a
-//              deterministic tar + zstd, so the same set is the same blob on
-//              every machine and a push of it uploads nothing twice
-//     annotations org.opencontainers.image.{created,revision,title},
-//              dev.orchestrate.{recipe,tier,sass,ptx,toolkit,cudnn}
-//     tags     <recipe>--<tier>--<16 hex of the config digest> (never moves) and
-//              <recipe>--<tier> (moves to the newest set pushed, by created)
-//   signature manifest  a referrer of the artifact manifest (the sha256-<hex>
-//              fallback index on registries without the referrers API) whose
-//              one layer is the signature document (cache/signing.hpp)
+// (orc::registry). How a set looks in the registry (config, layer,
+// annotations, tags, signature referrer) is described once, in
+// docs/remote.md ("Registry layout"); registry/layout.hpp builds and reads it.
 //
 // Push uploads blobs (HEAD first), then the artifact manifest by its own tag,
 // then the signature, and moves the <recipe>--<tier> tag last, so a fetch by

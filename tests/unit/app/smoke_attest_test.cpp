@@ -4,14 +4,17 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 
 #include <iostream>
+#include <thread>
 #include <tuple>
 
 #include "orchestrator/app/smoke/smoke.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
+#include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
@@ -350,6 +353,77 @@ TEST_F(SmokeAttest, AMalformedArtifactDigestIsBadInputSayingWhy) {
     } catch (const util::Failure& f) {
       EXPECT_EQ(f.code(), util::ExitCode::bad_input) << f.what();
       EXPECT_NE(std::string(f.what()).find(message), std::string::npos) << f.what();
+    }
+  }
+}
+
+// An attested set replaces the set it attests: when that was current, push
+// and fetch --tier hand out the attested one from then on; a set that was
+// not current stays not current.
+TEST_F(SmokeAttest, AttestingTheCurrentSetMakesTheAttestedSetCurrent) {
+  ASSERT_TRUE(cache::write_current(*m_store, "saxpy", "tier-new", m_manifest));
+  const digest::Digest attested = attest(m_manifest, result(true), tier_new(), "node-a");
+  auto current = cache::current_set(*m_store, "saxpy", "tier-new");
+  ASSERT_TRUE(current) << current.error().message;
+  ASSERT_TRUE(current->entry);
+  EXPECT_TRUE(current->recorded);
+  EXPECT_EQ(current->entry->manifest, attested);
+  EXPECT_FALSE(current->newer);
+
+  // The first set promoted back: attesting the newer, not-current set
+  // leaves the record where promote put it.
+  ASSERT_TRUE(cache::write_current(*m_store, "saxpy", "tier-new", m_manifest));
+  const digest::Digest again = attest(attested, result(true), tier_new(), "node-b");
+  auto after = cache::read_current(*m_store, "saxpy", "tier-new");
+  ASSERT_TRUE(after && *after);
+  EXPECT_EQ(**after, m_manifest);
+  EXPECT_NE(again, m_manifest);
+}
+
+// `smoke TIER --recipe R` loads R's current set for the tier: the recorded
+// one, said with a newer set by time that is not current; an unknown
+// recipe and a recipe with no set are bad input naming what to do. The
+// driver here is one no machine has, so nothing is loaded or attested.
+TEST_F(SmokeAttest, ARecipeNamesItsCurrentSetForTheTier) {
+  std::ofstream(m_dir / "orchestrate.yaml") << "tiers:\n  tier-new: {gpus: [H200]}\n"
+                                               "recipes:\n  - name: saxpy\n    framework: nvcc\n"
+                                               "    source: {path: .}\n    tiers: [tier-new]\n    build: [make]\n"
+                                               "    artifacts: [saxpy]\n  - name: other\n    framework: nvcc\n"
+                                               "    source: {path: .}\n    tiers: [tier-new]\n    build: [make]\n"
+                                               "    artifacts: [x]\n";
+  const SmokeRequest request{.tier = "tier-new",
+                             .config = m_dir / "orchestrate.yaml",
+                             .recipes = {"saxpy"},
+                             .store_root = m_dir / "store",
+                             .driver_library = "libcuda-absent-here.so.1"};
+  ASSERT_TRUE(cache::write_current(*m_store, "saxpy", "tier-new", m_manifest));
+  std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // sets are dated in whole seconds
+  const digest::Digest newer = attest(m_manifest, result(true), tier_new(), "node-a");
+  // The attested set became current; promote the first one back, so the
+  // attested one is newer by time and not current.
+  ASSERT_TRUE(cache::write_current(*m_store, "saxpy", "tier-new", m_manifest));
+  const SmokeOutput out = run_smoke(request, std::cerr);
+  ASSERT_TRUE(out.result.driver_error) << "no driver of that name exists";
+  ASSERT_EQ(out.current_sets.size(), 1u);
+  EXPECT_EQ(out.current_sets[0].set, m_manifest);
+  EXPECT_TRUE(out.current_sets[0].recorded);
+  ASSERT_TRUE(out.current_sets[0].newer);
+  EXPECT_EQ(*out.current_sets[0].newer, newer);
+  EXPECT_NE(describe_current(out.current_sets[0], "tier-new")
+                .find("'orchestrate promote saxpy --tier tier-new --digest " + newer.to_string() + "' makes it so"),
+            std::string::npos);
+
+  for (const auto& [recipe, says] : std::vector<std::pair<std::string, std::string>>{
+           {"saxpi", "unknown recipe 'saxpi'"}, {"other", "no verified artifact set of other for tier tier-new in "}}) {
+    SmokeRequest bad = request;
+    bad.recipes = {recipe};
+    try {
+      (void)run_smoke(bad, std::cerr);
+      ADD_FAILURE() << recipe << " was smoked";
+    } catch (const util::Failure& f) {
+      EXPECT_EQ(f.code(), util::ExitCode::bad_input) << f.what();
+      const std::string all = f.what() + (f.diagnostics().empty() ? std::string() : f.diagnostics()[0].render());
+      EXPECT_NE(all.find(says), std::string::npos) << all;
     }
   }
 }

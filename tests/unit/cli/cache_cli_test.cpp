@@ -245,7 +245,7 @@ TEST_F(CacheCli, GcRefusesADamagedOrNewerIndex) {
 }
 
 // An index that cannot be read is the store's own state, not an outside
-// system failing: exit 2, as the README's rule has it.
+// system failing: exit 2, as docs/cli.md's rule has it.
 TEST_F(CacheCli, AnUnreadableIndexIsBadInputNotAnOutsideFailure) {
   build_two();
   fs::remove(index_file());

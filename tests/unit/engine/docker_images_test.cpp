@@ -2,7 +2,9 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 
+#include "orchestrator/engine/answers.hpp"
 #include "orchestrator/engine/docker.hpp"
 #include "tests/unit/engine/test_support.hpp"
 
@@ -68,6 +70,20 @@ TEST_F(DockerImages, ImportStreamsTheTarAndInspectsTheResult) {
   EXPECT_EQ(net::find_header(sent.headers, "Content-Type"), "application/x-tar");
   EXPECT_EQ(std::get<net::StreamedBody>(sent.body).size, 21u);
   EXPECT_EQ(drain(sent), "pretend this is a tar");
+}
+
+// Labels come from Config.Labels (`stamp --recipe` reads the set an image
+// holds from them); a label whose value is not a string is left out.
+TEST_F(DockerImages, InspectReadsTheConfigsLabels) {
+  auto client = connect({answer(
+      "GET", "/v1.41/images/app:tier-new/json", 200,
+      R"({"Id":"sha256:feed","RepoTags":["app:tier-new"],"Config":{"Labels":{"org.orchestrate.set":"sha256:ab","n":1}}})")});
+  auto info = client.inspect_image("app:tier-new");
+  ASSERT_TRUE(info) << info.error().message;
+  EXPECT_EQ(info->labels, (std::map<std::string, std::string>{{"org.orchestrate.set", "sha256:ab"}}));
+  auto none = read_image_info(k_image);
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->labels.empty());
 }
 
 // Podman ignores `tag` on import (it tags <repo>:latest), so the image is

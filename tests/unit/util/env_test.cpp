@@ -1,5 +1,5 @@
 // util/env: the one table of environment variables, every read through it,
-// and the README's table that must say the same.
+// and docs/environment.md's table that must say the same.
 #include "orchestrator/util/env.hpp"
 
 #include <gtest/gtest.h>
@@ -26,7 +26,7 @@ TEST(Env, TableRowsAreCompleteAndUnique) {
     EXPECT_FALSE(v.default_value.empty()) << v.name;
     EXPECT_FALSE(v.read_by.empty()) << v.name;
     EXPECT_EQ(v.name.find('|'), std::string_view::npos);
-    EXPECT_EQ(v.meaning.find('|'), std::string_view::npos) << "the README's table could not hold it";
+    EXPECT_EQ(v.meaning.find('|'), std::string_view::npos) << "docs/environment.md's table could not hold it";
   }
   EXPECT_TRUE(names.contains("ORCHESTRATE_CACHE_DIR"));
   EXPECT_TRUE(names.contains("DOCKER_HOST"));
@@ -55,18 +55,18 @@ TEST(Env, HelpListsEveryVariableWithinTheWidth) {
   EXPECT_NE(help.find("/var/run/docker.sock", docker), std::string::npos);
 }
 
-// The README's "Environment variables" table: `| `NAME` | meaning | default | read by |`.
-std::map<std::string, std::string> readme_table() {
-  const auto readme = read_file(fs::path(ORC_SOURCE_DIR) / "README.md");
-  EXPECT_TRUE(readme);
+// docs/environment.md's table: `| `NAME` | meaning | default | read by |`.
+std::map<std::string, std::string> docs_table() {
+  const auto page = read_file(fs::path(ORC_SOURCE_DIR) / "docs" / "environment.md");
+  EXPECT_TRUE(page);
   std::map<std::string, std::string> rows;
-  const auto start = readme->find("### Environment variables\n");
+  const auto start = page->find("# Environment variables\n");
   EXPECT_NE(start, std::string::npos);
   if (start == std::string::npos) return rows;
-  std::size_t at = readme->find("\n| `", start);
-  while (at != std::string::npos && readme->compare(at, 4, "\n| `") == 0) {
-    const std::size_t end = readme->find('\n', at + 1);
-    const std::string line = readme->substr(at + 1, end - at - 1);
+  std::size_t at = page->find("\n| `", start);
+  while (at != std::string::npos && page->compare(at, 4, "\n| `") == 0) {
+    const std::size_t end = page->find('\n', at + 1);
+    const std::string line = page->substr(at + 1, end - at - 1);
     const auto cells = split_any(line, "|");
     if (cells.size() >= 2) rows[std::string(trim(cells[0]))] = std::string(trim(cells[1]));
     at = end;
@@ -74,8 +74,8 @@ std::map<std::string, std::string> readme_table() {
   return rows;
 }
 
-TEST(Env, TheReadmeTableSaysWhatTheTableSays) {
-  const auto rows = readme_table();
+TEST(Env, TheDocsTableSaysWhatTheTableSays) {
+  const auto rows = docs_table();
   std::map<std::string, std::string> table;
   for (const auto& v : environment_variables()) table["`" + std::string(v.name) + "`"] = std::string(v.meaning);
   EXPECT_EQ(rows, table);
