@@ -3,6 +3,7 @@
 #include <memory>
 #include <ostream>
 
+#include <unistd.h>
 #include "orchestrator/app/inspect/inspect.hpp"
 #include "orchestrator/cli/commands.hpp"
 #include "orchestrator/cli/render.hpp"
@@ -11,7 +12,6 @@
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/fs.hpp"
-#include <unistd.h>
 
 namespace orc::cli {
 
@@ -28,11 +28,21 @@ Only the modules the runtime loads count (.nv_fatbin, not __nv_relfatbin), each
 module with kernels on its own; libraries that load or build kernels at run
 time (cuFFT, cuSPARSE, cuDNN) are said to, and never fail on that alone.
 
+A directory of fetched sets (what 'orchestrate fetch' unpacks, each with its signed
+manifest in .orchestrate/set.v1/; the directory itself or the folders directly in
+it) is judged per set: each set's files against its own tier, the configuration's
+tier of the name its manifest records (with its driver:), else the GPUs its signed
+manifest records; the report says which and from where. A set whose signature
+does not verify here, and any file outside the sets, is judged against every
+tier of the configuration. --all-tiers, --tier, --gpu and --cc judge every file
+against every tier (or those asked).
+
 Member paths: lib.a:k.o (ar member), dist.whl!/torch/lib/libx.so (package
 member), rel.tar.zst!/dist/t.whl!/lib/libx.so (one level of nesting).
 
 Exit codes: 0 ok; 1 some GPU gets "none" (not for libraries that build their
-own kernels at run time); 2 bad usage, an unreadable file or a
+own kernels at run time), for a directory of fetched sets: a set that does not
+run on its own tier's GPUs, or one nothing could judge; 2 bad usage, an unreadable file or a
 damaged one (the report still lists what came before the damage).
 Exception: with --list-elf/--list-ptx the exit code is cuobjdump's, passed
 through unchanged so scripts keep working: 0 listed, 1 fatal (corrupt input),
@@ -54,6 +64,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
     std::string file;
     std::string driver;
     bool json = false;
+    bool all_tiers = false;
     unsigned threads = 0;
     std::string report;
   };
@@ -82,16 +93,20 @@ void attach_inspect(CLI::App& sub, Io& io) {
   auto* driver = sub.add_option("--driver", opt->driver,
                                 "Judge PTX and the CUDA runtime against this driver (580.65.06; default: the tier's "
                                 "driver:, else say which driver each path needs)");
+  auto* all_tiers = sub.add_flag("--all-tiers", opt->all_tiers,
+                                 "With a directory of fetched sets: judge every file against every tier of the "
+                                 "configuration, not each set against its own tier");
   sub.add_option("-f,--file", opt->file,
                  "Configuration file for --tier (default: ./orchestrate.yaml, else ./recipes/orchestrate.yaml)");
   auto* json = sub.add_flag("--json", opt->json,
                             "Print {\"files\": [...], \"warnings\": [...]} as JSON on stdout, nothing else");
   auto* report = sub.add_option("--report", opt->report,
-                                 "With an image or directory: also write the coverage report to FILE.html (one "
-                                 "self-contained page) or FILE.md (Markdown for a pull request comment)");
+                                "With an image or directory: also write the coverage report to FILE.html (one "
+                                "self-contained page) or FILE.md (Markdown for a pull request comment)");
   sub.add_option("--threads", opt->threads, "Worker threads hashing and scanning files (default: one per core)");
   for (auto* listing : {list_elf, list_ptx, short_list})
     for (auto* other : {gpu, cc, tier, json, driver, report}) listing->excludes(other);
+  for (auto* named : {gpu, cc, tier}) all_tiers->excludes(named);
   sub.footer(k_footer);
 
   sub.callback([opt, &io] {
@@ -103,14 +118,17 @@ void attach_inspect(CLI::App& sub, Io& io) {
           // an entry that cannot be read. Alone it is a root file system.
           if (s->kind == app::ImageSourceKind::directory && opt->files.size() > 1) continue;
           if (opt->files.size() > 1)
-            throw util::Failure(util::ExitCode::bad_input,
-                                "'" + util::printable(f) + "' is an image or a directory: inspect one at a time, "
-                                                           "without files beside it");
+            throw util::Failure(util::ExitCode::bad_input, "'" + util::printable(f) +
+                                                               "' is an image or a directory: inspect one at a time, "
+                                                               "without files beside it");
           image = std::move(s);
         }
     if (!opt->report.empty() && !image)
       throw util::Failure(util::ExitCode::bad_input,
                           "--report is for an image (docker://, oci://) or a directory; for files use --json");
+    if (opt->all_tiers && !image)
+      throw util::Failure(util::ExitCode::bad_input,
+                          "--all-tiers is for a directory of fetched sets; for files name the tiers with --tier");
     std::string report_format;
     if (!opt->report.empty()) {
       const auto ext = std::filesystem::path(opt->report).extension().string();
@@ -128,6 +146,7 @@ void attach_inspect(CLI::App& sub, Io& io) {
       request.ccs = opt->ccs;
       request.tiers = opt->tiers;
       request.driver = opt->driver;
+      request.set_tiers = opt->all_tiers ? app::SetTiers::every : app::SetTiers::own;
       if (!opt->tiers.empty() || !opt->file.empty()) request.config = site::locate_config(opt->file);
       request.exact = opt->exact;
       request.threads = opt->threads;

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/cli/coverage_sets.hpp"
 #include "orchestrator/cli/render.hpp"
 #include "orchestrator/cli/table.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -57,8 +58,27 @@ std::string pad(std::string text, std::size_t width) {
   return text;
 }
 
+// "none (driver)" when the driver, not the code, makes it none.
+std::string verdict_text(const CoverageCell& c) {
+  return c.cause == app::Cause::driver ? c.label() + " (driver)" : c.label();
+}
+
 std::string cell_text(const CoverageCell& c) {
-  return c.decided_by.empty() ? c.label() : c.label() + " " + c.decided_by;
+  return c.decided_by.empty() ? verdict_text(c) : verdict_text(c) + " " + c.decided_by;
+}
+
+// What a cell comes down to, in a few words (the HTML cell's summary).
+std::string cause_hint(const CoverageCell& c) {
+  switch (c.cause) {
+    case app::Cause::driver:
+      return "driver too old";
+    case app::Cause::missing_code:
+      return c.outcome == inspect::Outcome::partial ? "some kernels lack code" : "no kernel image";
+    case app::Cause::jit:
+      return "JIT at first load";
+    default:
+      return {};
+  }
 }
 
 std::string counts(const app::CoverageTier& t) {
@@ -74,12 +94,23 @@ std::string html_escape(std::string_view text) {
   std::string out;
   for (char ch : util::utf8_escaped(text)) {
     switch (ch) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += ch;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += ch;
     }
   }
   return out;
@@ -151,9 +182,9 @@ std::string bom_version(const inspect::Component& c) {
 }  // namespace
 
 std::string coverage_text(const ImageReport& r, bool colour) {
-  std::string out = summary_line(r) + "\n";
+  std::string out = summary_line(r) + "\n" + sets_text(r);
   for (const auto& tier : r.tiers) {
-    out += "\n" + util::printable(tier.name) + " (" + driver_text(tier.driver) + "): " + counts(tier) + "\n";
+    out += "\n" + util::printable(table_title(r, tier)) + " (" + driver_text(tier.driver) + "): " + counts(tier) + "\n";
     std::size_t path_width = 7;
     for (const auto& row : tier.rows) path_width = std::max(path_width, display_width(util::printable(row.path)));
     std::vector<std::size_t> widths;
@@ -181,13 +212,14 @@ std::string coverage_text(const ImageReport& r, bool colour) {
     for (const auto& row : tier.rows)
       for (const auto& c : row.cells)
         if (c.outcome != inspect::Outcome::native && !c.why.empty() &&
-            std::find(reasons.begin(), reasons.end(), c.label() + ": " + c.why) == reasons.end())
-          reasons.push_back(c.label() + ": " + c.why);
+            std::find(reasons.begin(), reasons.end(), verdict_text(c) + ": " + c.why) == reasons.end())
+          reasons.push_back(verdict_text(c) + ": " + c.why);
     constexpr std::size_t k_reasons = 6;
     for (std::size_t i = 0; i < reasons.size() && i < k_reasons; ++i)
       out += "  - " + util::printable(reasons[i]) + "\n";
     if (reasons.size() > k_reasons)
-      out += "  - and " + std::to_string(reasons.size() - k_reasons) + " more reasons (--json or --report say each cell's)\n";
+      out += "  - and " + std::to_string(reasons.size() - k_reasons) +
+             " more reasons (--json or --report say each cell's)\n";
   }
   if (!r.bom.empty()) {
     out += "\nCUDA components bundled:\n";
@@ -220,13 +252,19 @@ std::string coverage_json(const ImageReport& r) {
       json cells = json::array();
       for (std::size_t i = 0; i < row.cells.size(); ++i) {
         const auto& c = row.cells[i];
-        cells.push_back({{"gpu", s(tier.gpus[i].label)}, {"verdict", c.label()}, {"decided_by", c.decided_by},
+        cells.push_back({{"gpu", s(tier.gpus[i].label)},
+                         {"verdict", c.label()},
+                         {"cause", app::cause_name(c.cause)},
+                         {"decided_by", c.decided_by},
                          {"why", s(c.why)}});
       }
-      rows.push_back({{"path", s(row.path)}, {"sass", util::split_any(row.sass, " ")}, {"ptx", util::split_any(row.ptx, " ")},
+      rows.push_back({{"path", s(row.path)},
+                      {"sass", util::split_any(row.sass, " ")},
+                      {"ptx", util::split_any(row.ptx, " ")},
                       {"cells", cells}});
     }
     tiers.push_back({{"name", s(tier.name)},
+                     {"set", tier.set ? json(s(r.sets[*tier.set].dir)) : json(nullptr)},
                      {"driver", tier.driver ? json(tier.driver->str()) : json(nullptr)},
                      {"gpus", gpus},
                      {"rows", rows}});
@@ -235,15 +273,23 @@ std::string coverage_json(const ImageReport& r) {
   for (const auto& c : r.bom) {
     json files = json::array();
     for (const auto& f : c.files) files.push_back(s(f));
-    bom.push_back({{"component", c.key}, {"name", c.name}, {"version", s(c.version)}, {"source", s(c.source)},
-                   {"built_with", c.built_with}, {"files", files}, {"warning", c.warning}, {"note", c.note}});
+    bom.push_back({{"component", c.key},
+                   {"name", c.name},
+                   {"version", s(c.version)},
+                   {"source", s(c.source)},
+                   {"built_with", c.built_with},
+                   {"files", files},
+                   {"warning", c.warning},
+                   {"note", c.note}});
   }
   json runtime = json::array();
   for (const auto& n : r.runtime) {
     json files = json::array();
     for (const auto& f : n.files) files.push_back(s(f));
-    runtime.push_back({{"major", n.major}, {"bundled", s(n.bundled)},
-                       {"min_driver", n.min_driver ? json(n.min_driver->str()) : json(nullptr)}, {"files", files}});
+    runtime.push_back({{"major", n.major},
+                       {"bundled", s(n.bundled)},
+                       {"min_driver", n.min_driver ? json(n.min_driver->str()) : json(nullptr)},
+                       {"files", files}});
   }
   json missing = json::array();
   for (const auto& n : r.missing) {
@@ -264,6 +310,8 @@ std::string coverage_json(const ImageReport& r) {
                     {"layers", r.image.content.layers},
                     {"layer_bytes", r.image.content.layer_bytes},
                     {"seconds", r.image.seconds},
+                    {"judged", r.sets.empty() ? "every-tier" : "per-set"},
+                    {"sets", sets_json(r)},
                     {"tiers", tiers},
                     {"bom", bom},
                     {"runtime", runtime},
@@ -290,40 +338,75 @@ th.lib{text-align:left;font-weight:normal;max-width:520px;word-break:break-all}
 th.lib small{color:#57606a}
 td.cell{text-align:center;min-width:88px;font-weight:600}
 td.cell small{display:block;font-weight:normal}
-td.cell .why{display:-webkit-box;-webkit-line-clamp:2;-webkit-box-orient:vertical;overflow:hidden;font-weight:normal;font-size:11px;max-width:240px;text-align:left;color:#24292f}
+td.cell summary{cursor:pointer}
+td.cell .why{font-weight:normal;font-size:11px;max-width:320px;text-align:left;color:#24292f;margin-top:4px;overflow-wrap:anywhere}
 .v-native{background:#b7ebc6}.v-jit{background:#fbe29a}.v-none{background:#f7a8a8}
 .v-partial{background:#e3c2f3}.v-run-time{background:#b9e3f4}.v-link,.v-no-kernels{background:#e6e6e6}
-.legend span{display:inline-block;padding:2px 8px;margin-right:6px;border:1px solid #d0d7de}
+.c-driver{background:#f9c98f}
+.legend span{display:inline-block;padding:2px 8px;margin:0 6px 4px 0;border:1px solid #d0d7de}
 ul.warn li{color:#9a6700}
 </style></head><body>
 )";
   h += "<h1>Will it run? GPU coverage of <code>" + html_escape(r.image.source) + "</code></h1>\n";
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.1f", r.image.seconds);
-  h += "<p class=\"meta\">" + (r.image.identity.empty() ? std::string() : "<code>" + html_escape(r.image.identity) +
-                                                                              "</code> &middot; ");
+  h += "<p class=\"meta\">" +
+       (r.image.identity.empty() ? std::string() : "<code>" + html_escape(r.image.identity) + "</code> &middot; ");
   if (r.image.content.layers > 0)
     h += std::to_string(r.image.content.layers) + " layers, " + util::human_size(r.image.content.layer_bytes) +
          " read in " + seconds + " s &middot; ";
   h += std::to_string(r.image.content.files.size()) + " files with device code or a CUDA runtime</p>\n";
-  h += "<p class=\"legend\"><span class=\"v-native\">native: a cubin the GPU loads</span><span class=\"v-jit\">jit: "
-       "only PTX, compiled at first load</span><span class=\"v-none\">none: no kernel image for this GPU</span>"
-       "<span class=\"v-partial\">partial: some kernels only</span><span class=\"v-run-time\">run-time: the library "
-       "builds its kernels when it runs</span></p>\n";
+  // The causes apart: the code the GPU loads, the JIT, the driver, code missing.
+  h += "<p class=\"legend\"><span class=\"v-native\" data-cause=\"runs\">native: a cubin the GPU loads</span>"
+       "<span class=\"v-jit\" data-cause=\"jit\">jit: only PTX, which the driver compiles at first load (JIT)</span>"
+       "<span class=\"v-none c-driver\" data-cause=\"driver\">none (driver): the code is there, but the driver is "
+       "too old for its PTX (error 222) or its CUDA runtime (error 35): a newer driver runs it</span>"
+       "<span class=\"v-none\" data-cause=\"missing-code\">none: no kernel image for this GPU (error 209): the "
+       "file lacks its SASS and PTX</span>"
+       "<span class=\"v-partial\" data-cause=\"missing-code\">partial: some kernels lack code for this GPU</span>"
+       "<span class=\"v-run-time\" data-cause=\"other\">run-time: the library builds its kernels when it runs</span>"
+       "<br>Click a cell for the whole reason.</p>\n";
+  if (!r.sets.empty()) {
+    h += "<h2>" + std::to_string(r.sets.size()) + (r.sets.size() == 1 ? " fetched set, " : " fetched sets, ") +
+         html_escape(k_per_set) +
+         "</h2>\n<table class=\"sets\"><thead><tr><th>set</th><th>recipe</th>"
+         "<th>manifest</th><th>result</th><th>judged against</th></tr></thead><tbody>\n";
+    for (std::size_t i = 0; i < r.sets.size(); ++i) {
+      const auto& set = r.sets[i];
+      std::string against = html_escape(tier_from_text(r, set));
+      if (!set.added_since.empty())
+        against += "<br><small>" + html_escape(set.judged->name) +
+                   " in the configuration has GPUs the set was not built for: " +
+                   html_escape(util::join(set.added_since, ", ")) + "</small>";
+      h += "<tr data-set=\"" + html_escape(set.dir) + "\"><td><code>" + html_escape(set.dir) + "</code></td><td>" +
+           html_escape(set.recipe) + "</td><td><code>" + html_escape(set_manifest(set)) + "</code></td><td>" +
+           html_escape(set_result(r, i)) + "</td><td>" + against + "</td></tr>\n";
+    }
+    h += "</tbody></table>\n";
+  }
   for (const auto& tier : r.tiers) {
-    h += "<h2>" + html_escape(tier.name) + " <small>(" + html_escape(driver_text(tier.driver)) + "): " +
-         counts(tier) + "</small></h2>\n";
-    h += "<table class=\"grid\" data-tier=\"" + html_escape(tier.name) + "\"><thead><tr><th>library</th>";
+    h += "<h2>" + html_escape(table_title(r, tier)) + " <small>(" + html_escape(driver_text(tier.driver)) +
+         "): " + counts(tier) + "</small></h2>\n";
+    h += "<table class=\"grid\" data-tier=\"" + html_escape(tier.name) + "\"" +
+         (tier.set ? " data-set=\"" + html_escape(r.sets[*tier.set].dir) + "\"" : std::string()) +
+         "><thead><tr><th>library</th>";
     for (const auto& g : tier.gpus) h += "<th>" + html_escape(gpu_heading(g)) + "</th>";
     h += "</tr></thead><tbody>\n";
     for (const auto& row : tier.rows) {
       h += "<tr><th class=\"lib\">" + html_escape(row.path) + "<br><small>" + html_escape(row.sass) +
            (row.ptx.empty() ? "" : " &middot; " + html_escape(row.ptx)) + "</small></th>";
+      // The whole reason, shown on a click on the cell (<details>: no script).
       for (const auto& c : row.cells) {
         const std::string label = c.label();
-        h += "<td class=\"cell v-" + label + "\" data-verdict=\"" + label + "\" title=\"" + html_escape(c.why) +
-             "\">" + label + (c.decided_by.empty() ? "" : "<small>" + html_escape(c.decided_by) + "</small>") +
-             "<span class=\"why\">" + html_escape(c.why) + "</span></td>";
+        const std::string cause(app::cause_name(c.cause));
+        const std::string hint = c.decided_by.empty() ? cause_hint(c) : c.decided_by;
+        const std::string summary = label + (hint.empty() ? "" : "<small>" + html_escape(hint) + "</small>");
+        h += "<td class=\"cell v-" + label + " c-" + cause + "\" data-verdict=\"" + label + "\" data-cause=\"" + cause +
+             "\" title=\"" + html_escape(c.why) + "\">" +
+             (c.why.empty() ? summary
+                            : "<details><summary>" + summary + "</summary><div class=\"why\">" + html_escape(c.why) +
+                                  "</div></details>") +
+             "</td>";
       }
       h += "</tr>\n";
     }
@@ -366,8 +449,22 @@ std::string coverage_markdown(const ImageReport& r) {
   m += summary_line(r).substr(summary_line(r).find('\n') + 1) + "\n";
   static const std::map<std::string, std::string> mark = {
       {"native", "🟢"}, {"jit", "🟡"}, {"none", "🔴"}, {"partial", "🟣"}, {"run-time", "🔵"}};
+  m += "\n🟢 native · 🟡 jit: only PTX, compiled at first load · 🟠 none (driver): the driver is too old for "
+       "the "
+       "code · 🔴 none: no kernel image for the GPU · 🟣 partial · 🔵 run-time: the library builds its "
+       "kernels\n";
+  if (!r.sets.empty()) {
+    m += "\n#### " + std::to_string(r.sets.size()) + (r.sets.size() == 1 ? " fetched set, " : " fetched sets, ") +
+         md_escape(k_per_set) + "\n\n| set | recipe | manifest | result | judged against |\n|---|---|---|---|---|\n";
+    for (std::size_t i = 0; i < r.sets.size(); ++i) {
+      const auto& set = r.sets[i];
+      m += "| " + md_code(set.dir, true) + " | " + md_escape(set.recipe) + " | " + md_code(set_manifest(set), true) +
+           " | " + set_result(r, i) + " | " + md_escape(tier_from_text(r, set)) + " |\n";
+    }
+  }
   for (const auto& tier : r.tiers) {
-    m += "\n#### " + md_escape(tier.name) + " (" + md_escape(driver_text(tier.driver)) + "): " + counts(tier) + "\n\n";
+    m += "\n#### " + md_escape(table_title(r, tier)) + " (" + md_escape(driver_text(tier.driver)) +
+         "): " + counts(tier) + "\n\n";
     m += "| library |";
     for (const auto& g : tier.gpus) m += " " + md_escape(gpu_heading(g)) + " |";
     m += "\n|---|";
@@ -378,12 +475,12 @@ std::string coverage_markdown(const ImageReport& r) {
       m += "| " + md_code(row.path, true) + " |";
       for (std::size_t i = 0; i < row.cells.size(); ++i) {
         const auto& c = row.cells[i];
-        const auto it = mark.find(c.label());
-        m += " " + (it == mark.end() ? std::string() : it->second + " ") + c.label() +
-             (c.decided_by.empty() ? "" : " " + c.decided_by) + " |";
+        const auto it = c.cause == app::Cause::driver ? mark.end() : mark.find(c.label());
+        const std::string sign = c.cause == app::Cause::driver ? "🟠 " : it == mark.end() ? "" : it->second + " ";
+        m += " " + sign + cell_text(c) + " |";
         if (c.label() != "native")
           notes.push_back(md_code(row.path, false) + " on " + md_escape(gpu_heading(tier.gpus[i])) + ": " +
-                          md_escape(c.why));
+                          md_escape(verdict_text(c)) + ": " + md_escape(c.why));
       }
       m += "\n";
     }
@@ -394,7 +491,8 @@ std::string coverage_markdown(const ImageReport& r) {
     }
   }
   if (!r.bom.empty()) {
-    m += "\n#### CUDA components bundled\n\n| component | version | from | device code built with |\n|---|---|---|---|\n";
+    m += "\n#### CUDA components bundled\n\n| component | version | from | device code built with "
+         "|\n|---|---|---|---|\n";
     for (const auto& c : r.bom)
       m += "| " + md_escape(c.name) + " | " + md_escape(bom_version(c)) + " | " + md_escape(c.source) + " | " +
            md_escape(c.built_with) + " |\n";
@@ -447,8 +545,7 @@ void emit(Io& io, const ImageReport& report, Format format, bool colour) {
     for (const auto& w : report.warnings)
       io.err << util::Diagnostic{.severity = util::Severity::warning, .message = util::printable(w)}.render();
   }
-  for (const auto& d : report.damaged)
-    io.err << util::Diagnostic{.message = util::printable(d)}.render();
+  for (const auto& d : report.damaged) io.err << util::Diagnostic{.message = util::printable(d)}.render();
   io.exit_code = report.exit_code;
 }
 

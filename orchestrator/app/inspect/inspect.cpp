@@ -62,9 +62,7 @@ void add_tier_targets(const InspectRequest& request, std::vector<TargetGpu>& tar
                                   .suggestion = util::did_you_mean(name, names)});
       continue;
     }
-    for (const auto& g : tier->gpus) {
-      targets.push_back({tier->name + ": " + g.label(), g.cc, tier->driver, tier->name, g.given_as_cc ? "" : g.name});
-    }
+    std::ranges::move(tier_targets(*tier), std::back_inserter(targets));
   }
   if (!errors.empty()) throw util::Failure(ExitCode::bad_input, std::move(errors));
 }
@@ -112,6 +110,14 @@ std::vector<TargetGpu> resolve_targets(const InspectRequest& request) {
   if (driver)
     for (auto& t : targets) t.driver = driver;
   return targets;
+}
+
+std::vector<TargetGpu> tier_targets(const recipe::Tier& tier, const std::optional<util::Version>& driver) {
+  std::vector<TargetGpu> out;
+  for (const auto& g : tier.gpus)
+    out.push_back(
+        {tier.name + ": " + g.label(), g.cc, driver ? driver : tier.driver, tier.name, g.given_as_cc ? "" : g.name});
+  return out;
 }
 
 std::vector<LeafVerdicts> judge_all(const std::vector<FileReport>& reports, const std::vector<TargetGpu>& targets) {

@@ -18,12 +18,17 @@
 #include "orchestrator/inspect/inspection.hpp"
 #include "orchestrator/inspect/listing.hpp"
 #include "orchestrator/inspect/verdict.hpp"
+#include "orchestrator/recipe/config.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
 
 enum class InspectMode { report, list };
+
+// Which tiers a directory of fetched sets is judged against (app/inspect/
+// fetched_sets.hpp): each set its own tier, or every file every tier.
+enum class SetTiers { own, every };
 
 struct InspectRequest {
   std::vector<std::filesystem::path> paths;
@@ -34,6 +39,8 @@ struct InspectRequest {
   std::vector<std::string> tiers;  // --tier: names in `config`
   std::filesystem::path config;    // orchestrate.yaml, read only for --tier
   std::string driver;              // --driver: judge PTX and the runtime against it (overrides a tier's)
+  // --all-tiers: SetTiers::every (an image or a directory only).
+  SetTiers set_tiers = SetTiers::own;
   bool json = false;
   bool exact = false;
   unsigned threads = 0;  // 0 = hardware concurrency
@@ -56,6 +63,9 @@ struct FileVerdict {
 
 // The GPUs of --gpu, --cc and --tier, in that order; throws as inspect() does.
 std::vector<TargetGpu> resolve_targets(const InspectRequest& request);
+
+// The GPUs of one tier, judged with its driver: (or `driver`, --driver's).
+std::vector<TargetGpu> tier_targets(const recipe::Tier& tier, const std::optional<util::Version>& driver = {});
 
 // Verdicts for every file or member that holds device code itself (a leaf:
 // an ELF, cubin or fatbin, not the archive around it), in report order.
@@ -84,7 +94,7 @@ struct InspectReport {
   // Per file (as `files`): the CUDA libraries it links (members included)
   // that none of the files given carries: what a node must provide.
   std::vector<std::vector<inspect::LinkedLibrary>> needs;
-  std::vector<std::string> warnings;   // raw text: names as the files gave them
+  std::vector<std::string> warnings;  // raw text: names as the files gave them
   std::vector<util::Diagnostic> problems;
   util::ExitCode exit_code = util::ExitCode::ok;
 };

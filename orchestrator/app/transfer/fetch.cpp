@@ -8,6 +8,7 @@
 #include "orchestrator/cache/current.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/cache/pack.hpp"
+#include "orchestrator/cache/set_record.hpp"
 #include "orchestrator/cache/signed_files.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
 #include "orchestrator/site/config_path.hpp"
@@ -154,6 +155,24 @@ void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache:
   if (!placed) fail_writing(placed.error(), entry.manifest, dir);
 }
 
+// DIR/.orchestrate/set.v1: the signed manifest beside the files, so that
+// DIR says which set it is (inspect judges it against its own tier). The
+// files are fetched either way: a record that cannot be written is a warning.
+void record_set(const cache::Store& store, const cache::IndexEntry& entry, const fs::path& dir,
+                std::vector<util::Diagnostic>& warnings) {
+  auto bytes = store.read_blob(entry.manifest);
+  std::optional<std::string> signature;
+  if (bytes && entry.signature) {
+    auto text = store.read_blob(*entry.signature);
+    if (text) signature = std::move(*text);
+  }
+  auto written = bytes ? cache::write_set_record(dir, *bytes, signature) : std::unexpected(bytes.error());
+  if (!written)
+    warnings.push_back({.severity = util::Severity::warning,
+                        .message = dir.string() + " does not record which set it holds (" + written.error().message +
+                                   "): 'orchestrate inspect' judges it as plain files"});
+}
+
 // Removes DIR, written by a pull, when the command fails after it.
 struct DirGuard {
   fs::path dir;
@@ -255,6 +274,7 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
 
   if (!written) write_dir(store, *entry, loaded->manifest, dir);
   guard.armed = false;
+  record_set(store, *entry, dir, result.warnings);
   result.digest_ok = true;
   for (const auto& f : loaded->manifest.files)
     result.files.push_back(
