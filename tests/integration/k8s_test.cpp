@@ -27,6 +27,8 @@
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <chrono>
+#include <thread>
 #include <tuple>
 
 #include "orchestrator/app/cluster/k8s.hpp"
@@ -35,6 +37,10 @@
 #include "orchestrator/app/images/images_push.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/current.hpp"
+#include "orchestrator/cache/signing.hpp"
+#include "orchestrator/app/smoke/smoke_attest.hpp"
+#include "orchestrator/site/config_path.hpp"
+#include "orchestrator/util/strings.hpp"
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/engine/archive.hpp"
 #include "orchestrator/engine/docker.hpp"
@@ -190,6 +196,38 @@ TEST(K8sRender, JobsAreValidBatchV1AndSmokeJobsLandOnlyWhereTheSetRuns) {
   const app::K8sRender again = app::k8s_render(request);
   EXPECT_TRUE(again.shipped.empty());
   EXPECT_EQ(again.jobs[0].source, render.jobs[0].source);
+
+  // A newer set by time that is not current (the built set attested, then
+  // the built one made current again, as `promote` does): the smoke Jobs
+  // still test the current set, and a note says so.
+  {
+    auto store = cache::Store::open(dir.path() / "store");
+    ASSERT_TRUE(store) << store.error().message;
+    const digest::Digest built_set = *built.builds[0].manifest;
+    const auto config = site::load_config_file(dir.path() / "orchestrate.yaml", true);
+    auto key = cache::SigningKey::generate();
+    ASSERT_TRUE(key) << key.error().message;
+    smoke::SmokeResult result;
+    result.driver_version = "580.159.04";
+    smoke::GpuResult gpu;
+    gpu.name = "NVIDIA H100";
+    gpu.cc = *arch::ComputeCapability::parse("9.0");
+    result.gpus.push_back(gpu);
+    std::this_thread::sleep_for(std::chrono::milliseconds(1100));  // sets are dated in whole seconds
+    const digest::Digest attested =
+        app::attest_artifact_set(*store, app::resolve_artifact_set(*store, built_set.to_string()), result,
+                                 *config->find_tier("mixed"), {.host = "node-a", .key = *key});
+    ASSERT_TRUE(cache::write_current(*store, "lib", "mixed", built_set));
+    const app::K8sRender older = app::k8s_render(request);
+    bool noted = false;
+    for (const auto& note : older.notes)
+      noted = noted || note.find("smoke lib/mixed tests the current set " + built_set.to_string() +
+                                 "; a newer set by time, " + attested.to_string() + ", is not current") !=
+                           std::string::npos;
+    EXPECT_TRUE(noted) << util::join(older.notes, "\n");
+    ASSERT_EQ(older.jobs.size(), 3u);
+    EXPECT_NE(older.yaml.find(built_set.to_string()), std::string::npos) << "the smoke Jobs test the current set";
+  }
 
   // The snapshot, checked as a Job checks it: by a key nobody trusts, refused.
   const auto snapshot = *digest::Digest::parse(render.jobs[0].source);

@@ -34,13 +34,19 @@ constexpr const char* k_bin_dir = "/opt/orchestrate/bin";
 
 // The current set of a pair here (cache/current.hpp), with its manifest (read back and
 // its digests re-checked by cache::load_artifact_set).
+// `notes` gets a line when a verified set newer by time is not the current one.
 std::optional<std::pair<std::string, cache::Manifest>> newest_set(cache::Store& store, const std::string& recipe,
-                                                                  const std::string& tier) {
-  auto entry = cache::current_verified(store, recipe, tier);
-  if (!entry || !*entry) return std::nullopt;
-  auto loaded = cache::load_artifact_set(store, **entry, cache::TrustedKeys{});
+                                                                  const std::string& tier, std::vector<std::string>& notes) {
+  auto current = cache::current_set(store, recipe, tier);
+  if (!current || !current->entry) return std::nullopt;
+  auto loaded = cache::load_artifact_set(store, *current->entry, cache::TrustedKeys{});
   if (!loaded) return std::nullopt;
-  return std::pair{(*entry)->manifest.to_string(), std::move(loaded->manifest)};
+  if (current->newer)
+    notes.push_back("smoke " + recipe + "/" + tier + " tests the current set " + current->entry->manifest.to_string() +
+                    "; a newer set by time, " + current->newer->manifest.to_string() +
+                    ", is not current ('orchestrate promote " + recipe + " --tier " + tier + " --digest " +
+                    current->newer->manifest.to_string() + "' makes it so)");
+  return std::pair{current->entry->manifest.to_string(), std::move(loaded->manifest)};
 }
 
 std::vector<arch::ComputeCapability> parse_ccs(const std::vector<std::string>& names) {
@@ -247,7 +253,7 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
     }
     if (request.only == K8sOnly::build) continue;
     std::optional<std::pair<std::string, cache::Manifest>> set;
-    if (store) set = newest_set(*store, recipe, tier.name);
+    if (store) set = newest_set(*store, recipe, tier.name, out.notes);
     if (!set) {
       out.notes.push_back("no smoke Job for " + recipe + "/" + tier.name +
                           ": no verified set of it here (build it, or pull it, then render again)");

@@ -10,6 +10,7 @@
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/site/remote.hpp"
 #include "orchestrator/site/trust.hpp"
+#include "orchestrator/util/env.hpp"
 
 namespace orc::app::doctor_detail {
 
@@ -30,7 +31,7 @@ std::string refused(const registry::Error& e, bool has_credentials, const std::s
 void check_remote(SiteContext& site) {
   std::optional<site::RemoteChoice> remote;
   try {
-    remote = site::choose_remote(std::getenv("ORCHESTRATE_REMOTE"), site.config.get());
+    remote = site::choose_remote(util::env_value("ORCHESTRATE_REMOTE").c_str(), site.config.get());
   } catch (const util::Failure& failure) {
     site.add(CheckId::remote, "ORCHESTRATE_REMOTE", CheckStatus::fail, failure_words(failure));
     return;
