@@ -1,6 +1,8 @@
 // DockerClient: the container calls.
 #include <fcntl.h>
 
+#include <algorithm>
+
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/engine/docker.hpp"
@@ -37,6 +39,17 @@ std::expected<std::string, Error> bind_string(const Mount& m) {
 }
 
 json ulimit(const char* name, std::uint64_t value) { return json{{"Name", name}, {"Soft", value}, {"Hard", value}}; }
+
+// The "message" of the engine's JSON error object, else the text itself on
+// one line (it may have been cut at LogDemuxer::k_engine_error_max).
+std::string engine_error_message(const std::string& text) {
+  const json parsed = json::parse(text, nullptr, false);
+  if (parsed.is_object() && parsed.contains("message") && parsed["message"].is_string())
+    return parsed["message"].get<std::string>();
+  std::string line = text;
+  std::replace_if(line.begin(), line.end(), [](char c) { return c == '\n' || c == '\r'; }, ' ');
+  return line;
+}
 
 // Feeds the log stream to a demuxer, stopping at the first bad frame.
 class LogStreamSink final : public net::BodySink {
@@ -149,6 +162,10 @@ std::expected<void, Error> DockerClient::follow_logs(std::string_view id, bool t
                        .cancel = cancel};
   LogStreamSink sink(log, tty ? LogDemuxer::Mode::raw : LogDemuxer::Mode::multiplexed);
   auto response = call(std::move(request), doing, &sink);
+  if (const std::string& text = sink.demuxer().engine_error(); !text.empty())
+    return std::unexpected(Error{.kind = ErrorKind::protocol,
+                                 .message = doing + ": the engine broke off the stream with an error of its own: " +
+                                            engine_error_message(text)});
   if (!sink.error().empty())
     return std::unexpected(Error{.kind = ErrorKind::protocol, .message = doing + ": " + sink.error()});
   if (!response) return std::unexpected(response.error());

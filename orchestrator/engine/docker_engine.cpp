@@ -1,6 +1,8 @@
 #include "orchestrator/engine/docker_engine.hpp"
 
+#include <algorithm>
 #include <condition_variable>
+#include <cstdint>
 #include <mutex>
 #include <optional>
 #include <thread>
@@ -73,6 +75,35 @@ class WatchedSink final : public LogSink {
   std::atomic<bool>& m_stop;
   std::atomic<std::chrono::steady_clock::rep> m_last{std::chrono::steady_clock::now().time_since_epoch().count()};
 };
+
+// Podman can break off a followed log stream (it writes its error where a
+// frame belongs) while the container's stored log stays whole. Following
+// again replays that log from its start: the bytes already passed on are
+// dropped, so the build log has each byte once.
+class ReplaySink final : public LogSink {
+ public:
+  explicit ReplaySink(LogSink& inner) : m_inner(inner) {}
+  void on_output(OutputStream stream, std::string_view bytes) override {
+    if (m_seen < m_delivered) {
+      const std::uint64_t skip = std::min<std::uint64_t>(m_delivered - m_seen, bytes.size());
+      m_seen += skip;
+      bytes.remove_prefix(static_cast<std::size_t>(skip));
+    }
+    if (bytes.empty()) return;
+    m_seen += bytes.size();
+    m_delivered = m_seen;
+    m_inner.on_output(stream, bytes);
+  }
+  void replay() { m_seen = 0; }
+  std::uint64_t delivered() const { return m_delivered; }
+
+ private:
+  LogSink& m_inner;
+  std::uint64_t m_delivered = 0;
+  std::uint64_t m_seen = 0;
+};
+
+constexpr int k_follow_attempts = 3;
 
 bool has_stopped(std::string_view status) { return status == "exited" || status == "dead" || status == "stopped"; }
 
@@ -162,7 +193,18 @@ std::expected<RunResult, Error> DockerEngine::run(const BuildSpec& spec, LogSink
 
   // Following the logs returns when the container's output ends, which is
   // when it exits; waiting afterwards then answers at once.
-  auto followed = follow(*id, spec.tty, log, cancel);
+  ReplaySink replay(log);
+  auto followed = follow(*id, spec.tty, replay, cancel);
+  for (int attempt = 1; attempt < k_follow_attempts && !followed && followed.error().kind == ErrorKind::protocol &&
+                        !is_cancelled();
+       ++attempt) {
+    const std::string note = "orchestrate: " + followed.error().message + "; following the output again after byte " +
+                             std::to_string(replay.delivered()) + "\n";
+    log.on_output(OutputStream::err, note);
+    std::this_thread::sleep_for(std::chrono::milliseconds(200 * attempt));
+    replay.replay();
+    followed = follow(*id, spec.tty, replay, cancel);
+  }
   if (!followed && followed.error().kind != ErrorKind::cancelled) return std::unexpected(during_run(followed.error()));
   std::expected<int, Error> exit_code =
       followed ? m_client.wait_container(*id, cancel) : std::unexpected(followed.error());

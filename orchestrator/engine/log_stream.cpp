@@ -14,6 +14,12 @@ bool looks_like_header(const char* h) {
 
 std::expected<void, std::string> LogDemuxer::take_header() {
   const auto* h = reinterpret_cast<const unsigned char*>(m_header);
+  if (m_header[0] == '{') {
+    m_in_engine_error = true;
+    m_engine_error.assign(m_header, sizeof m_header);
+    m_header_fill = 0;
+    return {};
+  }
   if (!looks_like_header(m_header))
     return std::unexpected("log stream: bad frame header (stream byte " + std::to_string(h[0]) + ")");
   // stdin (0) only appears when attached with stdin; the engine's own error
@@ -27,6 +33,11 @@ std::expected<void, std::string> LogDemuxer::take_header() {
 
 std::expected<void, std::string> LogDemuxer::feed(std::string_view bytes) {
   while (!bytes.empty()) {
+    if (m_in_engine_error) {
+      const std::size_t room = k_engine_error_max - std::min(k_engine_error_max, m_engine_error.size());
+      m_engine_error.append(bytes.substr(0, room));
+      return {};
+    }
     if (m_mode == Mode::raw) {
       m_sink.on_output(OutputStream::out, bytes);
       return {};
@@ -63,6 +74,7 @@ std::expected<void, std::string> LogDemuxer::finish() {
     m_header_fill = 0;
     return {};
   }
+  if (m_in_engine_error) return std::unexpected("log stream: the engine wrote an error in place of a frame");
   if (m_header_fill > 0) return std::unexpected("log stream: ended inside a frame header");
   if (m_payload_left > 0)
     return std::unexpected("log stream: ended inside a frame (" + std::to_string(m_payload_left) +

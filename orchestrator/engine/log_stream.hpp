@@ -40,6 +40,11 @@ class LogDemuxer {
     detect,       // decide from the first 8 bytes: a valid frame header, or raw
   };
 
+  // Podman answers 200, then may fail and write its JSON error object where
+  // the next frame header belongs; that text is kept (up to this many bytes)
+  // instead of being taken for a frame.
+  static constexpr std::size_t k_engine_error_max = 4096;
+
   LogDemuxer(LogSink& sink, Mode mode) : m_sink(sink), m_mode(mode) {}
 
   // Feeds the next bytes of the stream. An error means the stream is not
@@ -50,6 +55,9 @@ class LogDemuxer {
   std::expected<void, std::string> finish();
 
   std::uint64_t frames() const { return m_frames; }
+  // The engine's own error text written into the stream ('{' where a frame
+  // header belongs), empty when there was none.
+  const std::string& engine_error() const { return m_engine_error; }
 
  private:
   std::expected<void, std::string> take_header();
@@ -61,6 +69,8 @@ class LogDemuxer {
   std::uint32_t m_payload_left = 0;
   OutputStream m_current = OutputStream::out;
   std::uint64_t m_frames = 0;
+  bool m_in_engine_error = false;
+  std::string m_engine_error;
 };
 
 }  // namespace orc::engine

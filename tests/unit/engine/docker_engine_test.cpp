@@ -70,6 +70,44 @@ TEST(DockerEngine, RunsCreateStartFollowWaitRemove) {
   EXPECT_EQ(f.engine.name(), "docker");
 }
 
+// Podman 4.3 answers 200 and then, when inspecting the container fails,
+// writes its JSON error where the next frame belongs (CI saw it once with
+// `false` as the step). The stored log is whole: following again replays
+// it, and each byte reaches the build log once.
+TEST(DockerEngine, AStreamTheEngineBreaksOffIsFollowedAgainWithoutRepeats) {
+  const std::string podman_error = R"({"cause":"no such container","message":"failed to obtain logs","response":500})";
+  auto f = engine_with({created(), started(), answer("GET", k_logs, 200, frame(1, "one\n") + podman_error),
+                        answer("GET", k_logs, 200, frame(1, "one\n") + frame(2, "two\n") + frame(1, "three\n")),
+                        answer("POST", "/v1.41/containers/c1/wait", 200, R"({"StatusCode":1,"Error":null})"),
+                        removed()});
+  CollectingLog log;
+  auto result = f.engine.run(BuildSpec{.image = "orc/base:1", .argv = {"false"}}, log);
+  ASSERT_TRUE(result) << result.error().message;
+  EXPECT_EQ(result->exit_code, 1);
+  EXPECT_EQ(log.out, "one\nthree\n");
+  EXPECT_NE(log.err.find("the engine broke off the stream with an error of its own: failed to obtain logs; following "
+                         "the output again after byte 4"),
+            std::string::npos)
+      << log.err;
+  EXPECT_TRUE(log.err.ends_with("two\n")) << log.err;
+  EXPECT_EQ(f.fake->left(), 0u);
+}
+
+// An engine that keeps breaking the stream off is an error after the last
+// attempt, with the engine's own message, and the container is removed.
+TEST(DockerEngine, AStreamBrokenOffAtEveryAttemptIsAnError) {
+  const std::string broken = frame(1, "x") + "{\"message\":\"still failing\"}";
+  auto f = engine_with({created(), started(), answer("GET", k_logs, 200, broken), answer("GET", k_logs, 200, broken),
+                        answer("GET", k_logs, 200, broken), removed()});
+  CollectingLog log;
+  auto result = f.engine.run(BuildSpec{.image = "orc/base:1"}, log);
+  ASSERT_FALSE(result);
+  EXPECT_EQ(result.error().kind, ErrorKind::protocol);
+  EXPECT_NE(result.error().message.find("still failing"), std::string::npos) << result.error().message;
+  EXPECT_EQ(log.out, "x");
+  EXPECT_EQ(f.fake->left(), 0u);
+}
+
 TEST(DockerEngine, NonZeroExitIsAResultNotAnError) {
   auto f =
       engine_with({created(), started(), answer("GET", k_logs, 200),

@@ -35,6 +35,19 @@ TEST(LogDemuxer, SplitsStdoutAndStderr) {
 
 // libcurl hands over whatever the socket read returned, so a header or a
 // payload can be cut at any byte; every cut must give the same result.
+// A JSON object where a header belongs is the engine's error (podman writes
+// one after its 200 when it fails); it is kept, bounded, and is not output.
+TEST(LogDemuxer, TheEnginesErrorInPlaceOfAFrameIsKeptNotPrinted) {
+  CollectingLog log;
+  LogDemuxer demuxer(log, LogDemuxer::Mode::multiplexed);
+  ASSERT_TRUE(demuxer.feed(frame(1, "out\n") + R"({"message":"gone"})"));
+  ASSERT_TRUE(demuxer.feed(std::string(2 * LogDemuxer::k_engine_error_max, ' ')));
+  EXPECT_FALSE(demuxer.finish());
+  EXPECT_EQ(log.out, "out\n");
+  EXPECT_TRUE(demuxer.engine_error().starts_with(R"({"message":"gone"})"));
+  EXPECT_EQ(demuxer.engine_error().size(), LogDemuxer::k_engine_error_max);
+}
+
 TEST(LogDemuxer, FramesSplitAtEveryByteGiveTheSameOutput) {
   const std::string stream = frame(1, "hello ") + frame(2, "oops\n") + frame(1, std::string(300, 'x')) + frame(1, "");
   for (std::size_t cut = 0; cut <= stream.size(); ++cut) {

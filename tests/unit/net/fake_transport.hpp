@@ -72,8 +72,9 @@ class FakeTransport final : public Transport {
       }
     }
     if (!scripted) return play(request, m_handler(request), sink);
-    if (!scripted->method.empty() || !scripted->url.empty())
+    if (!scripted->method.empty() || !scripted->url.empty()) {
       EXPECT_EQ(request.method + " " + request.url, scripted->method + " " + scripted->url);
+    }
     return play(request, std::move(*scripted), sink);
   }
 
