@@ -6,6 +6,7 @@
 #include <chrono>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/engine/progress.hpp"
 #include "orchestrator/engine/temp_file.hpp"
 
@@ -165,20 +166,15 @@ std::expected<ImageInfo, Error> DockerClient::import_image(const std::filesystem
 std::expected<ImageInfo, Error> DockerClient::pull_image(std::string_view ref, LogSink* log,
                                                          const std::atomic<bool>* cancel) {
   const std::string doing = "pulling " + std::string(ref);
-  // repo[:tag] or repo@sha256:...; the tag is the part after the last ':'
-  // that follows the last '/' (a registry's port is not a tag).
-  std::string repo(ref);
-  std::string tag = "latest";
-  if (const auto at = repo.find('@'); at != std::string::npos) {
-    tag = repo.substr(at + 1);
-    repo.resize(at);
-  } else if (const auto colon = repo.rfind(':');
-             colon != std::string::npos && repo.find('/', colon) == std::string::npos) {
-    tag = repo.substr(colon + 1);
-    repo.resize(colon);
-  }
-  if (repo.empty() || tag.empty())
-    return std::unexpected(Error{.kind = ErrorKind::invalid_spec, .message = doing + ": not an image reference"});
+  auto reference = digest::ImageReference::parse(ref);
+  if (!reference)
+    return std::unexpected(Error{.kind = ErrorKind::invalid_spec, .message = doing + ": " + reference.error()});
+  // The engine pulls fromImage at `tag`, which may be a digest.
+  const std::string repo = reference->digest() && reference->tag()
+                               ? reference->repository() + ":" + *reference->tag()
+                               : reference->repository();
+  const std::string tag =
+      reference->digest() ? reference->digest()->to_string() : reference->tag_or_latest();
   // No whole-exchange limit (a multi-gigabyte pull takes what it takes),
   // but a registry that sends nothing for ten minutes fails it.
   net::Request request{

@@ -2,6 +2,7 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/digest/sha256.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/registry/client.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -21,7 +22,7 @@ std::string accept_manifests() {
 }
 
 bool is_reference(std::string_view reference) {
-  return is_valid_tag(reference) || digest::Digest::parse(reference).has_value();
+  return digest::is_valid_tag(reference) || digest::Digest::parse(reference).has_value();
 }
 
 std::unexpected<Error> invalid(std::string message) {
@@ -40,7 +41,7 @@ std::expected<void, Error> read_tag_page(std::string_view body, const std::strin
   if (const auto it = json.find("tags"); it != json.end() && !it->is_null()) {
     if (!it->is_array()) return bad("\"tags\" is not an array");
     for (const auto& tag : *it) {
-      if (!tag.is_string() || !is_valid_tag(tag.get_ref<const std::string&>())) return bad("a tag is not a tag name");
+      if (!tag.is_string() || !digest::is_valid_tag(tag.get_ref<const std::string&>())) return bad("a tag is not a tag name");
       tags.push_back(tag.get<std::string>());
     }
     if (tags.size() > k_max_tags) return bad("more than a million tags");

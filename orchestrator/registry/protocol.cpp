@@ -3,13 +3,12 @@
 #include <charconv>
 #include <nlohmann/json.hpp>
 
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::registry {
 
 namespace {
-
-bool is_lower_alnum(char c) { return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9'); }
 
 std::optional<std::uint64_t> parse_u64(std::string_view text) {
   std::uint64_t value = 0;
@@ -37,36 +36,6 @@ std::string percent_decode(std::string_view text) {
 }
 
 }  // namespace
-
-bool is_valid_repository(std::string_view name) {
-  if (name.empty() || name.size() > 255) return false;
-  for (const auto& component : util::split_any(name, "/")) {
-    // Separators: '.', '_', "__" or any run of '-', each between alnum runs.
-    if (!is_lower_alnum(component.front()) || !is_lower_alnum(component.back())) return false;
-    for (std::size_t i = 0; i < component.size(); ++i) {
-      const char c = component[i];
-      if (is_lower_alnum(c) || c == '-') continue;
-      if (c == '.' && is_lower_alnum(component[i + 1])) continue;
-      if (c == '_' &&
-          (is_lower_alnum(component[i + 1]) || (component[i + 1] == '_' && is_lower_alnum(component[i + 2])))) {
-        if (component[i + 1] == '_') ++i;
-        continue;
-      }
-      return false;
-    }
-  }
-  return name.find("//") == std::string_view::npos && name.front() != '/' && name.back() != '/';
-}
-
-bool is_valid_tag(std::string_view tag) {
-  if (tag.empty() || tag.size() > 128) return false;
-  for (std::size_t i = 0; i < tag.size(); ++i) {
-    const char c = tag[i];
-    const bool word = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
-    if (!word && (i == 0 || (c != '.' && c != '-'))) return false;
-  }
-  return true;
-}
 
 std::expected<Remote, Error> parse_remote(std::string_view url) {
   const auto bad = [&](std::string why) {
@@ -96,7 +65,7 @@ std::expected<Remote, Error> parse_remote(std::string_view url) {
   if (authority.find_first_of("?#") != std::string_view::npos || (remote.credentials && userinfo_has_raw_delimiter))
     return bad("a '?' or '#' before the repository: percent-encode it in a user name or password (%3F, %23)");
   if (repository.find_first_of("?#") != std::string_view::npos) return bad("a query or fragment has no meaning here");
-  if (!is_valid_repository(repository))
+  if (!digest::is_valid_repository(repository))
     return bad("'" + std::string(repository) +
                "' is not a repository name (lower-case letters, digits, '.', '_', '-', separated by '/')");
   remote.origin = scheme + "://" + std::string(authority);

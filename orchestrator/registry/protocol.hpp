@@ -23,12 +23,6 @@ struct Remote {
 };
 std::expected<Remote, Error> parse_remote(std::string_view url);
 
-// The distribution spec's grammar: path components of [a-z0-9] runs joined
-// by '.', '_', '__' or '-'s, separated by '/'; 255 characters at most.
-bool is_valid_repository(std::string_view name);
-// [A-Za-z0-9_][A-Za-z0-9._-]{0,127}
-bool is_valid_tag(std::string_view tag);
-
 // The target of rel="next" in a Link header (RFC 8288), as written.
 std::optional<std::string> next_link(std::string_view link);
 

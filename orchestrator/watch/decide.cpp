@@ -4,6 +4,7 @@
 #include <functional>
 
 #include "orchestrator/compat/toolkits.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/watch/debian.hpp"
 
@@ -147,22 +148,17 @@ std::optional<Policy> parse_policy(std::string_view text) {
 }
 
 util::Version built_release(const util::Version& recorded, std::string_view image) {
-  const auto colon = image.rfind(':');
-  const auto slash = image.rfind('/');
-  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash)) return recorded;
-  const auto tag = parse_cuda_tag(image.substr(colon + 1));
+  const auto reference = digest::ImageReference::parse(image);
+  if (!reference || !reference->tag()) return recorded;
+  const auto tag = parse_cuda_tag(*reference->tag());
   if (tag && tag->toolkit.truncated(2) == recorded.truncated(2)) return tag->toolkit;
   return recorded;
 }
 
 std::string image_key(std::string_view reference) {
-  // A first component with a '.' or ':' (or "localhost") is a registry host.
-  const auto slash = reference.find('/');
-  if (slash != std::string_view::npos) {
-    const std::string_view first = reference.substr(0, slash);
-    if (first.find_first_of(".:") != std::string_view::npos || first == "localhost") reference.remove_prefix(slash + 1);
-  }
-  return std::string(reference);
+  const auto parsed = digest::ImageReference::parse(reference);
+  if (!parsed || parsed->domain().empty()) return std::string(reference);
+  return parsed->to_string().substr(parsed->domain().size() + 1);
 }
 
 Decision decide(const Current& current, const std::vector<Offer>& offers, Policy policy,

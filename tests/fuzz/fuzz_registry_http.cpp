@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/registry/auth.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "tests/fuzz/fuzz_support.hpp"
@@ -32,7 +33,7 @@ void remote(std::string_view text) {
     check(!parsed.error().message.empty());
     return;
   }
-  check(is_valid_repository(parsed->repository));
+  check(digest::is_valid_repository(parsed->repository));
   // A password of a few characters could occur elsewhere in the URL by
   // chance; one of eight or more that survives redaction is a leak.
   const std::string shown = redact_url(text);

@@ -9,6 +9,7 @@
 #include "orchestrator/app/images/images_detail.hpp"
 #include "orchestrator/cache/files.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/engine/docker.hpp"
 #include "orchestrator/engine/image_spool.hpp"
 #include "orchestrator/registry/layout.hpp"
@@ -33,13 +34,12 @@ constexpr std::string_view k_layer_tar = "application/vnd.oci.image.layer.v1.tar
 constexpr std::string_view k_layer_gzip = "application/vnd.oci.image.layer.v1.tar+gzip";
 constexpr std::uint64_t k_max_json = 8 << 20;
 
-// "orchestrate/cuda:12.4-trixie" -> {"orchestrate/cuda", "12.4-trixie"}.
+// "orchestrate/cuda:12.4-trixie" -> {"orchestrate/cuda", "12.4-trixie"}: a
+// recorded image's repository and its tag ("latest" when it has none).
 std::pair<std::string, std::string> split_reference(std::string_view reference) {
-  const auto colon = reference.rfind(':');
-  const auto slash = reference.rfind('/');
-  if (colon == std::string_view::npos || (slash != std::string_view::npos && colon < slash))
-    return {std::string(reference), "latest"};
-  return {std::string(reference.substr(0, colon)), std::string(reference.substr(colon + 1))};
+  auto parsed = digest::ImageReference::parse(reference);
+  if (!parsed) util::fail_input(parsed.error());
+  return {parsed->repository(), parsed->tag_or_latest()};
 }
 
 std::string trimmed(std::string_view url) {
@@ -200,7 +200,7 @@ std::string pushed_repository(std::string_view remote_url, std::string_view refe
   for (std::string_view scheme : {"https://", "http://"})
     if (host.starts_with(scheme)) host.erase(0, scheme.size());
   const std::string repository = remote->repository + "/" + split_reference(reference).first;
-  if (!registry::is_valid_repository(repository))
+  if (!digest::is_valid_repository(repository))
     util::fail_input("'" + repository + "' is not a valid repository name for " + std::string(reference));
   return host + "/" + repository;
 }

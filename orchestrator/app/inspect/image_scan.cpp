@@ -8,6 +8,7 @@
 #include <set>
 #include <thread>
 
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker.hpp"
@@ -397,6 +398,10 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
       throw Failure(ExitCode::bad_input, "'" + util::redact_credentials(util::printable(arg)) +
                                              "' names no image of the local engine (credentials have no place "
                                              "there): write docker://REPO:TAG or docker://REPO@sha256:DIGEST");
+    // The engine judges the name; what parses is kept for the commands that
+    // need its parts ("sha256:<id>" is the engine's image ID, not a name).
+    if (auto image = digest::ImageReference::parse(s.reference); image && !s.reference.starts_with("sha256:"))
+      s.image = std::move(*image);
     return s;
   }
   const bool plain = arg.starts_with("oci+http://");
@@ -421,21 +426,13 @@ std::optional<ImageSource> parse_image_source(std::string_view arg) {
     if (host.empty()) throw bad();
     if (userinfo_end != std::string_view::npos)
       s.given = std::string(arg.substr(0, arg.size() - rest.size())) + std::string(rest.substr(userinfo_end + 1));
-    std::string_view path = rest.substr(slash + 1);
-    std::string_view reference = "latest";
-    if (const auto at = path.find('@'); at != std::string_view::npos) {
-      reference = path.substr(at + 1);
-      path = path.substr(0, at);
-      if (!digest::Digest::parse(reference)) throw bad();
-    } else if (const auto colon = path.rfind(':'); colon != std::string_view::npos) {
-      reference = path.substr(colon + 1);
-      path = path.substr(0, colon);
-      if (!registry::is_valid_tag(reference)) throw bad();
-    }
-    if (!registry::is_valid_repository(path)) throw bad();
-    s.reference = std::string(reference);
-    s.registry = std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(authority) + "/" +
-                 std::string(path);
+    const std::string_view path = rest.substr(slash + 1);
+    auto image = digest::ImageReference::parse_at(host, path);
+    if (!image) throw bad();
+    s.reference = image->digest() ? image->digest()->to_string() : image->tag_or_latest();
+    s.image = std::move(*image);
+    s.registry =
+        std::string(plain || is_loopback(host) ? "http://" : "https://") + std::string(authority) + "/" + s.image->path();
     return s;
   }
   std::error_code ec;

@@ -14,6 +14,7 @@
 #include <string>
 #include <string_view>
 
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/inspect/image.hpp"
 #include "orchestrator/inspect/inspection.hpp"
 
@@ -27,6 +28,10 @@ struct ImageSource {
   // the one form messages, reports and stamp's output print.
   std::string given;
   std::string reference;    // docker: the engine's reference; registry: the tag or digest
+  // docker: `reference` parsed, when it parses (an image ID parses as a
+  // repository without tag); registry: HOST[:PORT]/PATH[:TAG][@DIGEST],
+  // without credentials.
+  std::optional<digest::ImageReference> image;
   // registry: "http://127.0.0.1:5000/team/cuda", with the credentials given
   // (the client takes them out and sends them): never printed.
   std::string registry;

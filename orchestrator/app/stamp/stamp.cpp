@@ -9,6 +9,7 @@
 
 #include "orchestrator/arch/requirement.hpp"
 #include "orchestrator/compat/driver.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/docker.hpp"
 #include "orchestrator/engine/image_archive.hpp"
@@ -34,27 +35,25 @@ void leaves(const inspect::FileReport& r, std::vector<const inspect::FileReport*
 
 std::string default_tag(const ImageSource& source, const std::string& tier) {
   // repo:tag -> repo:tag-tier; a digest has no tag to extend.
-  const std::string& reference = source.reference;
-  if (reference.find('@') != std::string::npos || reference.starts_with("sha256:"))
+  const bool by_digest = source.image ? source.image->digest().has_value() : source.reference.starts_with("sha256:");
+  if (by_digest)
     throw Failure(ExitCode::bad_input, source.given + " is named by digest: give the stamped image's tag with --tag");
-  if (source.kind == ImageSourceKind::registry) return reference + "-" + tier;  // the tag alone
-  const auto colon = reference.rfind(':');
-  const bool has_tag = colon != std::string::npos && reference.find('/', colon) == std::string::npos;
-  return (has_tag ? reference.substr(colon + 1) : std::string("latest")) + "-" + tier;
+  return (source.image ? source.image->tag_or_latest() : std::string("latest")) + "-" + tier;
 }
 
 // The repository of a local reference: "repo:tag", "repo@sha256:..." and
 // "repo:tag@sha256:..." all give "repo". An image ID names no repository.
 std::string repo_of(const ImageSource& source) {
-  std::string reference = source.reference.substr(0, source.reference.find('@'));
-  const bool hex_id = reference.size() >= 12 && reference.size() <= 64 &&
-                      reference.find_first_not_of("0123456789abcdef") == std::string::npos;
-  if (reference.starts_with("sha256:") || hex_id)
+  const std::string_view name = std::string_view(source.reference).substr(0, source.reference.find('@'));
+  const bool hex_id =
+      name.size() >= 12 && name.size() <= 64 && name.find_first_not_of("0123456789abcdef") == std::string::npos;
+  if (hex_id || name.starts_with("sha256:"))
     throw Failure(ExitCode::bad_input, source.given + " is an image ID, which names no repository for the stamped "
                                                       "image: name it docker://REPO:TAG or docker://REPO@sha256:...");
-  const auto colon = reference.rfind(':');
-  if (colon != std::string::npos && reference.find('/', colon) == std::string::npos) reference.resize(colon);
-  return reference;
+  if (!source.image)
+    throw Failure(ExitCode::bad_input, digest::ImageReference::parse(source.reference).error() +
+                                           ": the stamped image is named after its repository");
+  return source.image->repository();
 }
 
 // The new image through the engine: its export rewritten as it streams
@@ -158,8 +157,9 @@ std::pair<std::string, std::string> stamp_in_registry(const ImageSource& source,
   const std::string body = doc.dump();
   auto put = client->put_manifest(tag, manifest->media_type, body);
   if (!put) throw Failure(site::exit_code_for(put.error()), source.given + ": " + put.error().message);
-  const std::string host_repo = source.given.substr(0, source.given.find_first_of("@:", source.given.rfind('/')));
-  return {host_repo + ":" + tag, put->digest.to_string()};
+  // oci://HOST/PATH or oci+http://HOST/PATH, as given, less its tag or digest.
+  const std::string scheme = source.given.substr(0, source.given.find("://") + 3);
+  return {scheme + source.image->with_tag(tag).to_string(), put->digest.to_string()};
 }
 
 }  // namespace
@@ -238,10 +238,10 @@ StampReport stamp(const StampRequest& given) {
   if (!source || source->kind == ImageSourceKind::directory)
     throw Failure(ExitCode::bad_input, "'" + util::printable(request.image) +
                                            "' is no image: stamp docker://REF or oci://HOST/REPO:TAG");
-  if (!request.tag.empty() && !registry::is_valid_tag(request.tag))
+  if (!request.tag.empty() && !digest::is_valid_tag(request.tag))
     throw Failure(ExitCode::bad_input, "--tag '" + util::printable(request.tag) + "' is not a valid tag");
   const std::string tag = request.tag.empty() ? default_tag(*source, request.tier) : request.tag;
-  if (!registry::is_valid_tag(tag))
+  if (!digest::is_valid_tag(tag))
     throw Failure(ExitCode::bad_input, "the stamped tag '" + util::printable(tag) + "' is not valid: give --tag");
   if (source->kind == ImageSourceKind::docker) (void)repo_of(*source);  // before the scan, not after
   InspectRequest inspect;

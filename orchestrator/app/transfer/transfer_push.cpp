@@ -6,6 +6,7 @@
 #include "orchestrator/arch/compute_capability.hpp"
 #include "orchestrator/cache/artifact_set.hpp"
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/site/remote.hpp"
@@ -86,7 +87,7 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
   auto manifest = cache::parse_manifest(set.manifest);
   if (!manifest) return std::unexpected(TransferError{ExitCode::bad_input, "manifest: " + manifest.error().message});
   PushedSet report{.tag = site::set_tag(manifest->recipe, manifest->tier, digest::sha256(set.manifest))};
-  if (!registry::is_valid_tag(report.tag))
+  if (!digest::is_valid_tag(report.tag))
     return std::unexpected(TransferError{ExitCode::bad_input, "recipe '" + manifest->recipe + "' and tier '" +
                                                                   manifest->tier +
                                                                   "' make no valid OCI tag (128 characters at most)"});

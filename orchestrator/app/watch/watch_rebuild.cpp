@@ -15,6 +15,7 @@
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/app/watch/watch_detail.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/engine/docker_engine.hpp"
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/site/remote.hpp"
@@ -58,12 +59,11 @@ void fail(WatchOutcome& outcome, ExitCode code, std::string detail) {
 // "sha256:..." of the pulled manifest: the engine's RepoDigests entry of the
 // image's repository.
 std::string pulled_digest(const engine::ImageInfo& info, std::string_view reference) {
-  std::string_view repository = reference.substr(0, reference.find('@'));
-  if (const auto colon = repository.rfind(':');
-      colon != std::string_view::npos && repository.find('/', colon) == std::string_view::npos)
-    repository = repository.substr(0, colon);
+  const auto parsed = digest::ImageReference::parse(reference);
+  if (!parsed) return {};
+  const std::string prefix = parsed->repository() + "@";
   for (const auto& d : info.digests)
-    if (d.starts_with(std::string(repository) + "@")) return d.substr(repository.size() + 1);
+    if (d.starts_with(prefix)) return d.substr(prefix.size());
   return {};
 }
 

@@ -9,6 +9,7 @@
 #include "orchestrator/app/transfer/fetch.hpp"
 #include "orchestrator/app/transfer/transfer_progress.hpp"
 #include "orchestrator/cache/smoke_run.hpp"
+#include "orchestrator/digest/image_reference.hpp"
 #include "orchestrator/registry/protocol.hpp"
 #include "orchestrator/site/arch_coverage.hpp"
 #include "orchestrator/site/remote.hpp"
@@ -22,7 +23,7 @@ const digest::Digest k_digest = digest::Digest::from_hex(k_hex).value();
 TEST(TransferTags, NameRecipeTierAndDigest) {
   EXPECT_EQ(site::set_tag("vision-ext", "tier-new", k_digest), "vision-ext--tier-new--0123456789abcdef");
   EXPECT_EQ(site::latest_tag("vision-ext", "tier-new"), "vision-ext--tier-new");
-  EXPECT_TRUE(registry::is_valid_tag(site::set_tag("vision-ext", "tier.new_2", k_digest)));
+  EXPECT_TRUE(digest::is_valid_tag(site::set_tag("vision-ext", "tier.new_2", k_digest)));
   EXPECT_TRUE(site::is_set_tag_of("vision-ext--tier-new--0123456789abcdef", "vision-ext", "tier-new"));
   // The moving tag, another tier, a short or non-hex digest part: not a set's tag.
   EXPECT_FALSE(site::is_set_tag_of("vision-ext--tier-new", "vision-ext", "tier-new"));
