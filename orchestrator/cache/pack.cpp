@@ -10,6 +10,7 @@
 #include <set>
 
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/tarsafe/archive_handle.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/pack_names.hpp"
 
@@ -19,20 +20,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-struct WriteFree {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-struct ReadFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-struct EntryFree {
-  void operator()(archive_entry* e) const { archive_entry_free(e); }
-};
-
 std::expected<void, Error> write_entry(archive* out, const PackEntry& entry) {
   struct stat st {};
   if (::lstat(entry.source.c_str(), &st) != 0) return std::unexpected(io_error(errno_message("reading", entry.source)));
-  std::unique_ptr<archive_entry, EntryFree> e(archive_entry_new());
+  const tarsafe::ArchiveEntry e = tarsafe::new_archive_entry();
   archive_entry_set_pathname(e.get(), entry.name.c_str());
   archive_entry_set_uid(e.get(), 0);
   archive_entry_set_gid(e.get(), 0);
@@ -92,7 +83,7 @@ std::expected<void, Error> pack(std::vector<PackEntry> entries, const fs::path& 
   std::error_code ec;
   const fs::path dir = out_path.parent_path().empty() ? fs::path(".") : out_path.parent_path();
   const fs::path temp = temp_name(dir, "." + out_path.filename().string());
-  std::unique_ptr<archive, WriteFree> out(archive_write_new());
+  tarsafe::WriteArchive out = tarsafe::new_write_archive();
   archive_write_set_format_pax_restricted(out.get());
   archive_write_add_filter_zstd(out.get());
   if (archive_write_open_filename(out.get(), temp.c_str()) != ARCHIVE_OK)
@@ -120,7 +111,7 @@ std::expected<void, Error> pack(std::vector<PackEntry> entries, const fs::path& 
 }
 
 std::expected<std::vector<PackMember>, Error> list_pack(const fs::path& archive_path, std::size_t max_members) {
-  std::unique_ptr<archive, ReadFree> in(archive_read_new());
+  const tarsafe::ReadArchive in = tarsafe::new_read_archive();
   archive_read_support_filter_zstd(in.get());
   archive_read_support_format_tar(in.get());
   const auto damaged = [&](const std::string& why) {

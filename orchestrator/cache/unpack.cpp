@@ -19,6 +19,7 @@
 #include <utility>
 
 #include "orchestrator/cache/files.hpp"
+#include "orchestrator/tarsafe/archive_handle.hpp"
 #include "orchestrator/cache/pack.hpp"
 #include "orchestrator/cache/pack_names.hpp"
 #include "orchestrator/cache/unpacker.hpp"
@@ -38,10 +39,6 @@ std::optional<std::vector<std::string>> split_safe_name(std::string_view name) {
 }
 
 namespace {
-
-struct ReadFree {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
 
 // Removes the temporary tree unless it was renamed into place.
 struct TempTree {
@@ -245,8 +242,8 @@ std::expected<std::vector<UnpackedFile>, Error> unpack_archive(archive* in, cons
   return std::move(unpacker.files);
 }
 
-std::unique_ptr<archive, ReadFree> new_reader() {
-  std::unique_ptr<archive, ReadFree> in(archive_read_new());
+tarsafe::ReadArchive new_reader() {
+  tarsafe::ReadArchive in = tarsafe::new_read_archive();
   archive_read_support_filter_all(in.get());
   archive_read_support_format_tar(in.get());
   return in;

@@ -16,6 +16,8 @@
 #include <expected>
 #include <filesystem>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "orchestrator/engine/error.hpp"
 
@@ -40,5 +42,21 @@ std::expected<ExtractStats, Error> extract_tar(const std::filesystem::path& tar,
 // tree (a socket, a device) is an invalid_spec error.
 std::expected<std::uint64_t, Error> write_context_tar(const std::filesystem::path& dir,
                                                       const std::filesystem::path& tar);
+
+// What write_tree_tar records of each entry besides its type, size and link.
+enum class TarMetadata {
+  kept,        // the permission bits and mtime on disk (a build context)
+  normalized,  // mtime 0; 0755 for directories and owner-executable files, 0644 for
+               // other files, 0777 for links: the same tree always gives the same bytes
+};
+
+// Writes the entries `names` of `dir` (relative, '/'-separated, in the
+// order given) to `tar`, owned by 0:0, links stored as links; the number of
+// entries. `what` names the tree in errors ("source /src"); an entry that is
+// not a file, directory or symlink is an invalid_spec error.
+std::expected<std::uint64_t, Error> write_tree_tar(const std::filesystem::path& dir,
+                                                   const std::vector<std::string>& names,
+                                                   const std::filesystem::path& tar, TarMetadata metadata,
+                                                   std::string_view what);
 
 }  // namespace orc::engine

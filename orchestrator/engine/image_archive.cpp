@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <vector>
 
+#include "orchestrator/tarsafe/archive_handle.hpp"
 #include "orchestrator/digest/sha256.hpp"
 
 namespace orc::engine {
@@ -16,29 +17,6 @@ namespace {
 
 constexpr std::size_t k_chunk = 1 << 20;
 constexpr la_int64_t k_max_json = 8 << 20;
-
-struct ReadFree {
-  void operator()(struct archive* a) const { archive_read_free(a); }
-};
-struct WriteFree {
-  void operator()(struct archive* a) const { archive_write_free(a); }
-};
-
-struct Source {
-  const ArchiveSource* read;
-  std::vector<std::byte> buffer;
-};
-
-la_ssize_t read_cb(struct archive* a, void* context, const void** out) {
-  auto* s = static_cast<Source*>(context);
-  auto n = (*s->read)(s->buffer);
-  if (!n) {
-    archive_set_error(a, EIO, "%s", n.error().c_str());
-    return -1;
-  }
-  *out = s->buffer.data();
-  return static_cast<la_ssize_t>(*n);
-}
 
 la_ssize_t write_cb(struct archive* a, void* context, const void* buffer, size_t length) {
   const auto* sink = static_cast<const ArchiveSink*>(context);
@@ -51,39 +29,34 @@ la_ssize_t write_cb(struct archive* a, void* context, const void* buffer, size_t
 
 Error failed(ErrorKind kind, std::string message) { return Error{.kind = kind, .message = std::move(message)}; }
 
-std::string error_of(struct archive* a, std::string_view what) {
-  const char* m = archive_error_string(a);
-  return std::string(what) + (m ? std::string(": ") + m : std::string());
-}
 
 }  // namespace
 
 std::expected<Rewritten, Error> rewrite_image_archive(const ArchiveSource& in, const ArchiveSink& out,
                                                       const ConfigEdit& edit, std::string_view tag) {
-  std::unique_ptr<struct archive, ReadFree> reader(archive_read_new());
-  std::unique_ptr<struct archive, WriteFree> writer(archive_write_new());
-  if (!reader || !writer) return std::unexpected(failed(ErrorKind::io, "libarchive could not allocate"));
+  const tarsafe::ReadArchive reader = tarsafe::new_read_archive();
+  const tarsafe::WriteArchive writer = tarsafe::new_write_archive();
   struct archive* r = reader.get();
   struct archive* w = writer.get();
   archive_read_support_format_tar(r);
   archive_read_support_format_gnutar(r);
-  Source source{.read = &in, .buffer = std::vector<std::byte>(k_chunk)};
-  if (archive_read_open(r, &source, nullptr, read_cb, nullptr) != ARCHIVE_OK)
-    return std::unexpected(failed(ErrorKind::protocol, error_of(r, "not an image archive")));
+  tarsafe::ReadStream source(in, k_chunk);
+  if (source.open(r) != ARCHIVE_OK)
+    return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "not an image archive")));
   archive_write_set_format_pax_restricted(w);
   archive_write_set_bytes_in_last_block(w, 1);
   if (archive_write_open(w, const_cast<ArchiveSink*>(&out), nullptr, write_cb, nullptr) != ARCHIVE_OK)
-    return std::unexpected(failed(ErrorKind::io, error_of(w, "cannot start the new archive")));
+    return std::unexpected(failed(ErrorKind::io, tarsafe::error_text(w, "cannot start the new archive")));
 
   const auto write_file = [&](const std::string& name, std::string_view data) -> std::expected<void, Error> {
-    std::unique_ptr<struct archive_entry, decltype(&archive_entry_free)> e(archive_entry_new(), archive_entry_free);
+    const tarsafe::ArchiveEntry e = tarsafe::new_archive_entry();
     archive_entry_set_pathname(e.get(), name.c_str());
     archive_entry_set_filetype(e.get(), AE_IFREG);
     archive_entry_set_perm(e.get(), 0644);
     archive_entry_set_size(e.get(), static_cast<la_int64_t>(data.size()));
     if (archive_write_header(w, e.get()) != ARCHIVE_OK ||
         archive_write_data(w, data.data(), data.size()) != static_cast<la_ssize_t>(data.size()))
-      return std::unexpected(failed(ErrorKind::io, error_of(w, "writing " + name)));
+      return std::unexpected(failed(ErrorKind::io, tarsafe::error_text(w, "writing " + name)));
     return {};
   };
 
@@ -95,33 +68,33 @@ std::expected<Rewritten, Error> rewrite_image_archive(const ArchiveSource& in, c
     const int status = archive_read_next_header(r, &entry);
     if (status == ARCHIVE_EOF) break;
     if (status < ARCHIVE_WARN)
-      return std::unexpected(failed(ErrorKind::protocol, error_of(r, "the image archive is damaged")));
+      return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "the image archive is damaged")));
     const std::string name = archive_entry_pathname(entry) ? archive_entry_pathname(entry) : "";
     const bool regular = archive_entry_filetype(entry) == AE_IFREG && !archive_entry_hardlink(entry);
     la_ssize_t n = regular ? archive_read_data(r, chunk.data(), chunk.size()) : 0;
-    if (n < 0) return std::unexpected(failed(ErrorKind::protocol, error_of(r, "reading " + name)));
+    if (n < 0) return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "reading " + name)));
     const la_int64_t size = archive_entry_size(entry);
     if (regular && size <= k_max_json && n > 0 && (chunk[0] == '{' || chunk[0] == '[')) {
       std::string data(chunk.data(), static_cast<std::size_t>(n));
       while ((n = archive_read_data(r, chunk.data(), chunk.size())) > 0) data.append(chunk.data(), n);
-      if (n < 0) return std::unexpected(failed(ErrorKind::protocol, error_of(r, "reading " + name)));
+      if (n < 0) return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "reading " + name)));
       held_order.push_back(name);
       held[name] = std::move(data);
       continue;
     }
     if (name == "oci-layout" || name == "repositories" || name == "index.json") {
       if (regular && archive_read_data_skip(r) != ARCHIVE_OK)
-        return std::unexpected(failed(ErrorKind::protocol, error_of(r, "reading " + name)));
+        return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "reading " + name)));
       continue;
     }
     if (archive_write_header(w, entry) != ARCHIVE_OK)
-      return std::unexpected(failed(ErrorKind::io, error_of(w, "writing " + name)));
+      return std::unexpected(failed(ErrorKind::io, tarsafe::error_text(w, "writing " + name)));
     while (n > 0) {
       if (archive_write_data(w, chunk.data(), static_cast<std::size_t>(n)) != n)
-        return std::unexpected(failed(ErrorKind::io, error_of(w, "writing " + name)));
+        return std::unexpected(failed(ErrorKind::io, tarsafe::error_text(w, "writing " + name)));
       n = archive_read_data(r, chunk.data(), chunk.size());
     }
-    if (n < 0) return std::unexpected(failed(ErrorKind::protocol, error_of(r, "reading " + name)));
+    if (n < 0) return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "reading " + name)));
   }
 
   const auto manifest_it = held.find("manifest.json");
@@ -157,7 +130,7 @@ std::expected<Rewritten, Error> rewrite_image_archive(const ArchiveSource& in, c
   manifest[0]["RepoTags"] = nlohmann::json::array({std::string(tag)});
   if (auto ok = write_file("manifest.json", manifest.dump()); !ok) return std::unexpected(ok.error());
   if (archive_write_close(w) != ARCHIVE_OK)
-    return std::unexpected(failed(ErrorKind::io, error_of(w, "finishing the new archive")));
+    return std::unexpected(failed(ErrorKind::io, tarsafe::error_text(w, "finishing the new archive")));
   return Rewritten{.config_digest = "sha256:" + hex};
 }
 

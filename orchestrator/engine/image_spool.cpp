@@ -6,6 +6,7 @@
 #include <fstream>
 #include <memory>
 
+#include "orchestrator/tarsafe/archive_handle.hpp"
 #include "orchestrator/digest/sha256.hpp"
 
 namespace orc::engine {
@@ -14,32 +15,8 @@ namespace {
 
 constexpr std::size_t k_chunk = 1 << 20;
 
-struct ReadFree {
-  void operator()(struct archive* a) const { archive_read_free(a); }
-};
-
-struct Source {
-  const ArchiveSource* read;
-  std::vector<std::byte> buffer;
-};
-
-la_ssize_t read_cb(struct archive* a, void* context, const void** out) {
-  auto* s = static_cast<Source*>(context);
-  auto n = (*s->read)(s->buffer);
-  if (!n) {
-    archive_set_error(a, EIO, "%s", n.error().c_str());
-    return -1;
-  }
-  *out = s->buffer.data();
-  return static_cast<la_ssize_t>(*n);
-}
-
 Error failed(ErrorKind kind, std::string message) { return Error{.kind = kind, .message = std::move(message)}; }
 
-std::string error_of(struct archive* a, std::string_view what) {
-  const char* m = archive_error_string(a);
-  return std::string(what) + (m ? std::string(": ") + m : std::string());
-}
 
 }  // namespace
 
@@ -49,14 +26,13 @@ std::expected<std::vector<SpooledEntry>, Error> spool_image_archive(const Archiv
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return std::unexpected(failed(ErrorKind::io, "creating " + dir.string() + ": " + ec.message()));
-  std::unique_ptr<struct archive, ReadFree> reader(archive_read_new());
-  if (!reader) return std::unexpected(failed(ErrorKind::io, "libarchive could not allocate"));
+  const tarsafe::ReadArchive reader = tarsafe::new_read_archive();
   struct archive* r = reader.get();
   archive_read_support_format_tar(r);
   archive_read_support_format_gnutar(r);
-  Source source{.read = &in, .buffer = std::vector<std::byte>(k_chunk)};
-  if (archive_read_open(r, &source, nullptr, read_cb, nullptr) != ARCHIVE_OK)
-    return std::unexpected(failed(ErrorKind::protocol, error_of(r, "not an image archive")));
+  tarsafe::ReadStream source(in, k_chunk);
+  if (source.open(r) != ARCHIVE_OK)
+    return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "not an image archive")));
 
   std::vector<SpooledEntry> out;
   std::vector<char> chunk(k_chunk);
@@ -65,7 +41,7 @@ std::expected<std::vector<SpooledEntry>, Error> spool_image_archive(const Archiv
     const int status = archive_read_next_header(r, &entry);
     if (status == ARCHIVE_EOF) break;
     if (status < ARCHIVE_WARN)
-      return std::unexpected(failed(ErrorKind::protocol, error_of(r, "the image archive is damaged")));
+      return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "the image archive is damaged")));
     if (archive_entry_filetype(entry) != AE_IFREG || archive_entry_hardlink(entry)) continue;
     if (out.size() == max_entries)
       return std::unexpected(
@@ -82,7 +58,7 @@ std::expected<std::vector<SpooledEntry>, Error> spool_image_archive(const Archiv
       file.write(chunk.data(), n);
       spooled.size += static_cast<std::uint64_t>(n);
     }
-    if (n < 0) return std::unexpected(failed(ErrorKind::protocol, error_of(r, "reading " + spooled.name)));
+    if (n < 0) return std::unexpected(failed(ErrorKind::protocol, tarsafe::error_text(r, "reading " + spooled.name)));
     file.close();
     if (!file) return std::unexpected(failed(ErrorKind::io, "writing " + spooled.path.string() + " failed"));
     spooled.digest = hasher.digest();

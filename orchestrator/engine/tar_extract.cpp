@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "orchestrator/engine/archive.hpp"
+#include "orchestrator/tarsafe/archive_handle.hpp"
 #include "orchestrator/tarsafe/archive_entry.hpp"
 
 namespace orc::engine {
@@ -17,14 +18,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-struct ReadCloser {
-  void operator()(archive* a) const { archive_read_free(a); }
-};
-struct WriteCloser {
-  void operator()(archive* a) const { archive_write_free(a); }
-};
-using ReadArchive = std::unique_ptr<archive, ReadCloser>;
-using WriteArchive = std::unique_ptr<archive, WriteCloser>;
+using tarsafe::ReadArchive;
+using tarsafe::WriteArchive;
 
 // One checked entry: what the rules made of it, for the writing pass.
 struct Entry {
@@ -44,7 +39,7 @@ Error corrupt(archive* a, const fs::path& tar) {
 }
 
 ReadArchive open_tar(const fs::path& tar) {
-  ReadArchive a(archive_read_new());
+  ReadArchive a = tarsafe::new_read_archive();
   archive_read_support_format_tar(a.get());
   // A failed open shows up as an error from the first read_next_header.
   archive_read_open_filename(a.get(), tar.c_str(), 64 * 1024);
@@ -100,7 +95,7 @@ std::expected<ExtractStats, Error> extract_tar(const fs::path& tar, const fs::pa
   if (ec) return std::unexpected(Error{.kind = ErrorKind::io, .message = dest.string() + ": " + ec.message()});
 
   ReadArchive in = open_tar(tar);
-  WriteArchive out(archive_write_disk_new());
+  WriteArchive out = tarsafe::new_disk_writer();
   archive_write_disk_set_options(out.get(), ARCHIVE_EXTRACT_TIME | ARCHIVE_EXTRACT_PERM |
                                                 ARCHIVE_EXTRACT_SECURE_SYMLINKS | ARCHIVE_EXTRACT_SECURE_NODOTDOT);
   ExtractStats stats;

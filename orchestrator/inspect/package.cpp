@@ -8,6 +8,7 @@
 #include <memory>
 #include <vector>
 
+#include "orchestrator/tarsafe/archive_handle.hpp"
 #include "orchestrator/digest/sha256.hpp"
 #include "orchestrator/inspect/fatbin.hpp"
 #include "orchestrator/inspect/member_store.hpp"
@@ -19,10 +20,7 @@ namespace {
 // libarchive's reads land in a buffer of this size, reused for every member.
 constexpr std::size_t k_read_chunk = 1 << 20;
 
-struct ReadDeleter {
-  void operator()(struct archive* a) const { archive_read_free(a); }
-};
-using ArchivePtr = std::unique_ptr<struct archive, ReadDeleter>;
+using ArchivePtr = tarsafe::ReadArchive;
 
 bool starts_with(Bytes data, std::uint64_t offset, std::initializer_list<unsigned char> magic) {
   const auto head = sub(data, offset, magic.size());
@@ -329,23 +327,6 @@ void walk_entries(struct archive* a, PackageWalk& walk, const std::function<std:
   }
 }
 
-// libarchive's read callback over a StreamRead.
-struct StreamState {
-  const StreamRead* read;
-  std::vector<std::byte> buffer;
-};
-
-la_ssize_t read_stream(struct archive* a, void* context, const void** out) {
-  auto* state = static_cast<StreamState*>(context);
-  auto n = (*state->read)(state->buffer);
-  if (!n) {
-    archive_set_error(a, EIO, "%s", n.error().c_str());
-    return -1;
-  }
-  *out = state->buffer.data();
-  return static_cast<la_ssize_t>(*n);
-}
-
 std::string stream_format(struct archive* a) {
   switch (archive_filter_code(a, 0)) {
     case ARCHIVE_FILTER_GZIP:
@@ -361,10 +342,9 @@ std::string stream_format(struct archive* a) {
 
 // A reader of tar streams, plain or compressed: only the containers packages
 // and layers use, so a member that happens to be, say, an ISO image is a
-// file, not a package to descend into. Null when libarchive cannot allocate.
+// file, not a package to descend into.
 ArchivePtr tar_reader() {
-  ArchivePtr archive(archive_read_new());
-  if (!archive) return archive;
+  ArchivePtr archive = tarsafe::new_read_archive();
   struct archive* a = archive.get();
   archive_read_support_filter_gzip(a);
   archive_read_support_filter_xz(a);
@@ -381,10 +361,6 @@ PackageWalk walk_package(Bytes data, PackageKind kind, const MemberFilter& filte
   PackageWalk walk;
   walk.format = std::string(compressor_name(kind));
   ArchivePtr archive = tar_reader();
-  if (!archive) {
-    walk.damage = Damage{0, "libarchive could not allocate a reader"};
-    return walk;
-  }
   struct archive* a = archive.get();
   archive_read_support_format_zip(a);
   const bool compressed = kind != PackageKind::zip && kind != PackageKind::tar;
@@ -408,13 +384,9 @@ PackageWalk walk_tar_stream(const StreamRead& read, const MemberFilter& filter, 
   PackageWalk walk;
   walk.format = "tar";
   ArchivePtr archive = tar_reader();
-  if (!archive) {
-    walk.damage = Damage{0, "libarchive could not allocate a reader"};
-    return walk;
-  }
   struct archive* a = archive.get();
-  StreamState state{.read = &read, .buffer = std::vector<std::byte>(k_read_chunk)};
-  if (archive_read_open(a, &state, nullptr, read_stream, nullptr) != ARCHIVE_OK) {
+  tarsafe::ReadStream stream(read, k_read_chunk);
+  if (stream.open(a) != ARCHIVE_OK) {
     walk.damage = damage_at(a, "not a readable tar stream");
     return walk;
   }
