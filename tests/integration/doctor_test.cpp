@@ -10,7 +10,8 @@
 // answers on, a Slurm controller that is not there, a tier whose partition
 // Slurm does not have (each a failed check, exit 1, never exit 3, and the
 // password said nowhere). The image takes debootstrap and apt the first time
-// (a few minutes); its rootfs tar is kept in the build tree's fixtures.
+// (a few minutes); its rootfs tar is kept (--keep-rootfs) in fixtures/images
+// of the build tree, which the build suites share, so one run makes it once.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -66,7 +67,8 @@ class DoctorSite : public ::testing::Test {
     if (key.exit_code != 0) return fail("key generate: " + key.output);
     const auto image = orchestrate(
         {"images", "build", "host-bookworm", "--engine-socket", s_socket.string(), "--images-dir",
-         std::string(ORC_SOURCE_DIR) + "/images", "--cache", (fs::path(ORC_FIXTURES_DIR) / "doctor-rootfs").string()},
+         std::string(ORC_SOURCE_DIR) + "/images", "--cache", (fs::path(ORC_FIXTURES_DIR) / "images").string(),
+         "--keep-rootfs"},
         base_env(), dir / "site");
     if (image.exit_code != 0) return fail("images build host-bookworm: " + image.output);
   }
