@@ -33,7 +33,7 @@ void remote(std::string_view text) {
     check(!parsed.error().message.empty());
     return;
   }
-  check(digest::is_valid_repository(parsed->repository));
+  check(orc::digest::is_valid_repository(parsed->repository));
   // A password of a few characters could occur elsewhere in the URL by
   // chance; one of eight or more that survives redaction is a leak.
   const std::string shown = redact_url(text);
