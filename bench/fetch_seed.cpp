@@ -66,8 +66,8 @@ int main(int argc, char** argv) {
   orc::inspect::require_readable(reports);
   for (std::size_t i = 0; i < paths.size(); ++i) {
     cache::ManifestFile file{.path = paths[i].filename().string()};
-    for (const auto& cc : reports[i].sass) file.embedded_sass.push_back(cc.sm());
-    for (const auto& cc : reports[i].ptx) file.embedded_ptx.push_back(cc.compute());
+    file.embedded_sass = orc::arch::ArchList::sass(reports[i].sass);
+    file.embedded_ptx = orc::arch::ArchList::ptx(reports[i].ptx);
     file.requested_sass = file.embedded_sass;
     file.requested_ptx = file.embedded_ptx;
     set.manifest.files.push_back(std::move(file));

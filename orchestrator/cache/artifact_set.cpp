@@ -14,13 +14,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::vector<std::string> sorted_union(const std::vector<ManifestFile>& files,
-                                      std::vector<std::string> ManifestFile::*member) {
-  std::vector<std::string> out;
-  for (const auto& f : files) out.insert(out.end(), (f.*member).begin(), (f.*member).end());
-  std::ranges::sort(out);
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
+arch::ArchList sorted_union(const std::vector<ManifestFile>& files, arch::ArchList ManifestFile::*member) {
+  std::vector<const arch::ArchList*> lists;
+  for (const auto& f : files) lists.push_back(&(f.*member));
+  return arch::ArchList::union_of(lists);
 }
 
 // A file's permission bits: the caller's, else its source's (0644 when it

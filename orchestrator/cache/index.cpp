@@ -13,8 +13,6 @@ using namespace index_sql;
 
 namespace {
 
-std::string join_words(const std::vector<std::string>& words) { return util::join(words, " "); }
-
 constexpr const char* k_select_sets =
     "SELECT id, manifest, recipe, tier, key, toolkit, cudnn, sass, ptx, source_revision, signer, verified, created "
     "FROM artifact_sets";
@@ -40,8 +38,8 @@ std::expected<IndexEntry, Error> entry_from_row(const Statement& s) {
                     .key = s.text(4),
                     .toolkit = s.text(5),
                     .cudnn = s.text(6),
-                    .sass = util::split_any(s.text(7), " "),
-                    .ptx = util::split_any(s.text(8), " "),
+                    .sass = arch::ArchList(util::split_any(s.text(7), " ")),
+                    .ptx = arch::ArchList(util::split_any(s.text(8), " ")),
                     .source_revision = s.text(9),
                     .signer = s.text(10),
                     .verified = s.integer(11) != 0,
@@ -107,7 +105,7 @@ std::expected<std::int64_t, Error> Index::add(const IndexEntry& e) {
                    "INSERT INTO artifact_sets(manifest, recipe, tier, key, toolkit, cudnn, sass, ptx, source_revision, "
                    "signer, verified, created) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)");
   insert.bind(1, manifest).bind(2, e.recipe).bind(3, e.tier).bind(4, e.key).bind(5, e.toolkit).bind(6, e.cudnn);
-  insert.bind(7, join_words(e.sass)).bind(8, join_words(e.ptx)).bind(9, e.source_revision).bind(10, e.signer);
+  insert.bind(7, e.sass.joined(" ", "")).bind(8, e.ptx.joined(" ", "")).bind(9, e.source_revision).bind(10, e.signer);
   insert.bind(11, std::int64_t{e.verified}).bind(12, e.created);
   if (insert.step() != SQLITE_DONE) return std::unexpected(db_error(db, "adding " + manifest));
   const std::int64_t id = sqlite3_last_insert_rowid(db);

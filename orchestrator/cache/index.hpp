@@ -31,6 +31,7 @@
 #include <string_view>
 #include <vector>
 
+#include "orchestrator/arch/arch_list.hpp"
 #include "orchestrator/cache/error.hpp"
 #include "orchestrator/digest/digest.hpp"
 
@@ -56,8 +57,8 @@ struct IndexEntry {
   std::string key;  // the cache key the build was made for
   std::string toolkit;
   std::string cudnn;              // empty when none
-  std::vector<std::string> sass;  // embedded, union over the files: "sm_80"
-  std::vector<std::string> ptx;   // "compute_90"
+  arch::ArchList sass;            // embedded, union over the files: "sm_80"
+  arch::ArchList ptx;             // "compute_90"
   std::vector<IndexedFile> files;
   std::optional<digest::Digest> build_log;  // none when the build kept no log
   std::optional<digest::Digest> signature;  // of the signature document blob; none when unsigned

@@ -22,8 +22,8 @@ constexpr std::size_t k_max_depth = 8;
 
 json null_if_empty(const std::string& s) { return s.empty() ? json(nullptr) : json(s); }
 
-json archs(const std::vector<std::string>& sass, const std::vector<std::string>& ptx) {
-  return {{"sass", sass}, {"ptx", ptx}};
+json archs(const arch::ArchList& sass, const arch::ArchList& ptx) {
+  return {{"sass", sass.names()}, {"ptx", ptx.names()}};
 }
 
 // Reads typed fields, remembering the first violation with its JSON path.
@@ -89,10 +89,10 @@ class Reader {
     return *parsed;
   }
 
-  void archs(const json& j, const std::string& path, std::vector<std::string>& sass, std::vector<std::string>& ptx) {
+  void archs(const json& j, const std::string& path, arch::ArchList& sass, arch::ArchList& ptx) {
     if (!object(j, path, {"sass", "ptx"})) return;
-    sass = strings(j["sass"], path + ".sass");
-    ptx = strings(j["ptx"], path + ".ptx");
+    sass = arch::ArchList(strings(j["sass"], path + ".sass"));
+    ptx = arch::ArchList(strings(j["ptx"], path + ".ptx"));
   }
 };
 

@@ -55,6 +55,7 @@
 #include <string_view>
 #include <vector>
 
+#include "orchestrator/arch/arch_list.hpp"
 #include "orchestrator/cache/chunks.hpp"
 #include "orchestrator/digest/digest.hpp"
 
@@ -94,10 +95,10 @@ struct ManifestFile {
   std::string path;  // relative to the artifact set: "lib/libx.so"
   std::string sha256;
   std::uint64_t size = 0;
-  std::vector<std::string> requested_sass;  // what the plan asked for: "sm_80"
-  std::vector<std::string> requested_ptx;   // "compute_90"
-  std::vector<std::string> embedded_sass;   // what the inspector found in the file
-  std::vector<std::string> embedded_ptx;
+  arch::ArchList requested_sass;  // what the plan asked for: "sm_80"
+  arch::ArchList requested_ptx;   // "compute_90"
+  arch::ArchList embedded_sass;   // what the inspector found in the file
+  arch::ArchList embedded_ptx;
   FileChunks chunks;  // a large file's chunk digests: a pull checks these, on several threads
   // Permission bits, 0777 at most (never setuid, setgid or sticky); unset in
   // a manifest written before modes were signed.

@@ -1,8 +1,10 @@
 #include "orchestrator/cache/signed_files.hpp"
 
+#include <algorithm>
+
 namespace orc::cache {
 
-SignedFiles::SignedFiles(const Manifest& manifest) {
+SignedFiles::SignedFiles(const Manifest& manifest) : m_manifest(&manifest) {
   for (const auto& f : manifest.files) {
     m_total += f.size;
     m_files[f.path] = &f;
@@ -23,6 +25,18 @@ std::expected<unsigned, Error> SignedFiles::admit(std::string_view name, std::ui
   if (std::string problem = mode_problem(*file, mode); !problem.empty())
     return std::unexpected(invalid_error(std::move(problem)));
   return landing_mode(*file, mode);
+}
+
+SignedFiles::Check SignedFiles::check(const std::vector<UnpackedFile>& written) const {
+  Check out{.written = written.size(), .named = m_manifest->files.size(), .mismatches = {}};
+  for (const auto& f : m_manifest->files) {
+    const auto w = std::ranges::find(written, f.path, &UnpackedFile::name);
+    if (w == written.end())
+      out.mismatches.push_back({.expected = &f, .written = nullptr});
+    else if (w->sha256 != f.sha256 || w->size != f.size)
+      out.mismatches.push_back({.expected = &f, .written = &*w});
+  }
+  return out;
 }
 
 }  // namespace orc::cache

@@ -9,9 +9,11 @@
 #include <map>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "orchestrator/cache/error.hpp"
 #include "orchestrator/cache/manifest.hpp"
+#include "orchestrator/cache/pack.hpp"
 
 namespace orc::cache {
 
@@ -28,7 +30,24 @@ class SignedFiles {
   // Anything else is refused, naming the file.
   std::expected<unsigned, Error> admit(std::string_view name, std::uint64_t size, unsigned mode) const;
 
+  // The written files against the manifest, as facts each caller words:
+  // how many were written and named, and in the manifest's order each file
+  // none of them is (`written` null) or whose bytes differ (hashed as
+  // written: UnpackOptions::hash).
+  struct Mismatch {
+    const ManifestFile* expected = nullptr;
+    const UnpackedFile* written = nullptr;  // null: missing
+  };
+  struct Check {
+    std::size_t written = 0;
+    std::size_t named = 0;
+    std::vector<Mismatch> mismatches;
+    bool ok() const { return written == named && mismatches.empty(); }
+  };
+  Check check(const std::vector<UnpackedFile>& written) const;
+
  private:
+  const Manifest* m_manifest;
   std::map<std::string, const ManifestFile*, std::less<>> m_files;
   std::uint64_t m_total = 0;
 };

@@ -7,6 +7,7 @@
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cluster/slurm.hpp"
 #include "orchestrator/cli/commands.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
@@ -61,7 +62,7 @@ void attach_build(CLI::App& sub, Io& io) {
                                                                            .recipes = opt->recipes,
                                                                            .node_engine = opt->node_engine,
                                                                            .progress = &io.err});
-      io.out << (opt->json ? app::render_slurm_json(report) : app::render_slurm_text(report));
+      io.out << (opt->json ? render_slurm_json(report) : render_slurm_text(report));
       io.exit_code = report.exit_code();
       return;
     }
@@ -75,8 +76,8 @@ void attach_build(CLI::App& sub, Io& io) {
     request.terminal = ::isatty(STDERR_FILENO) == 1;
     request.keep_failed = opt->keep_failed;
     const app::BuildReport report = app::build(request, io.err);
-    io.out << (opt->json ? app::render_build_json(report) : app::render_build_text(report, opt->explain));
-    io.err << app::render_build_errors(report);
+    io.out << (opt->json ? render_build_json(report) : render_build_text(report, opt->explain));
+    io.err << render_build_errors(report);
     io.exit_code = report.exit_code();
   });
 }

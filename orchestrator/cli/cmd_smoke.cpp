@@ -68,7 +68,7 @@ void attach_smoke(CLI::App& sub, Io& io) {
                                                                             .tiers = {opt->tier},
                                                                             .recipes = opt->recipes,
                                                                             .progress = &io.err});
-      io.out << (opt->json ? app::render_slurm_json(report) : app::render_slurm_text(report));
+      io.out << (opt->json ? render_slurm_json(report) : render_slurm_text(report));
       io.exit_code = report.exit_code();
       return;
     }

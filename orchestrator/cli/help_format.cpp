@@ -35,6 +35,29 @@ std::string help_row(const std::string& name, const std::string& description, st
   return out + "\n";
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t newline = std::min(text.find('\n', at), text.size());
+    out.push_back(text.substr(at, newline - at));
+    at = newline + 1;
+  }
+  return out;
+}
+
+bool prose(const std::string& line) { return !line.empty() && line[0] != ' '; }
+
+// Where an indented row's wrapped lines start: its second column (after
+// the first gap of two spaces or more past its first word), else its indent.
+std::size_t hanging_column(const std::string& line) {
+  const std::size_t indent = line.find_first_not_of(' ');
+  const std::size_t gap = line.find("  ", indent);
+  if (gap == std::string::npos) return indent;
+  const std::size_t second = line.find_first_not_of(' ', gap);
+  return second == std::string::npos ? indent : second;
+}
+
 class WrappingFormatter : public CLI::Formatter {
  public:
   std::string make_option(const CLI::Option* opt, bool is_positional) const override {
@@ -53,6 +76,10 @@ class WrappingFormatter : public CLI::Formatter {
     }
     return out;
   }
+  std::string make_footer(const CLI::App* app) const override {
+    const std::string footer = app->get_footer();
+    return footer.empty() ? footer : reflow_footer(footer, output_width()) + "\n";
+  }
   std::string make_subcommand(const CLI::App* sub) const override {
     return help_row(sub->get_display_name(true), sub->get_description(), get_column_width());
   }
@@ -61,5 +88,42 @@ class WrappingFormatter : public CLI::Formatter {
 }  // namespace
 
 std::shared_ptr<CLI::Formatter> wrapping_formatter() { return std::make_shared<WrappingFormatter>(); }
+
+std::string reflow_footer(const std::string& text, std::size_t width) {
+  const std::vector<std::string> lines = lines_of(text);
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < lines.size();) {
+    if (prose(lines[i])) {
+      // The run of prose lines: a heading ("Checks:") ends it.
+      std::size_t end = i + 1;
+      while (end < lines.size() && prose(lines[end]) && !lines[end - 1].ends_with(':')) ++end;
+      const bool fits =
+          std::all_of(lines.begin() + static_cast<std::ptrdiff_t>(i), lines.begin() + static_cast<std::ptrdiff_t>(end),
+                      [&](const std::string& l) { return display_width(l) <= width; });
+      if (fits) {
+        out.insert(out.end(), lines.begin() + static_cast<std::ptrdiff_t>(i),
+                   lines.begin() + static_cast<std::ptrdiff_t>(end));
+      } else {
+        std::string joined;
+        for (std::size_t k = i; k < end; ++k) joined += (joined.empty() ? "" : " ") + lines[k];
+        for (auto& l : wrap_words(joined, width)) out.push_back(std::move(l));
+      }
+      i = end;
+      continue;
+    }
+    const std::string& line = lines[i++];
+    if (display_width(line) <= width) {
+      out.push_back(line);
+      continue;
+    }
+    // The first column stays as written, its padding included.
+    const std::size_t hang = hanging_column(line);
+    for (auto& l : wrap_hanging(line.substr(hang), line.substr(0, hang), std::string(hang, ' '), width))
+      out.push_back(std::move(l));
+  }
+  std::string joined;
+  for (std::size_t k = 0; k < out.size(); ++k) joined += (k ? "\n" : "") + out[k];
+  return joined;
+}
 
 }  // namespace orc::cli

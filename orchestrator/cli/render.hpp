@@ -4,7 +4,9 @@
 // report; app/ returns values.
 #include <string>
 
+#include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cache/cache_cmd.hpp"
+#include "orchestrator/app/cluster/slurm.hpp"
 #include "orchestrator/app/doctor/doctor.hpp"
 #include "orchestrator/app/images/images.hpp"
 #include "orchestrator/app/inspect/coverage.hpp"
@@ -105,5 +107,16 @@ void emit(Io& io, const app::PushReport& report, Format format);
 void emit(Io& io, const app::PromoteReport& report, Format format);
 void emit(Io& io, const app::PullReport& report, Format format);
 void emit(Io& io, const app::FetchReport& report, Format format);
+
+// build: JSON on stdout, or each build's line and artifacts (errors are not
+// in it); and every build's errors, each as "orchestrate: error: RECIPE x
+// TIER: ..." (stderr).
+std::string render_build_json(const app::BuildReport& report);
+std::string render_build_text(const app::BuildReport& report, bool explain);
+std::string render_build_errors(const app::BuildReport& report);
+
+// build/smoke --engine slurm: a line per job, or JSON.
+std::string render_slurm_text(const app::SlurmReport& report);
+std::string render_slurm_json(const app::SlurmReport& report);
 
 }  // namespace orc::cli

@@ -72,8 +72,8 @@ ordered_json set_json(const cache::IndexEntry& e) {
           {"key", e.key},
           {"toolkit", e.toolkit},
           {"cudnn", or_null(e.cudnn)},
-          {"sass", e.sass},
-          {"ptx", e.ptx},
+          {"sass", e.sass.names()},
+          {"ptx", e.ptx.names()},
           {"files", std::move(files)},
           {"build_log", or_null(e.build_log)},
           {"signature", or_null(e.signature)},
@@ -89,10 +89,9 @@ std::string ls_table(const std::vector<cache::IndexEntry>& sets) {
   for (const auto& e : sets) {
     std::uint64_t size = 0;
     for (const auto& f : e.files) size += f.size;
-    table.add_row({e.manifest.hex().substr(0, k_short_digest), e.recipe, e.tier, e.toolkit,
-                   e.sass.empty() ? "-" : util::join(e.sass, ","), e.ptx.empty() ? "-" : util::join(e.ptx, ","),
-                   std::to_string(e.files.size()), human_size(size), e.signer.empty() ? "unsigned" : e.signer,
-                   e.verified ? "yes" : "no", cache::utc_rfc3339(e.created)});
+    table.add_row({e.manifest.hex().substr(0, k_short_digest), e.recipe, e.tier, e.toolkit, e.sass.joined(","),
+                   e.ptx.joined(","), std::to_string(e.files.size()), human_size(size),
+                   e.signer.empty() ? "unsigned" : e.signer, e.verified ? "yes" : "no", cache::utc_rfc3339(e.created)});
   }
   return table.render();
 }

@@ -47,8 +47,7 @@ std::string push_line(const app::PushReport& report, const app::PushedEntry& p) 
 
 std::string file_line(const app::FetchReport& report, const app::FetchedFile& f) {
   return "  " + util::printable((report.dir / f.path).string()) + "  " + util::human_size(f.size) +
-         "  sha256:" + short_hex(f.sha256) + "  sass " + (f.sass.empty() ? "-" : util::join(f.sass, ",")) + "  ptx " +
-         (f.ptx.empty() ? "-" : util::join(f.ptx, ",")) + "\n";
+         "  sha256:" + short_hex(f.sha256) + "  sass " + f.sass.joined(",") + "  ptx " + f.ptx.joined(",") + "\n";
 }
 
 }  // namespace
@@ -122,7 +121,7 @@ std::string render(const app::FetchReport& report, Format format) {
   if (format == Format::json) {
     ordered_json files = ordered_json::array();
     for (const auto& f : report.files)
-      files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass}, {"ptx", f.ptx}});
+      files.push_back({{"path", f.path}, {"sha256", f.sha256}, {"sass", f.sass.names()}, {"ptx", f.ptx.names()}});
     ordered_json verified{{"digest", report.digest_ok}, {"signature", report.signature_ok}, {"archs", report.archs_ok}};
     if (report.smoke_ok) verified["smoke"] = *report.smoke_ok;
     ordered_json warnings = ordered_json::array();

@@ -27,7 +27,7 @@ std::string gpu_label(const TargetGpu& g) {
 
 std::vector<const Toolkit*> candidate_toolkits(const ResolveRequest& request) {
   std::vector<const Toolkit*> out;
-  for (const auto& t : toolkit_table()) {
+  for (const auto& t : request.toolkits().rows()) {
     if (!t.released) continue;
     if (!request.candidates.empty() && std::ranges::none_of(request.candidates, [&](const util::Version& v) {
           return v.truncated(2) == t.version.truncated(2);
@@ -151,7 +151,7 @@ std::vector<std::string> explain(const ResolveRequest& request, const std::vecto
     auto [first, last] = candidate_window(newest_first, g.cc.base());
     windows.push_back({&g, first, last});
     if (!first) {
-      const auto all = toolkit_window(g.cc.base());
+      const auto all = request.toolkits().window(g.cc.base());
       std::string text = gpu_label(g) + " needs ";
       text += all.first ? range_words(all.first, all.last) : "a toolkit newer than every one the tables know";
       text += ", but the available toolkits are";

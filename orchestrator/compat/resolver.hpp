@@ -43,6 +43,12 @@ struct ResolveRequest {
   // libcu++, a library of the recipe's `needs:`): never chosen, and named
   // with the reason when nothing else serves.
   std::vector<ToolkitShortfall> shortfalls;
+  // The toolkit rows to choose from: the sourced table when null, or one a
+  // caller learned from probes (ToolkitTable::learn). It outlives the
+  // Resolution, whose toolkit points into it.
+  const ToolkitTable* table = nullptr;
+
+  const ToolkitTable& toolkits() const { return table ? *table : ToolkitTable::known(); }
 };
 
 struct Resolution {

@@ -229,28 +229,9 @@ Toolkit build(const Row& row, const Toolkit* previous_released) {
   return t;
 }
 
-// Room for rows learned from probes (learn_toolkit), so that appending one
-// never moves the rows plans already point to.
+// Room for rows learned from probes (ToolkitTable::learn), so that appending
+// one never moves the rows plans already point to.
 constexpr std::size_t k_learned_rows = 16;
-
-std::vector<Toolkit> build_table() {
-  std::vector<Toolkit> table;
-  table.reserve(k_rows.size() + k_learned_rows);
-  const Toolkit* previous_released = nullptr;
-  for (const Row& row : k_rows) {
-    Toolkit t = build(row, previous_released);
-    if (!table.empty() && !(table.back().version < t.version)) bad_row(row.version, "versions out of order");
-    table.push_back(std::move(t));
-    // reserve() above keeps this pointer valid while the table grows.
-    if (table.back().released) previous_released = &table.back();
-  }
-  return table;
-}
-
-std::vector<Toolkit>& mutable_table() {
-  static std::vector<Toolkit> table = build_table();
-  return table;
-}
 
 }  // namespace
 
@@ -266,13 +247,37 @@ bool Toolkit::driver_meets_minimum(const util::Version& driver) const {
   return !min_driver.empty() && !(driver < min_driver);
 }
 
-std::span<const Toolkit> toolkit_table() { return mutable_table(); }
+ToolkitTable::ToolkitTable(Sourced) : m_sources(std::make_shared<std::deque<std::string>>()) {
+  m_rows.reserve(k_rows.size() + k_learned_rows);
+  const Toolkit* previous_released = nullptr;
+  for (const Row& row : k_rows) {
+    Toolkit t = build(row, previous_released);
+    if (!m_rows.empty() && !(m_rows.back().version < t.version)) bad_row(row.version, "versions out of order");
+    m_rows.push_back(std::move(t));
+    // reserve() above keeps this pointer valid while the table grows.
+    if (m_rows.back().released) previous_released = &m_rows.back();
+  }
+}
 
-const Toolkit* learn_toolkit(const util::Version& release, const std::vector<arch::ComputeCapability>& sass,
-                             std::string source) {
-  // The strings a learned row names outlive it; rows hold views.
-  static std::deque<std::string> sources;
-  std::vector<Toolkit>& table = mutable_table();
+ToolkitTable::ToolkitTable(const ToolkitTable& other) : m_sources(other.m_sources) {
+  m_rows.reserve(k_rows.size() + k_learned_rows);
+  m_rows.assign(other.m_rows.begin(), other.m_rows.end());
+}
+
+ToolkitTable& ToolkitTable::operator=(const ToolkitTable& other) {
+  if (this != &other) *this = ToolkitTable(other);
+  return *this;
+}
+
+ToolkitTable::~ToolkitTable() = default;
+
+const ToolkitTable& ToolkitTable::known() {
+  static const ToolkitTable table{Sourced{}};
+  return table;
+}
+
+const Toolkit* ToolkitTable::learn(const util::Version& release, const std::vector<arch::ComputeCapability>& sass,
+                                   std::string source) {
   const util::Version version = release.truncated(2);
   std::vector<arch::ComputeCapability> seen;
   for (const auto& cc : sass)
@@ -280,21 +285,23 @@ const Toolkit* learn_toolkit(const util::Version& release, const std::vector<arc
   std::ranges::sort(seen);
   if (seen.empty()) return nullptr;
   const auto observed = [&](arch::ComputeCapability cc) { return std::ranges::binary_search(seen, cc.base()); };
-  if (Toolkit* row = const_cast<Toolkit*>(find_toolkit(version))) {
+  const auto known_row = std::ranges::find(m_rows, version, &Toolkit::version);
+  if (known_row != m_rows.end()) {
+    Toolkit& row = *known_row;
     std::vector<arch::ComputeCapability> archs = seen;
-    for (const auto& cc : row->archs)
+    for (const auto& cc : row.archs)
       if (cc != cc.base() && observed(cc)) archs.push_back(cc);
     std::ranges::sort(archs);
-    row->archs = std::move(archs);
-    std::erase_if(row->deprecated, [&](arch::ComputeCapability cc) { return !observed(cc); });
-    if (!observed(row->default_arch)) row->default_arch = seen.front();
-    std::erase(row->unconfirmed, std::string_view("archs"));
-    row->source = sources.emplace_back(std::string(row->source) + "; archs: " + source);
-    return row;
+    row.archs = std::move(archs);
+    std::erase_if(row.deprecated, [&](arch::ComputeCapability cc) { return !observed(cc); });
+    if (!observed(row.default_arch)) row.default_arch = seen.front();
+    std::erase(row.unconfirmed, std::string_view("archs"));
+    row.source = m_sources->emplace_back(std::string(row.source) + "; archs: " + source);
+    return &row;
   }
-  if (table.size() == table.capacity() || !(table.back().version < version)) return nullptr;
+  if (m_rows.size() == m_rows.capacity() || !(m_rows.back().version < version)) return nullptr;
   const Toolkit* previous = nullptr;
-  for (const Toolkit& t : table)
+  for (const Toolkit& t : m_rows)
     if (t.released) previous = &t;
   Toolkit t = *previous;
   t.version = version;
@@ -308,26 +315,32 @@ const Toolkit* learn_toolkit(const util::Version& release, const std::vector<arc
   t.ptx_isa = {};
   t.released = true;
   t.unconfirmed = {"deprecated", "removed", "default_arch", "min_driver", "max_gcc", "max_clang", "ptx_isa"};
-  t.source = sources.emplace_back("learned: " + source);
-  table.push_back(std::move(t));
-  return &table.back();
+  t.source = m_sources->emplace_back("learned: " + source);
+  m_rows.push_back(std::move(t));
+  return &m_rows.back();
 }
 
-const Toolkit* find_toolkit(const util::Version& version) {
+const Toolkit* ToolkitTable::find(const util::Version& version) const {
   const util::Version wanted = version.truncated(2);
-  for (const Toolkit& t : toolkit_table())
+  for (const Toolkit& t : m_rows)
     if (t.version == wanted) return &t;
   return nullptr;
 }
 
-ToolkitWindow toolkit_window(arch::ComputeCapability cc) {
+ToolkitWindow ToolkitTable::window(arch::ComputeCapability cc) const {
   ToolkitWindow window;
-  for (const Toolkit& t : toolkit_table()) {
+  for (const Toolkit& t : m_rows) {
     if (!t.released || !t.accepts(cc)) continue;
     if (!window.first) window.first = &t;
     window.last = &t;
   }
   return window;
 }
+
+std::span<const Toolkit> toolkit_table() { return ToolkitTable::known().rows(); }
+
+const Toolkit* find_toolkit(const util::Version& version) { return ToolkitTable::known().find(version); }
+
+ToolkitWindow toolkit_window(arch::ComputeCapability cc) { return ToolkitTable::known().window(cc); }
 
 }  // namespace orc::compat

@@ -3,6 +3,8 @@
 // each nvcc accepts, deprecates and removed, its default arch, the oldest
 // driver it needs and the newest host compilers it takes. Facts the reference
 // marks UNCONFIRMED stay marked here, per field.
+#include <deque>
+#include <memory>
 #include <span>
 #include <string>
 #include <string_view>
@@ -36,29 +38,58 @@ struct Toolkit {
   bool driver_meets_minimum(const util::Version& driver) const;
 };
 
-// Every row, ascending by version (unreleased rows included, flagged).
-std::span<const Toolkit> toolkit_table();
-const Toolkit* find_toolkit(const util::Version& version);  // by major.minor
-
-// What a probe of a toolkit image saw (`nvcc --list-gpu-code`: base
-// targets, no a/f variants; watch/probe.hpp) becomes the table's word for
-// this process: a known row takes the observed archs (keeping the variants
-// of the targets nvcc listed, and no longer marking archs unconfirmed); a
-// release newer than every row becomes a row of its own, its other fields
-// taken from the newest released row and marked unconfirmed, its minimum
-// driver unknown. `source` says where it came from. nullptr when it cannot
-// be learned (a release older than the newest row that the table lacks, or
-// more learned rows than the table keeps room for). Not thread-safe: call
-// it before planning, as the watcher does.
-const Toolkit* learn_toolkit(const util::Version& release, const std::vector<arch::ComputeCapability>& sass,
-                             std::string source);
-
 // The toolkits that compile SASS for `cc`: first and last, or nullptr pair
 // when none does.
 struct ToolkitWindow {
   const Toolkit* first = nullptr;
   const Toolkit* last = nullptr;
 };
+
+// Rows ascending by version (unreleased rows included, flagged). known() is
+// the sourced table, built once and never changed; a process that learns
+// from probes (the watcher) learns into its own copy and hands that copy to
+// the resolver (ResolveRequest::table), so what a plan reads is an input,
+// never what ran earlier in the process.
+class ToolkitTable {
+ public:
+  static const ToolkitTable& known();
+
+  // A copy keeps room for learned rows, so learning never moves a row a
+  // plan points to. Rows a copy learns are its own.
+  ToolkitTable(const ToolkitTable& other);
+  ToolkitTable& operator=(const ToolkitTable& other);
+  ToolkitTable(ToolkitTable&&) noexcept = default;
+  ToolkitTable& operator=(ToolkitTable&&) noexcept = default;
+  ~ToolkitTable();
+
+  std::span<const Toolkit> rows() const { return m_rows; }
+  const Toolkit* find(const util::Version& version) const;  // by major.minor
+  ToolkitWindow window(arch::ComputeCapability cc) const;
+
+  // What a probe of a toolkit image saw (`nvcc --list-gpu-code`: base
+  // targets, no a/f variants; watch/probe.hpp) becomes this table's word: a
+  // known row takes the observed archs (keeping the variants of the targets
+  // nvcc listed, and no longer marking archs unconfirmed); a release newer
+  // than every row becomes a row of its own, its other fields taken from the
+  // newest released row and marked unconfirmed, its minimum driver unknown.
+  // `source` says where it came from. nullptr when it cannot be learned (a
+  // release older than the newest row that the table lacks, or more learned
+  // rows than the table keeps room for).
+  const Toolkit* learn(const util::Version& release, const std::vector<arch::ComputeCapability>& sass,
+                       std::string source);
+
+ private:
+  struct Sourced {};
+  explicit ToolkitTable(Sourced);
+  std::vector<Toolkit> m_rows;
+  // The source texts of learned rows (rows hold views), shared with copies
+  // whose rows name them.
+  std::shared_ptr<std::deque<std::string>> m_sources;
+};
+
+// The sourced table's rows, row and window (ToolkitTable::known()).
+std::span<const Toolkit> toolkit_table();
+const Toolkit* find_toolkit(const util::Version& version);  // by major.minor
 ToolkitWindow toolkit_window(arch::ComputeCapability cc);
 
 }  // namespace orc::compat

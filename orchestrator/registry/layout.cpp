@@ -40,6 +40,10 @@ ordered_json descriptor_json(const Descriptor& d) {
   ordered_json out = {{"mediaType", d.media_type}, {"digest", d.digest.to_string()}, {"size", d.size}};
   if (!d.artifact_type.empty()) out["artifactType"] = d.artifact_type;
   if (!d.annotations.empty()) out["annotations"] = d.annotations;
+  if (d.platform) {
+    out["platform"] = {{"architecture", d.platform->architecture}, {"os", d.platform->os}};
+    if (!d.platform->variant.empty()) out["platform"]["variant"] = d.platform->variant;
+  }
   return out;
 }
 
@@ -107,6 +111,18 @@ std::expected<Descriptor, Error> read_descriptor(const json& j, const std::strin
   auto annotations = read_annotations(j);
   if (!annotations) return std::unexpected(annotations.error());
   d.annotations = std::move(*annotations);
+  if (const auto platform = j.find("platform"); platform != j.end()) {
+    if (!platform->is_object()) return bad(where + ".platform is not an object");
+    Platform p;
+    for (auto [key, field] : {std::pair{"os", &p.os}, {"architecture", &p.architecture}, {"variant", &p.variant}}) {
+      const auto value = platform->find(key);
+      if (value == platform->end()) continue;
+      if (!value->is_string() || value->get_ref<const std::string&>().size() > k_max_string)
+        return bad(where + ".platform." + key + " is not a short string");
+      *field = value->get<std::string>();
+    }
+    d.platform = std::move(p);
+  }
   return d;
 }
 
@@ -245,6 +261,18 @@ std::expected<Index, Error> parse_index(std::string_view text) {
   if (!annotations) return std::unexpected(annotations.error());
   index.annotations = std::move(*annotations);
   return index;
+}
+
+const Descriptor* platform_manifest(const Index& index, std::string_view os, std::string_view architecture) {
+  const Descriptor* unnamed = nullptr;
+  for (const auto& m : index.manifests) {
+    if (!m.platform) {
+      if (!unnamed) unnamed = &m;
+      continue;
+    }
+    if (m.platform->os == os && m.platform->architecture == architecture) return &m;
+  }
+  return unnamed;
 }
 
 std::expected<ArtifactInfo, Error> read_artifact(const Manifest& manifest) {

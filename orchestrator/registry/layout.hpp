@@ -43,12 +43,21 @@ inline constexpr std::size_t k_max_string = 64 << 10;
 // of MiB (util/json_nesting.hpp).
 inline constexpr std::size_t k_max_manifest_depth = 64;
 
+// What an image index entry runs on: "linux", "amd64", "" or "v8".
+struct Platform {
+  std::string os;
+  std::string architecture;
+  std::string variant;
+  bool operator==(const Platform&) const = default;
+};
+
 struct Descriptor {
   std::string media_type;
   digest::Digest digest;  // "sha256:<hex>" in the JSON
   std::uint64_t size = 0;
   std::string artifact_type;  // index entries of referrers carry it
   std::map<std::string, std::string> annotations;
+  std::optional<Platform> platform;  // an image index's entries carry it
 
   bool operator==(const Descriptor&) const = default;
 };
@@ -110,6 +119,11 @@ std::string index_json(const Index& index);
 
 std::expected<Manifest, Error> parse_manifest(std::string_view json);
 std::expected<Index, Error> parse_index(std::string_view json);
+
+// The manifest of an image index that runs on `os`/`architecture`; else
+// the first entry that names no platform (an index of one image often
+// does not); nullptr when neither is there.
+const Descriptor* platform_manifest(const Index& index, std::string_view os, std::string_view architecture);
 
 // The artifact annotations of a manifest whose config is ours; protocol
 // error when it is some other kind of manifest or tier/recipe are missing.

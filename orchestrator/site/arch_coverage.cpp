@@ -14,13 +14,6 @@ namespace {
 
 // The manifest's "sm_90" / "compute_90a" names back to CCs; a name this
 // version cannot read counts as absent (it cannot vouch for a GPU).
-std::set<arch::ComputeCapability> parse_all(const std::vector<std::string>& names) {
-  std::set<arch::ComputeCapability> out;
-  for (const auto& name : names)
-    if (auto cc = arch::ComputeCapability::parse(name)) out.insert(*cc);
-  return out;
-}
-
 // Each distinct CC of the tier's GPUs (without variant) with the product
 // names the tier gives it; a GPU written as a CC adds no name.
 std::map<arch::ComputeCapability, std::vector<std::string>> tier_ccs(const recipe::Tier& tier) {
@@ -48,8 +41,12 @@ ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::
   for (const auto& file : manifest.files) {
     if (file.embedded_sass.empty() && file.embedded_ptx.empty()) continue;
     any_device_code = true;
-    const auto sass = parse_all(file.embedded_sass);
-    const auto ptx = parse_all(file.embedded_ptx);
+    const auto sass = file.embedded_sass.cc_set();
+    const auto ptx = file.embedded_ptx.cc_set();
+    for (const auto* list : {&file.embedded_sass, &file.embedded_ptx})
+      for (const auto& name : list->unread())
+        coverage.unread.push_back(file.path + ": '" + name +
+                                  "' is a target this version cannot read; it vouches for no GPU");
     for (const auto& gpu : tier.gpus) {
       const auto verdict = inspect::judge(sass, ptx, gpu.cc);
       if (verdict.outcome == inspect::Outcome::native) continue;
@@ -69,6 +66,9 @@ ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::
   if (!any_device_code)
     coverage.problems.push_back("no file of the set embeds device code, so nothing covers tier '" + tier.name + "'");
   coverage.ok = coverage.problems.empty();
+  // A refusal says what was not read: a newer version may read it as the
+  // missing target.
+  if (!coverage.ok) coverage.problems.insert(coverage.problems.end(), coverage.unread.begin(), coverage.unread.end());
   return coverage;
 }
 
@@ -99,8 +99,8 @@ bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc) {
   return std::ranges::any_of(tier.gpus, [&](const recipe::TierGpu& g) { return g.cc.base() == cc; });
 }
 
-std::string smoke_problem(const cache::Manifest& manifest, const digest::Digest& digest, const recipe::Tier& tier,
-                          const cache::TrustedKeys& trusted) {
+std::optional<std::string> smoke_problem(const cache::Manifest& manifest, const digest::Digest& digest,
+                                         const recipe::Tier& tier, const cache::TrustedKeys& trusted) {
   static const std::vector<cache::SmokeAttestation> k_no_runs;
   const auto found = manifest.smoke.find(tier.name);
   const auto& runs = found == manifest.smoke.end() ? k_no_runs : found->second;
@@ -151,7 +151,7 @@ std::string smoke_problem(const cache::Manifest& manifest, const digest::Digest&
   for (const auto& [cc, names] : tier_ccs(tier))
     if (!passed.contains(cc))
       missing.push_back(cc.dotted() + (names.empty() ? "" : " (" + util::join(names, ", ") + ")"));
-  if (failed.empty() && missing.empty()) return {};
+  if (failed.empty() && missing.empty()) return std::nullopt;
   std::string problem;
   if (runs.empty()) {
     problem =

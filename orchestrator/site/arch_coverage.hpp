@@ -20,6 +20,9 @@ struct ArchCoverage {
   bool ok = false;
   std::vector<std::string> problems;  // one sentence each: file, GPU, CC, what is missing
   std::vector<std::string> jit;       // GPUs that will JIT (allowed): said as warnings
+  // Recorded targets this version cannot read (a newer version's names):
+  // judged as absent, said as warnings, and named in a refusal.
+  std::vector<std::string> unread;
 };
 
 ArchCoverage check_arch_coverage(const cache::Manifest& manifest, const recipe::Tier& tier);
@@ -40,10 +43,10 @@ bool tier_has_cc(const recipe::Tier& tier, const arch::ComputeCapability& cc);
 // tier's `driver:` when it declares one; and no such run that did not pass.
 // A run on a GPU of another CC, an unsigned or untrusted run, or one on an
 // older driver counts for nothing. A run whose record does not verify
-// refuses the set. Empty when it holds; else one sentence naming the CCs
+// refuses the set. nullopt when it holds; else one sentence naming the CCs
 // still missing (or the run that failed) and what to run
 // (`orchestrate smoke TIER --artifact sha256:HEX`, then push).
-std::string smoke_problem(const cache::Manifest& manifest, const digest::Digest& set, const recipe::Tier& tier,
-                          const cache::TrustedKeys& trusted);
+std::optional<std::string> smoke_problem(const cache::Manifest& manifest, const digest::Digest& set,
+                                         const recipe::Tier& tier, const cache::TrustedKeys& trusted);
 
 }  // namespace orc::site

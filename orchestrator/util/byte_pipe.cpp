@@ -66,4 +66,20 @@ void BytePipe::drain() {
   }
 }
 
+PipeProducer::PipeProducer(BytePipe& pipe, std::function<std::optional<std::string>()> run) : m_pipe(pipe) {
+  m_thread = std::thread([this, run = std::move(run)] {
+    auto error = run();
+    if (error) m_error = *error;
+    m_pipe.close(error);
+  });
+}
+
+const std::optional<std::string>& PipeProducer::join() {
+  if (m_thread.joinable()) {
+    m_pipe.abandon();
+    m_thread.join();
+  }
+  return m_error;
+}
+
 }  // namespace orc::util

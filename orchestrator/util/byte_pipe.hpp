@@ -8,11 +8,13 @@
 #include <cstddef>
 #include <deque>
 #include <expected>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 
 namespace orc::util {
 
@@ -43,6 +45,26 @@ class BytePipe {
   std::size_t m_capacity;
   bool m_closed = false;
   bool m_abandoned = false;
+  std::optional<std::string> m_error;
+};
+
+// A thread that writes into a pipe the calling thread reads (an export, a
+// download): `run` returns its own failure, or nullopt, and the pipe is
+// closed with it. Whatever way the reader ends, join() (or the destructor)
+// abandons the pipe, so a blocked writer ends, and joins the thread.
+class PipeProducer {
+ public:
+  PipeProducer(BytePipe& pipe, std::function<std::optional<std::string>()> run);
+  ~PipeProducer() { join(); }
+  PipeProducer(const PipeProducer&) = delete;
+  PipeProducer& operator=(const PipeProducer&) = delete;
+
+  // The producer's own failure (the engine's, the registry's), once joined.
+  const std::optional<std::string>& join();
+
+ private:
+  BytePipe& m_pipe;
+  std::thread m_thread;
   std::optional<std::string> m_error;
 };
 

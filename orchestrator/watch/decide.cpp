@@ -168,9 +168,12 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
   // what it was built with.
   const bool patch_known = current.toolkit.size() >= 3;
   const Offer* best = nullptr;
-  const auto decline = [&out](std::string line) {
-    if (std::ranges::find(out.declined, line) == out.declined.end()) out.declined.push_back(std::move(line));
+  const auto decline_for = [&out](std::optional<util::Version> toolkit, std::string line) {
+    if (std::ranges::find(out.declined, line) != out.declined.end()) return;
+    out.declined.push_back(std::move(line));
+    out.declined_toolkits.push_back(std::move(toolkit));
   };
+  const auto decline = [&](std::string line) { decline_for(std::nullopt, std::move(line)); };
   const auto some_image_offers = [&](const util::Version& toolkit) {
     return std::ranges::any_of(offers,
                                [&](const Offer& o) { return !o.debian && !o.image.empty() && o.toolkit == toolkit; });
@@ -182,8 +185,8 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
     if (o.image.empty() && some_image_offers(o.toolkit)) continue;  // the image offer speaks for it
     const std::string what = "CUDA " + o.toolkit.str() + " (" + o.feed + ")";
     if (!patch_known && o.toolkit.truncated(2) == current.toolkit.truncated(2)) {
-      decline(what + ": the set records CUDA " + current.toolkit.str() +
-              " without its patch level, so a patch release cannot be told from it");
+      decline_for(o.toolkit, what + ": the set records CUDA " + current.toolkit.str() +
+                                 " without its patch level, so a patch release cannot be told from it");
       continue;
     }
     if (!policy_allows(policy, current.toolkit, o.toolkit)) {
@@ -191,37 +194,39 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
                                 : policy == Policy::minor
                                     ? "stays on CUDA " + std::to_string(current.toolkit.major()) + ".x"
                                     : "stays on CUDA " + current.toolkit.truncated(2).str() + ".x";
-      decline(what + ": policy " + std::string(to_string(policy)) + " " + stays);
+      decline_for(o.toolkit, what + ": policy " + std::string(to_string(policy)) + " " + stays);
       continue;
     }
     if (current.cuda && !current.cuda->contains(o.toolkit)) {
-      decline(what + ": outside the recipe's cuda range " + current.cuda->text());
+      decline_for(o.toolkit, what + ": outside the recipe's cuda range " + current.cuda->text());
       continue;
     }
     const Probe* probe = find_probe(probes, o.digest);
     if (probe && probe->nvcc.truncated(2) != o.toolkit.truncated(2)) {
-      decline(what + ": its image's nvcc is " + probe->nvcc.str() + " (probed), not CUDA " +
-              o.toolkit.truncated(2).str());
+      decline_for(o.toolkit, what + ": its image's nvcc is " + probe->nvcc.str() + " (probed), not CUDA " +
+                                 o.toolkit.truncated(2).str());
       continue;
     }
     const compat::Toolkit* row = compat::find_toolkit(o.toolkit);
     if (!row && !probe && o.image.empty()) {
-      decline(what + ": not in the toolkit tables, and no watched image offers it to probe");
+      decline_for(o.toolkit, what + ": not in the toolkit tables, and no watched image offers it to probe");
       continue;
     }
     if (row && !row->released) {
-      decline(what + ": the tables say CUDA " + row->version.str() + " was never released");
+      decline_for(o.toolkit, what + ": the tables say CUDA " + row->version.str() + " was never released");
       continue;
     }
     if (!current.allowed.empty() && std::ranges::none_of(current.allowed, [&](const util::Version& v) {
           return v.truncated(2) == o.toolkit.truncated(2);
         })) {
-      decline(what + ": not among the configuration's toolkits");
+      decline_for(o.toolkit, what + ": not among the configuration's toolkits");
       continue;
     }
     if (current.driver && (!row || !row->driver_meets_minimum(*current.driver))) {
-      decline(what + ": tier " + current.tier + "'s driver " + current.driver->str() + " is older than its minimum " +
-              (!row || row->min_driver.empty() ? std::string("(not known)") : row->min_driver.str()));
+      decline_for(o.toolkit,
+                  what + ": tier " + current.tier + "'s driver " + current.driver->str() +
+                      " is older than its minimum " +
+                      (!row || row->min_driver.empty() ? std::string("(not known)") : row->min_driver.str()));
       continue;
     }
     const std::vector<std::string> gone = probe ? dropped_by_probe(*probe, current.gpus)
@@ -229,13 +234,14 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
                                                 : std::vector<std::string>{};
     if (!gone.empty()) {
       const compat::Toolkit* last = last_serving(current.gpus);
-      decline(what + ": drops " + util::join(gone, ", ") + ", which tier " + current.tier + " needs" +
-              (probe ? " (its nvcc --list-gpu-code, probed)" : "") + "; the last toolkit that serves the tier is " +
-              (last ? "CUDA " + last->version.str() : std::string("none")));
+      decline_for(o.toolkit, what + ": drops " + util::join(gone, ", ") + ", which tier " + current.tier + " needs" +
+                                 (probe ? " (its nvcc --list-gpu-code, probed)" : "") +
+                                 "; the last toolkit that serves the tier is " +
+                                 (last ? "CUDA " + last->version.str() : std::string("none")));
       continue;
     }
     if (o.image.empty()) {
-      decline(what + ": released, but no watched image offers it yet");
+      decline_for(o.toolkit, what + ": released, but no watched image offers it yet");
       continue;
     }
     if (!best || best->toolkit < o.toolkit) best = &o;
@@ -265,6 +271,12 @@ Decision decide(const Current& current, const std::vector<Offer>& offers, Policy
     return out;
   }
   return out;
+}
+
+const std::string* Decision::declined_for(const util::Version& toolkit) const {
+  for (std::size_t i = 0; i < declined.size() && i < declined_toolkits.size(); ++i)
+    if (declined_toolkits[i] == toolkit) return &declined[i];
+  return nullptr;
 }
 
 }  // namespace orc::watch

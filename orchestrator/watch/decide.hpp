@@ -63,8 +63,14 @@ struct Decision {
   std::optional<Offer> take;          // what to rebuild with, when stale
   std::string reason;                 // "CUDA 12.4.0 -> 12.4.1 (registry ...)", "base image moved: ..."
   std::vector<std::string> declined;  // newer offers not taken, each with why
+  // Beside `declined`: the release each line declines (none for a line
+  // about an image of the Debian archive).
+  std::vector<std::optional<util::Version>> declined_toolkits;
   bool unprobed = false;              // `take` is judged by no table row or probe yet: probe before use
   bool make_image = false;            // `take` is a Debian offer: make the offline image again first
+
+  // Why `toolkit` was declined; nullptr when it was not.
+  const std::string* declined_for(const util::Version& toolkit) const;
 };
 
 // `probes` are what images' own nvcc said (probe.hpp), by registry digest:

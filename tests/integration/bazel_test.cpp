@@ -168,7 +168,7 @@ TEST_F(BazelBuild, AChangeOfArchsCleansExactlyOnceAndTheOutputHoldsTheNewArchs) 
   Built first = build();
   ASSERT_EQ(first.result.status, app::BuildStatus::built) << first.log;
   EXPECT_EQ(first.log.find(k_expunge), std::string::npos) << "a workspace never configured needs no clean";
-  EXPECT_EQ(first.result.artifacts.at(0).sass, std::vector<std::string>{"sm_80"});
+  EXPECT_EQ(first.result.artifacts.at(0).sass.names(), std::vector<std::string>{"sm_80"});
   // bazel read the plan's lines that the driver appended to .bazelrc.
   EXPECT_NE(first.log.find("--repo_env=TF_CUDA_COMPUTE_CAPABILITIES=compute_80"), std::string::npos) << first.log;
 
@@ -176,15 +176,15 @@ TEST_F(BazelBuild, AChangeOfArchsCleansExactlyOnceAndTheOutputHoldsTheNewArchs) 
   Built changed = build();
   ASSERT_EQ(changed.result.status, app::BuildStatus::built) << changed.log;
   EXPECT_NE(changed.log.find(k_expunge), std::string::npos) << changed.log;
-  EXPECT_EQ(changed.result.artifacts.at(0).sass, std::vector<std::string>{"sm_90"});
-  EXPECT_EQ(changed.result.artifacts.at(0).ptx, std::vector<std::string>{"compute_90"});
+  EXPECT_EQ(changed.result.artifacts.at(0).sass.names(), std::vector<std::string>{"sm_90"});
+  EXPECT_EQ(changed.result.artifacts.at(0).ptx.names(), std::vector<std::string>{"compute_90"});
 
   // The same archs, a changed source: a rebuild, and no clean.
   std::ofstream(m_ws / "kernel.cu", std::ios::app) << "__global__ void twice(float* x) { x[threadIdx.x] *= 2; }\n";
   Built again = build();
   ASSERT_EQ(again.result.status, app::BuildStatus::built) << again.log;
   EXPECT_EQ(again.log.find(k_expunge), std::string::npos) << again.log;
-  EXPECT_EQ(again.result.artifacts.at(0).sass, std::vector<std::string>{"sm_90"});
+  EXPECT_EQ(again.result.artifacts.at(0).sass.names(), std::vector<std::string>{"sm_90"});
 }
 
 // The driver's .bazelrc for a hermetic TensorFlow plan (>=2.18: its tested

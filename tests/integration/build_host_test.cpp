@@ -72,7 +72,7 @@ class BuildOnHost : public ::testing::Test {
   app::BuildReport build_report(const std::string& name) {
     std::ostringstream progress;
     const app::BuildReport report = build_on_host(m_dir.path(), "tier-h", name, progress);
-    std::cout << app::render_build_text(report, false);
+    std::cout << cli::render_build_text(report, false);
     EXPECT_EQ(report.builds.size(), 1u) << progress.str();
     if (!report.builds.empty() && report.builds.front().status == app::BuildStatus::failed) std::cout << progress.str();
     return report;
@@ -94,8 +94,8 @@ TEST_F(BuildOnHost, DoubleStarGlobCollectsTheLibraryTwoDirectoriesDeep) {
   ASSERT_EQ(built.artifacts.size(), 1u);
   // Found under the source tree, where `cmake -B build` wrote it.
   EXPECT_EQ(built.artifacts[0].name, "build/lib/libx.so");
-  EXPECT_EQ(built.artifacts[0].sass, (std::vector<std::string>{"sm_90"}));
-  EXPECT_EQ(built.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_EQ(built.artifacts[0].sass.names(), (std::vector<std::string>{"sm_90"}));
+  EXPECT_EQ(built.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_90"}));
   EXPECT_TRUE(fs::exists(built.artifacts[0].path)) << built.artifacts[0].path;
   EXPECT_TRUE(built.manifest.has_value());
 }
@@ -257,9 +257,9 @@ TEST_F(BuildOnHost, AnArtifactNamedByBytesThatAreNotUtf8IsRefusedAsBadInput) {
       << refused.errors[0];
   EXPECT_FALSE(refused.manifest.has_value());
   EXPECT_EQ(report.exit_code(), util::ExitCode::bad_input);
-  const auto json = nlohmann::json::parse(app::render_build_json(report));
+  const auto json = nlohmann::json::parse(cli::render_build_json(report));
   EXPECT_EQ(json["builds"][0]["errors"][0], refused.errors[0]);
-  EXPECT_EQ(app::render_build_text(report, false).find('\xff'), std::string::npos);
+  EXPECT_EQ(cli::render_build_text(report, false).find('\xff'), std::string::npos);
 }
 
 // A `source: {path: ...}` that is not there is the configuration's fault:

@@ -18,6 +18,7 @@
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/images/images.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "tests/integration/engine_service.hpp"
 #include "tests/integration/process.hpp"
 
@@ -95,7 +96,7 @@ class BuildInEngine : public ::testing::Test {
                                                            .store_root = m_store,
                                                            .terminal = false},
                                          progress);
-    say(app::render_build_text(report, false) + "  in " + seconds_since(start) + " s");
+    say(cli::render_build_text(report, false) + "  in " + seconds_since(start) + " s");
     return report;
   }
 

@@ -89,8 +89,8 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   ASSERT_EQ(first.status, app::BuildStatus::built) << errors(first);
   EXPECT_EQ(first.exit_code, util::ExitCode::ok);
   ASSERT_EQ(first.artifacts.size(), 1u);
-  EXPECT_EQ(first.artifacts[0].sass, (std::vector<std::string>{"sm_100", "sm_120"}));
-  EXPECT_EQ(first.artifacts[0].ptx, (std::vector<std::string>{"compute_120"}));
+  EXPECT_EQ(first.artifacts[0].sass.names(), (std::vector<std::string>{"sm_100", "sm_120"}));
+  EXPECT_EQ(first.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_120"}));
   EXPECT_TRUE(fs::exists(first.artifacts[0].path)) << first.artifacts[0].path;
   EXPECT_TRUE(first.manifest.has_value());
   // The event query sees what a build creates (so its zero below means something).
@@ -145,8 +145,8 @@ TEST_F(BuildInEngine, BuildsCachesRebuildsAndFailsCleanly) {
   ASSERT_EQ(hopper.status, app::BuildStatus::built) << errors(hopper);
   EXPECT_NE(hopper.key, first.key);
   ASSERT_EQ(hopper.artifacts.size(), 1u);
-  EXPECT_EQ(hopper.artifacts[0].sass, (std::vector<std::string>{"sm_90"}));
-  EXPECT_EQ(hopper.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_EQ(hopper.artifacts[0].sass.names(), (std::vector<std::string>{"sm_90"}));
+  EXPECT_EQ(hopper.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_90"}));
 
   // The Hopper set is now current for tier-x, and the image still holds the
   // Blackwell one: stamp --recipe refuses it, naming the build that remakes it.
@@ -210,13 +210,13 @@ TEST_F(BuildInEngine, TwoToolkitsCuda118ForPascalVoltaAndTheHosts130ForBlackwell
     ASSERT_TRUE(manifest.has_value()) << b.manifest->to_string();
     const auto j = nlohmann::json::parse(*manifest);
     if (b.tier == "tier-pv") {
-      EXPECT_EQ(b.artifacts[0].sass, (std::vector<std::string>{"sm_60", "sm_70"}));
-      EXPECT_EQ(b.artifacts[0].ptx, (std::vector<std::string>{"compute_70"}));
+      EXPECT_EQ(b.artifacts[0].sass.names(), (std::vector<std::string>{"sm_60", "sm_70"}));
+      EXPECT_EQ(b.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_70"}));
       EXPECT_EQ(j["toolkit"], "11.8") << j.dump(2);
       EXPECT_EQ(j["image"]["reference"], "orchestrate/cuda:11.8-bookworm") << j.dump(2);
     } else {
-      EXPECT_EQ(b.artifacts[0].sass, (std::vector<std::string>{"sm_100", "sm_120"}));
-      EXPECT_EQ(b.artifacts[0].ptx, (std::vector<std::string>{}));
+      EXPECT_EQ(b.artifacts[0].sass.names(), (std::vector<std::string>{"sm_100", "sm_120"}));
+      EXPECT_EQ(b.artifacts[0].ptx.names(), (std::vector<std::string>{}));
       EXPECT_EQ(j["toolkit"], "13.0") << j.dump(2);
       EXPECT_EQ(j["image"]["reference"], "orchestrate/cuda:host-bookworm") << j.dump(2);
     }
@@ -249,8 +249,8 @@ TEST_F(BuildInEngine, PinnedProjectStopsUnderVerifyAndBuildsThePlanUnderEnforce)
   const app::BuildResult enforced = build("pinned-enforce");
   ASSERT_EQ(enforced.status, app::BuildStatus::built) << errors(enforced);
   ASSERT_EQ(enforced.artifacts.size(), 1u);
-  EXPECT_EQ(enforced.artifacts[0].sass, (std::vector<std::string>{"sm_80", "sm_90"}));
-  EXPECT_EQ(enforced.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_EQ(enforced.artifacts[0].sass.names(), (std::vector<std::string>{"sm_80", "sm_90"}));
+  EXPECT_EQ(enforced.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_90"}));
   ASSERT_TRUE(enforced.nvcc.has_value());
   EXPECT_TRUE(std::ranges::any_of(enforced.nvcc->calls,
                                   [](const front::CallRecord& c) { return c.outcome == front::Outcome::enforced; }));

@@ -18,6 +18,7 @@
 #include <sstream>
 
 #include "orchestrator/app/build/build.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/compat/toolkits.hpp"
 #include "orchestrator/front/front.hpp"
 #include "tests/integration/host_build.hpp"
@@ -142,7 +143,7 @@ class FrontBuild : public ::testing::TestWithParam<std::string> {
   app::BuildResult build(const std::string& recipe) {
     std::ostringstream progress;
     const app::BuildReport report = build_on_host(m_dir.path(), "tier-new", recipe, progress);
-    std::cout << app::render_build_text(report, false) << app::render_build_errors(report);
+    std::cout << cli::render_build_text(report, false) << cli::render_build_errors(report);
     if (report.builds.size() != 1) {
       ADD_FAILURE() << progress.str();
       return {};
@@ -176,8 +177,8 @@ TEST_P(FrontBuild, EnforceBuildsExactlyThePlanForAPinnedProject) {
   const app::BuildResult r = build("pinned-enforce");
   ASSERT_EQ(r.status, app::BuildStatus::built) << all_errors(r);
   ASSERT_EQ(r.artifacts.size(), 1u);
-  EXPECT_EQ(r.artifacts[0].sass, (std::vector<std::string>{"sm_80", "sm_89", "sm_90"}));
-  EXPECT_EQ(r.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_EQ(r.artifacts[0].sass.names(), (std::vector<std::string>{"sm_80", "sm_89", "sm_90"}));
+  EXPECT_EQ(r.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_90"}));
   const auto enforced = calls_with(r, front::Outcome::enforced);
   ASSERT_FALSE(enforced.empty());
   ASSERT_TRUE(enforced.front()->origin);
@@ -191,7 +192,7 @@ TEST_P(FrontBuild, EnforceBuildsExactlyThePlanForAPinnedProject) {
 TEST_P(FrontBuild, AGpuProbeIsSaidOnceAndTheShellDoesNotReachTheBuild) {
   const app::BuildResult first = build("probe");
   ASSERT_EQ(first.status, app::BuildStatus::built) << all_errors(first);
-  EXPECT_EQ(first.artifacts[0].sass, (std::vector<std::string>{"sm_80", "sm_89", "sm_90"}));
+  EXPECT_EQ(first.artifacts[0].sass.names(), (std::vector<std::string>{"sm_80", "sm_89", "sm_90"}));
   const auto summary = app::nvcc_summary(*first.nvcc);
   const auto probes = std::ranges::count_if(
       summary, [](const std::string& l) { return l.find("probed the build machine's GPU") != std::string::npos; });
@@ -214,8 +215,8 @@ TEST_P(FrontBuild, EnvOfTheRecipeReachesTheStepAndVerifyNamesTheMakefile) {
   EXPECT_FALSE(refused.manifest.has_value());
   const app::BuildResult enforced = build("probe-75-enforce");
   ASSERT_EQ(enforced.status, app::BuildStatus::built) << all_errors(enforced);
-  EXPECT_EQ(enforced.artifacts[0].sass, (std::vector<std::string>{"sm_80", "sm_89", "sm_90"}));
-  EXPECT_EQ(enforced.artifacts[0].ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_EQ(enforced.artifacts[0].sass.names(), (std::vector<std::string>{"sm_80", "sm_89", "sm_90"}));
+  EXPECT_EQ(enforced.artifacts[0].ptx.names(), (std::vector<std::string>{"compute_90"}));
   EXPECT_NE(enforced.key, refused.key);
 }
 

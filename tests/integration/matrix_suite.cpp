@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "orchestrator/app/build/build_front.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "tests/integration/build_in_engine.hpp"
 
 namespace orc::integration {
@@ -78,7 +79,7 @@ TEST_F(BuildMatrix, EveryExampleRecipeBuildsOnEveryExampleTierInItsPlannedImage)
   }
   m_config = fs::path(ORC_SOURCE_DIR) / "recipes/orchestrate.yaml";
   const app::BuildReport report = build_tiers({"tier-old", "tier-new", "tier-next"}, {});
-  std::cout << app::render_build_errors(report);
+  std::cout << cli::render_build_errors(report);
   ASSERT_EQ(report.builds.size(), 6u) << "two recipes on three tiers";
   EXPECT_EQ(report.exit_code(), util::ExitCode::ok);
   for (const auto& b : report.builds) {
@@ -91,8 +92,8 @@ TEST_F(BuildMatrix, EveryExampleRecipeBuildsOnEveryExampleTierInItsPlannedImage)
     const std::string toolkit = b.toolkit->str();
     EXPECT_TRUE(toolkit == want.toolkit || toolkit.starts_with(want.toolkit + ".")) << toolkit;
     ASSERT_EQ(b.artifacts.size(), 1u);
-    EXPECT_EQ(b.artifacts[0].sass, want.sass);
-    EXPECT_EQ(b.artifacts[0].ptx, want.ptx);
+    EXPECT_EQ(b.artifacts[0].sass.names(), want.sass);
+    EXPECT_EQ(b.artifacts[0].ptx.names(), want.ptx);
     // Whatever each project's build system did, every nvcc call compiled
     // what the plan asked and none was refused or rewritten.
     ASSERT_TRUE(b.nvcc.has_value());
@@ -144,8 +145,8 @@ class FixtureMatrix : public BuildMatrix, public ::testing::WithParamInterface<I
     ASSERT_EQ(b.status, app::BuildStatus::built) << errors(b);
     EXPECT_EQ(b.image, "orchestrate/cuda:" + GetParam().image);
     ASSERT_EQ(b.artifacts.size(), 1u);
-    EXPECT_EQ(b.artifacts[0].sass, (Strings{"sm_80", "sm_89", "sm_90"}));
-    EXPECT_EQ(b.artifacts[0].ptx, Strings{"compute_90"});
+    EXPECT_EQ(b.artifacts[0].sass.names(), (Strings{"sm_80", "sm_89", "sm_90"}));
+    EXPECT_EQ(b.artifacts[0].ptx.names(), Strings{"compute_90"});
   }
 
   void expect_refused_at(const app::BuildResult& b, const std::string& where) {
@@ -164,7 +165,7 @@ TEST_P(FixtureMatrix, EachShapeBuildsThePlanOrStopsAtItsFileAndLine) {
   write_fixture_config();
   const auto one = [&](const std::string& recipe) {
     const app::BuildReport report = build_tiers({"tier-x"}, {recipe});
-    std::cout << app::render_build_errors(report);
+    std::cout << cli::render_build_errors(report);
     EXPECT_EQ(report.builds.size(), 1u);
     return report.builds.empty() ? app::BuildResult{} : report.builds.front();
   };

@@ -25,6 +25,7 @@
 #include "orchestrator/app/cluster/slurm.hpp"
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/engine/slurm.hpp"
 #include "tests/integration/process.hpp"
 #include "tests/integration/registry_process.hpp"
@@ -113,9 +114,9 @@ class SlurmSuite : public ::testing::Test {
                                                                     .progress = &progress,
                                                                     .cancel = cancel ? cancel : &own,
                                                                     .poll = std::chrono::milliseconds(300)});
-    std::cout << "slurm dispatch in "
-              << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count() << " s:\n"
-              << app::render_slurm_text(report);
+    std::cout << "slurm dispatch in " << std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count()
+              << " s:\n"
+              << cli::render_slurm_text(report);
     return report;
   }
 

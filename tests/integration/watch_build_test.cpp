@@ -289,7 +289,7 @@ TEST_F(WatchRebuild, RebuildsWhatPolicyAndRangeAllowOnceVerifiedStoredAndPushed)
   EXPECT_EQ(rebuilt.image, m_base + "13.0.2-devel-ubuntu24.04");
   EXPECT_EQ(rebuilt.image_digest, digest_13_0_2);
   EXPECT_EQ(rebuilt.files.size(), 1u);
-  EXPECT_EQ(rebuilt.files.front().embedded_sass, (std::vector<std::string>{"sm_90"}));
+  EXPECT_EQ(rebuilt.files.front().embedded_sass.names(), (std::vector<std::string>{"sm_90"}));
   // ... and it is in the registry remote.
   registry::Client remote({.url = m_registry->url("team/artifacts")}, registry::make_curl_transport());
   auto tags = remote.list_tags();

@@ -16,6 +16,7 @@
 #include "orchestrator/site/host_toolkits.hpp"
 #include "orchestrator/site/machine_key.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -51,6 +52,7 @@ std::string engine_unreachable_message(const engine::Discovery& discovery, const
 
 PlanScope scope_of(const BuildRequest& request) {
   PlanScope scope{.tiers = request.tiers, .recipes = request.recipes, .toolkits = std::nullopt};
+  scope.table = request.toolkits;
   if (request.image) scope.toolkits = std::vector<util::Version>{request.image->toolkit.truncated(2)};
   return scope;
 }
@@ -151,7 +153,7 @@ void run_misses(std::vector<BuildJob*>& misses, detail::RunContext& context, uns
 }
 
 cache::Store open_store(const fs::path& requested) {
-  const fs::path root = requested.empty() ? cache::default_store_root() : requested;
+  const fs::path root = site::store_root(requested);
   auto opened = cache::Store::open(root);
   if (!opened)
     site::fail_with(

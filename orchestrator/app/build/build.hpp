@@ -9,8 +9,10 @@
 #include <string>
 #include <vector>
 
+#include "orchestrator/arch/arch_list.hpp"
 #include "orchestrator/cache/manifest.hpp"
 #include "orchestrator/compat/image_catalog.hpp"
+#include "orchestrator/compat/toolkits.hpp"
 #include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/engine.hpp"
@@ -51,6 +53,9 @@ struct BuildRequest {
   // name: a build Job's verified source snapshot (k8s render), whose tree
   // hash is the one the workstation keyed the build with.
   std::map<std::string, std::filesystem::path> source_dirs;
+  // The toolkit rows the plan resolves against: the sourced table when null;
+  // the watcher's copy that learned what the image's nvcc lists otherwise.
+  const compat::ToolkitTable* toolkits = nullptr;
 };
 
 struct BuiltArtifact {
@@ -58,8 +63,8 @@ struct BuiltArtifact {
   std::string path;  // where it lies now: the blob in the store
   std::string sha256;
   std::uint64_t size = 0;
-  std::vector<std::string> sass;
-  std::vector<std::string> ptx;
+  arch::ArchList sass;  // embedded: "sm_80"
+  arch::ArchList ptx;   // "compute_90"
   // The CUDA libraries it links that the set does not carry (the manifest's).
   std::vector<cache::LibraryNeed> needs;
 };
@@ -119,11 +124,5 @@ struct BuildReport {
 // Throws util::Failure for bad input (unknown tier, unsatisfiable plan, an
 // engine that cannot be chosen).
 BuildReport build(const BuildRequest& request, std::ostream& progress);
-
-std::string render_build_json(const BuildReport& report);
-// Each build's line and artifacts; errors are not in it.
-std::string render_build_text(const BuildReport& report, bool explain);
-// Every build's errors, each as "orchestrate: error: RECIPE x TIER: ..." (stderr).
-std::string render_build_errors(const BuildReport& report);
 
 }  // namespace orc::app

@@ -15,6 +15,7 @@
 #include "orchestrator/app/plan/plan.hpp"
 #include "orchestrator/cache/signing.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/digest/digest.hpp"
 #include "orchestrator/engine/discovery.hpp"
 #include "orchestrator/engine/engine.hpp"
 #include "orchestrator/recipe/config.hpp"
@@ -22,13 +23,28 @@
 namespace orc::app::detail {
 
 // The image a build runs in, and what it needs from the host.
+// Where a build runs, and what identifies it: each kind of identity in its
+// own field. identity() is the one text the cache key hashes and the
+// manifest signs as "image_digest".
 struct BuildImage {
   std::string reference;  // "host" for the host engine
-  std::string digest;     // "" when unknown
+  bool on_host = false;   // the host engine: no image, the host's toolkit at cuda_home
+  // The watcher's image: its manifest digest in the registry it was pulled from.
+  std::optional<digest::Digest> registry_digest;
+  // An image this project built (offline or host-mount): the ID the engine
+  // gave it, as `orchestrate images build` recorded it.
+  std::string engine_id;
+  // A host-mount image: the host toolkit it borrows (by mounts).
+  std::optional<util::Version> borrowed_toolkit;
   std::string cuda_home;  // in the build's file system
   std::string host_compiler;
   std::vector<engine::Mount> mounts;  // the host toolkit of a host-mount image
   util::Version toolkit;              // what its nvcc is: 12.4.1, the host's 13.0.88
+
+  // "cuda 13.0.88 at /usr/local/cuda" on the host; else the engine ID, or
+  // the registry digest, with " + host cuda 12.4" for a borrowed toolkit;
+  // "" when nothing identifies it.
+  std::string identity() const;
 };
 
 struct BuildJob {

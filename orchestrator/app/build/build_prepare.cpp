@@ -34,7 +34,10 @@ class NullSink final : public engine::LogSink {
 
 BuildImage host_image(const HostChoice& host) {
   return BuildImage{.reference = "host",
-                    .digest = "cuda " + host.toolkit.version.str() + " at " + host.toolkit.root.string(),
+                    .on_host = true,
+                    .registry_digest = std::nullopt,
+                    .engine_id = {},
+                    .borrowed_toolkit = std::nullopt,
                     .cuda_home = host.toolkit.root.string(),
                     .host_compiler = {},
                     .mounts = {},
@@ -46,7 +49,10 @@ std::expected<BuildImage, std::string> container_image(const PlanEntry& plan, co
   if (!plan.image) return std::unexpected("no build image serves CUDA " + plan.toolkit->version.str());
   const compat::ImageChoice& choice = *plan.image;
   BuildImage image{.reference = choice.reference,
-                   .digest = {},
+                   .on_host = false,
+                   .registry_digest = std::nullopt,
+                   .engine_id = {},
+                   .borrowed_toolkit = std::nullopt,
                    .cuda_home = std::string(compat::k_default_host_cuda),
                    .host_compiler = choice.host_compiler,
                    .mounts = {},
@@ -54,7 +60,8 @@ std::expected<BuildImage, std::string> container_image(const PlanEntry& plan, co
   // Debian's packaged toolkit lives in /usr (nvcc is /usr/bin/nvcc).
   if (choice.nvcc.starts_with("/usr/bin/")) image.cuda_home = "/usr";
   // The watcher's image is keyed by its registry digest.
-  if (chosen && chosen->reference == choice.reference) image.digest = chosen->digest;
+  if (chosen && chosen->reference == choice.reference)
+    if (auto digest = digest::Digest::parse(chosen->digest)) image.registry_digest = *digest;
   for (const auto& m : choice.mounts)
     image.mounts.push_back({.host = m.host,
                             .container = m.container,
@@ -71,11 +78,10 @@ std::expected<BuildImage, std::string> container_image(const PlanEntry& plan, co
       return std::unexpected("the build image " + choice.reference + " was never built here (no record in " +
                              site::image_state_path().string() + "): run `orchestrate images build " + name +
                              "` first");
-    image.digest = record->id;
+    image.engine_id = record->id;
   }
   // The host toolkit a host-mount image borrows is part of what it builds with.
-  if (choice.source == compat::ImageSource::host_mount)
-    image.digest += (image.digest.empty() ? "" : " + ") + std::string("host cuda ") + choice.toolkit.str();
+  if (choice.source == compat::ImageSource::host_mount) image.borrowed_toolkit = choice.toolkit;
   return image;
 }
 
@@ -149,7 +155,7 @@ KeyInputs key_inputs(const BuildJob& job, engine::EngineKind kind) {
                .source_revision = job.source.revision,
                .engine = std::string(engine::to_string(kind)),
                .image = job.image.reference,
-               .image_digest = job.image.digest,
+               .image_digest = job.image.identity(),
                .toolkit = job.plan.toolkit->version.str(),
                .cudnn = job.plan.cudnn ? job.plan.cudnn->version.str() : "",
                .sass = job.plan.archs.sass_names(),
@@ -251,6 +257,13 @@ void prepare(BuildJob& job, const PrepareContext& context) {
 }
 
 }  // namespace
+
+std::string BuildImage::identity() const {
+  if (on_host) return "cuda " + toolkit.str() + " at " + cuda_home;
+  std::string out = !engine_id.empty() ? engine_id : registry_digest ? registry_digest->to_string() : "";
+  if (borrowed_toolkit) out += (out.empty() ? "" : " + ") + std::string("host cuda ") + borrowed_toolkit->str();
+  return out;
+}
 
 BuildJob prepare_job(const PlanEntry& entry, const PrepareContext& context) {
   BuildJob job;

@@ -93,7 +93,7 @@ std::unique_ptr<engine::Engine> open_engine(const RunContext& context, std::stri
 }
 
 // The image must be in the engine, and be the one the key was made from
-// (its recorded ID leads job.image.digest); otherwise nothing runs. False
+// (its recorded ID is job.image.engine_id); otherwise nothing runs. False
 // with the result filled when it is not.
 bool check_image(BuildJob& job, const RunContext& context, engine::DockerEngine& engine) {
   const compat::OfflineImage* offline = compat::find_offline_image(job.image.reference);
@@ -111,10 +111,11 @@ bool check_image(BuildJob& job, const RunContext& context, engine::DockerEngine&
            "cannot inspect the build image " + job.image.reference + " in " + where + ": " + e.message);
     return false;
   }
-  if (offline && !job.image.digest.starts_with(info->id)) {
+  if (offline && !job.image.engine_id.starts_with(info->id)) {
     fail(job, util::ExitCode::bad_input,
          "the build image " + job.image.reference + " in " + where + " is " + info->id +
-             ", not the one recorded by `orchestrate images build` (" + job.image.digest + "): " + remedy + " again");
+             ", not the one recorded by `orchestrate images build` (" + job.image.engine_id + "): " + remedy +
+             " again");
     return false;
   }
   return true;
@@ -218,7 +219,7 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
   m.source_revision = job.source.revision;
   m.engine = std::string(engine::to_string(context.discovery.kind));
   m.image = job.image.reference;
-  m.image_digest = job.image.digest;
+  m.image_digest = job.image.identity();
   m.toolkit = job.plan.toolkit->version.str();
   m.cudnn = job.plan.cudnn ? job.plan.cudnn->version.str() : "";
   m.host_compiler = job.image.host_compiler;
@@ -231,14 +232,14 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
     cache::ManifestFile f{.path = files[i].name,
                           .sha256 = {},
                           .size = 0,
-                          .requested_sass = job.plan.archs.sass_names(),
-                          .requested_ptx = job.plan.archs.ptx_names(),
+                          .requested_sass = arch::ArchList::sass(job.plan.archs.sass),
+                          .requested_ptx = arch::ArchList::ptx(job.plan.archs.ptx),
                           .embedded_sass = {},
                           .embedded_ptx = {}};
     // What the runtime loads: fetch judges coverage from these.
     const inspect::CodeSets code = inspect::loadable_code(reports[i]);
-    for (const auto& cc : code.sass) f.embedded_sass.push_back(cc.sm());
-    for (const auto& cc : code.ptx) f.embedded_ptx.push_back(cc.compute());
+    f.embedded_sass = arch::ArchList::sass(code.sass);
+    f.embedded_ptx = arch::ArchList::ptx(code.ptx);
     m.files.push_back(std::move(f));
     set.sources.push_back(files[i].path);
   }
@@ -262,10 +263,8 @@ void store_build(BuildJob& job, const RunContext& context, const std::vector<Col
                     .path = store.blob_path(stored->sha256).string(),
                     .sha256 = stored->sha256,
                     .size = stored->size,
-                    .sass = {},
-                    .ptx = {}};
-    for (const auto& cc : reports[i].sass) a.sass.push_back(cc.sm());
-    for (const auto& cc : reports[i].ptx) a.ptx.push_back(cc.compute());
+                    .sass = arch::ArchList::sass(reports[i].sass),
+                    .ptx = arch::ArchList::ptx(reports[i].ptx)};
     a.needs = needs[files[i].name];
     job.result.artifacts.push_back(std::move(a));
   }

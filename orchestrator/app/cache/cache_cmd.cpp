@@ -6,6 +6,7 @@
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
@@ -15,9 +16,7 @@ namespace {
 
 using util::ExitCode;
 
-std::filesystem::path store_root(const CacheRequest& request) {
-  return request.store_root.empty() ? cache::default_store_root() : request.store_root;
-}
+std::filesystem::path store_root(const CacheRequest& request) { return site::store_root(request.store_root); }
 
 cache::Store open_store(const CacheRequest& request, cache::StoreAccess access) {
   auto store = cache::Store::open(store_root(request), access);

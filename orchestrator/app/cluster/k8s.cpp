@@ -17,6 +17,7 @@
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/site/remote.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/util/version.hpp"
@@ -47,13 +48,6 @@ std::optional<std::pair<std::string, cache::Manifest>> newest_set(cache::Store& 
                     ", is not current ('orchestrate promote " + recipe + " --tier " + tier + " --digest " +
                     current->newer->manifest.to_string() + "' makes it so)");
   return std::pair{current->entry->manifest.to_string(), std::move(loaded->manifest)};
-}
-
-std::vector<arch::ComputeCapability> parse_ccs(const std::vector<std::string>& names) {
-  std::vector<arch::ComputeCapability> out;
-  for (const auto& n : names)
-    if (auto cc = arch::ComputeCapability::parse(n)) out.push_back(*cc);
-  return out;
 }
 
 void labels(YAML::Emitter& y, const K8sJob& job) {
@@ -204,7 +198,7 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
       throw util::Failure(ExitCode::bad_input, "unknown recipe '" + r + "' in " + request.config.string());
   const PlanReport planned =
       plan(config, PlanScope{.tiers = {request.tier}, .recipes = request.recipes, .toolkits = std::nullopt});
-  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  auto store = cache::Store::open(site::store_root(request.store_root));
 
   // The tier's nodes, one selector per compute capability (a smoke test
   // proves something only on a node of that CC).
@@ -222,12 +216,11 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
   }
 
   const auto remote = site::choose_remote(util::env_value("ORCHESTRATE_REMOTE").c_str(), config.get());
-  DeployContext deploy{
-      .tier = tier.name,
-      .remote_url = remote ? std::optional(remote->url) : std::nullopt,
-      .image_state = request.image_state.empty() ? site::image_state_path() : request.image_state,
-      .push = request.push,
-      .temp_dir = (request.store_root.empty() ? cache::default_store_root() : request.store_root) / "tmp"};
+  DeployContext deploy{.tier = tier.name,
+                       .remote_url = remote ? std::optional(remote->url) : std::nullopt,
+                       .image_state = request.image_state.empty() ? site::image_state_path() : request.image_state,
+                       .push = request.push,
+                       .temp_dir = site::store_root(request.store_root) / "tmp"};
   K8sRender out;
   YAML::Emitter y;
   for (const PlanEntry& entry : planned.plans) {
@@ -262,7 +255,7 @@ K8sRender k8s_render(const K8sRenderRequest& request) {
     std::vector<arch::Targets> binaries;
     for (const auto& f : set->second.files)
       if (!f.embedded_sass.empty() || !f.embedded_ptx.empty())
-        binaries.push_back({.sass = parse_ccs(f.embedded_sass), .ptx = parse_ccs(f.embedded_ptx)});
+        binaries.push_back({.sass = f.embedded_sass.ccs(), .ptx = f.embedded_ptx.ccs()});
     const auto intervals = arch::runnable_on(binaries);
     const auto needs = site::set_needs(set->second);
     std::vector<cache::LibraryNeed> needed;

@@ -19,6 +19,7 @@
 #include "orchestrator/cache/store.hpp"
 #include "orchestrator/engine/slurm.hpp"
 #include "orchestrator/site/config_path.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/util/fs.hpp"
 #include "orchestrator/util/process.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -31,8 +32,6 @@ namespace fs = std::filesystem;
 using util::ExitCode;
 using util::Failure;
 namespace slurm = engine::slurm;
-
-std::string_view work_name(SlurmWork w) { return w == SlurmWork::build ? "build" : "smoke"; }
 
 std::string sh_quote(const std::string& s) {
   std::string out = "'";
@@ -236,7 +235,7 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
   if (!request.cancel) handlers.emplace(own);
 
   // The set each smoke job tests: the newest verified one of the pair here.
-  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  auto store = cache::Store::open(site::store_root(request.store_root));
   std::vector<Live> live;
   for (SlurmJob& job : report.jobs) {
     live.push_back(Live{.job = &job});
@@ -379,43 +378,6 @@ SlurmReport slurm_dispatch(const SlurmRequest& request) {
   return report;
 }
 
-std::string render_slurm_text(const SlurmReport& report) {
-  std::string out;
-  for (const auto& j : report.jobs) {
-    out += j.recipe + "/" + j.tier + ": ";
-    if (j.id.empty())
-      out += "not submitted: " + j.message + "\n";
-    else if (j.exit_code == ExitCode::ok)
-      out += std::string(work_name(report.work)) + " job " + j.id + " " + j.state + " on " + j.nodes + " (partition " +
-             j.partition + (j.features.empty() ? "" : ", constraint " + j.features) + "); " + j.set +
-             " pulled and verified\n";
-    else
-      out += j.message + "\n";
-  }
-  return out;
-}
-
-std::string render_slurm_json(const SlurmReport& report) {
-  nlohmann::ordered_json jobs = nlohmann::ordered_json::array();
-  for (const auto& j : report.jobs)
-    jobs.push_back(
-        {{"recipe", j.recipe},
-         {"tier", j.tier},
-         {"job", j.id.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.id)},
-         {"state", j.state},
-         {"nodes", j.nodes},
-         {"partition", j.partition},
-         {"constraint", j.features},
-         {"set", j.set.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.set)},
-         {"key", j.key.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.key)},
-         {"message", j.message.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(j.message)},
-         {"exit_code", static_cast<int>(j.exit_code)}});
-  return nlohmann::ordered_json{{"work", std::string(work_name(report.work))},
-                                {"jobs", std::move(jobs)},
-                                {"cancelled", report.cancelled},
-                                {"exit_code", static_cast<int>(report.exit_code())}}
-             .dump(2) +
-         "\n";
-}
+std::string_view work_name(SlurmWork w) { return w == SlurmWork::build ? "build" : "smoke"; }
 
 }  // namespace orc::app

@@ -16,6 +16,7 @@
 #include <iosfwd>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "orchestrator/engine/engine.hpp"
@@ -72,8 +73,8 @@ recipe::TierSlurm slurm_placement(const recipe::Tier& tier, SlurmWork work);
 // outside_failure (sbatch or scontrol unusable). Job failures are in the report.
 SlurmReport slurm_dispatch(const SlurmRequest& request);
 
-std::string render_slurm_text(const SlurmReport& report);
-std::string render_slurm_json(const SlurmReport& report);
+// "build" or "smoke", as the job's command line and the reports name it.
+std::string_view work_name(SlurmWork w);
 
 // What a job runs on its node (`orchestrate job build|smoke`): the build (or
 // the pull and smoke run of `set`) into a store of its own, the push, and

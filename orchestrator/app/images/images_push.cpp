@@ -74,19 +74,15 @@ struct Spooled {
 // The image from the engine into `dir`: its config and layers, described.
 Spooled spool_image(engine::DockerClient& engine, const site::ImageRecord& record, const fs::path& dir) {
   util::BytePipe pipe;
-  std::optional<std::string> export_error;
-  std::thread exporter([&] {
+  util::PipeProducer exporter(pipe, [&]() -> std::optional<std::string> {
     net::CallbackSink sink([&](std::string_view bytes) { return pipe.write(bytes); });
     auto done = engine.export_image(record.id, sink);
-    if (!done) export_error = done.error().message;
-    pipe.close(export_error);
+    if (!done) return done.error().message;
+    return std::nullopt;
   });
   auto spooled = engine::spool_image_archive([&](std::span<std::byte> out) { return pipe.read(out); }, dir);
-  if (spooled)
-    pipe.drain();
-  else
-    pipe.abandon();
-  exporter.join();
+  if (spooled) pipe.drain();
+  const std::optional<std::string> export_error = exporter.join();
   const std::string what = "exporting " + record.reference + " from the engine";
   if (export_error) throw Failure(ExitCode::outside_failure, what + ": " + *export_error);
   if (!spooled) throw Failure(ExitCode::outside_failure, what + ": " + spooled.error().message);

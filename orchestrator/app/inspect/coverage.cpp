@@ -1,6 +1,7 @@
 #include "orchestrator/app/inspect/coverage.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <map>
 
 #include "orchestrator/recipe/config.hpp"
@@ -227,9 +228,19 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
 
   const auto& content = report.image.content;
   report.bom = inspect::bill_of_materials(content);
+  // The cudart the image bundles, in words, and its major read once from
+  // its version ("12" of "12.4.127~12.4.1-1", a Debian package's).
+  std::optional<int> bundled_major;
   std::string bundled;
   for (const auto& c : report.bom)
-    if (c.key == "cudart" && !c.version.empty()) bundled = c.version + " (" + c.source + ")";
+    if (c.key == "cudart" && !c.version.empty()) {
+      bundled = c.version + " (" + c.source + ")";
+      int major = 0;
+      const char* end = c.version.data() + c.version.size();
+      const auto [at, ec] = std::from_chars(c.version.data(), end, major);
+      bundled_major.reset();
+      if (ec == std::errc() && (at == end || *at == '.')) bundled_major = major;
+    }
   std::map<int, RuntimeNeed> needs;
   std::vector<const inspect::FileReport*> all;
   for (const auto& f : files) {
@@ -244,8 +255,7 @@ ImageReport cover_image(const InspectRequest& given, const ImageSource& source) 
   }
   const auto facts = site::driver_facts(std::nullopt);
   for (auto& [major, need] : needs) {
-    const std::string m = std::to_string(major);
-    if (bundled.starts_with(m + ".") || bundled.starts_with(m + " ")) need.bundled = bundled;
+    if (bundled_major == major) need.bundled = bundled;
     if (facts.driver_for_runtime) need.min_driver = facts.driver_for_runtime(major);
     report.runtime.push_back(std::move(need));
   }

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <climits>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
 
@@ -21,7 +20,6 @@
 #include "orchestrator/util/byte_pipe.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
-#include "orchestrator/util/json_nesting.hpp"
 #include "orchestrator/util/redact.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -38,33 +36,6 @@ constexpr std::uint64_t k_max_config = 4u << 20;
 [[noreturn]] void refuse(const std::string& source, const inspect::ImageError& e) {
   throw Failure(ExitCode::bad_input, source + ": " + e.message + " (nothing was written)");
 }
-
-// A producer thread pushing into a pipe that the calling thread scans.
-// Whatever way the scan ends, the producer is stopped and joined.
-class Producer {
- public:
-  Producer(util::BytePipe& pipe, std::function<std::optional<std::string>()> run) : m_pipe(pipe) {
-    m_thread = std::thread([this, run = std::move(run)] {
-      auto error = run();
-      if (error) m_error = *error;
-      m_pipe.close(error);
-    });
-  }
-  ~Producer() { join(); }
-  // The producer's own failure (the engine's, the registry's), once joined.
-  const std::optional<std::string>& join() {
-    if (m_thread.joinable()) {
-      m_pipe.abandon();
-      m_thread.join();
-    }
-    return m_error;
-  }
-
- private:
-  util::BytePipe& m_pipe;
-  std::thread m_thread;
-  std::optional<std::string> m_error;
-};
 
 // Reads what the scan left in the pipe (a tar's padding after its end
 // blocks) so that the download runs to its end and its digest is checked
@@ -108,7 +79,7 @@ ScannedImage scan_docker(const ImageSource& source, const inspect::InspectOption
   std::optional<std::string> engine_error;
   {
     std::atomic<bool> cancel{false};
-    Producer producer(pipe, [&]() -> std::optional<std::string> {
+    util::PipeProducer producer(pipe, [&]() -> std::optional<std::string> {
       net::CallbackSink sink([&](std::string_view bytes) { return pipe.write(bytes); });
       auto exported = client->export_image(id, sink, &cancel);
       if (!exported) return exported.error().message;
@@ -151,27 +122,13 @@ std::string small_blob(registry::Client& client, const registry::Descriptor& d, 
 
 // An index's linux/amd64 manifest (the first without a platform otherwise).
 std::string pick_platform(const std::string& body, const std::string& given) {
-  if (!util::json_nesting_within(body, registry::k_max_manifest_depth))
-    throw Failure(ExitCode::outside_failure, given + ": the registry's image index is malformed: nested deeper than " +
-                                                 std::to_string(registry::k_max_manifest_depth) + " levels");
-  try {
-    const auto index = nlohmann::json::parse(body);
-    std::string fallback;
-    for (const auto& m : index.at("manifests")) {
-      const std::string digest = m.at("digest").get<std::string>();
-      if (!m.contains("platform")) {
-        if (fallback.empty()) fallback = digest;
-        continue;
-      }
-      const auto& p = m["platform"];
-      if (p.value("os", "") == "linux" && p.value("architecture", "") == "amd64") return digest;
-    }
-    if (!fallback.empty()) return fallback;
-  } catch (const std::exception& e) {
+  const auto index = registry::parse_index(body);
+  if (!index)
     throw Failure(ExitCode::outside_failure,
-                  given + ": the registry's image index is malformed: " + util::printable(e.what()));
-  }
-  throw Failure(ExitCode::bad_input, given + ": the image index has no linux/amd64 image");
+                  given + ": the registry's image index is malformed: " + util::printable(index.error().message));
+  const registry::Descriptor* chosen = registry::platform_manifest(*index, "linux", "amd64");
+  if (!chosen) throw Failure(ExitCode::bad_input, given + ": the image index has no linux/amd64 image");
+  return chosen->digest.to_string();
 }
 
 ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOptions& options) {
@@ -217,7 +174,7 @@ ScannedImage scan_registry(const ImageSource& source, const inspect::InspectOpti
       util::BytePipe pipe;
       std::expected<void, inspect::ImageError> added;
       {
-        Producer producer(pipe, [&]() -> std::optional<std::string> {
+        util::PipeProducer producer(pipe, [&]() -> std::optional<std::string> {
           digest::Sha256 hash;
           auto got = own->stream_blob(layer.digest, layer.size, [&](std::string_view bytes) {
             hash.update(bytes);

@@ -44,7 +44,8 @@ void check_names(const std::vector<std::string>& wanted, const std::vector<T>& h
 }
 
 compat::ResolveRequest request_for(const recipe::Config& config, const recipe::Recipe& r, const recipe::Tier& tier,
-                                   const std::optional<std::vector<util::Version>>& toolkits) {
+                                   const std::optional<std::vector<util::Version>>& toolkits,
+                                   const compat::ToolkitTable* table) {
   compat::ResolveRequest request;
   for (const auto& g : tier.gpus) request.gpus.push_back({g.name, g.cc});
   request.ptx = tier.ptx;
@@ -59,12 +60,14 @@ compat::ResolveRequest request_for(const recipe::Config& config, const recipe::R
   request.needs_cudnn = recipe::framework_uses_cudnn(r.framework) && !r.requires_.without_cudnn;
   request.driver = tier.driver;
   request.candidates = toolkits ? *toolkits : config.toolkits;
+  request.table = table;
   return request;
 }
 
 // What the image choice of every plan depends on, found once per run: the
 // site's preference and the toolkit the host-mount image would serve.
 struct ImageContext {
+  const compat::ToolkitTable* table = &compat::ToolkitTable::known();  // the plan's rows
   compat::ImagePreference preference = compat::ImagePreference::offline_first;
   std::optional<compat::HostCuda> host;
   // Released toolkits something here can build with, oldest first, and what
@@ -97,13 +100,14 @@ std::optional<std::string> provider_of(const compat::Toolkit& toolkit, const Ima
 }
 
 void find_providers(ImageContext& context) {
-  for (const compat::Toolkit& t : compat::toolkit_table())
+  for (const compat::Toolkit& t : context.table->rows())
     if (t.released)
       if (auto provider = provider_of(t, context)) context.provided.emplace_back(t.version, std::move(*provider));
 }
 
-ImageContext image_context() {
+ImageContext image_context(const compat::ToolkitTable& table) {
   ImageContext context;
+  context.table = &table;
   if (const auto env = util::env_get("ORCHESTRATE_IMAGE_PREFERENCE")) {
     const auto preference = compat::parse_image_preference(*env);
     if (!preference)
@@ -260,12 +264,14 @@ TorchCheck check_torch_archs(const recipe::Recipe& r, const arch::ArchSet& archs
   return out;
 }
 
-// `candidates` (empty = every released toolkit) narrowed to `allowed`, by major.minor.
-std::vector<util::Version> intersect_toolkits(const std::vector<util::Version>& candidates,
+// The request's candidates (empty = every released toolkit of its table)
+// narrowed to `allowed`, by major.minor.
+std::vector<util::Version> intersect_toolkits(const compat::ResolveRequest& request,
                                               const std::vector<util::Version>& allowed) {
+  const auto& candidates = request.candidates;
   std::vector<util::Version> out;
   for (const auto& v : allowed) {
-    const compat::Toolkit* t = compat::find_toolkit(v);
+    const compat::Toolkit* t = request.toolkits().find(v);
     if (!t || !t->released) continue;
     if (candidates.empty() ||
         std::ranges::any_of(candidates, [&](const auto& c) { return c.truncated(2) == v.truncated(2); }))
@@ -281,7 +287,7 @@ std::optional<compat::ResolveRequest> narrowed_to_provided(const compat::Resolve
   std::vector<util::Version> provided;
   for (const auto& entry : images.provided) provided.push_back(entry.first);
   compat::ResolveRequest narrowed = request;
-  narrowed.candidates = intersect_toolkits(request.candidates, provided);
+  narrowed.candidates = intersect_toolkits(request, provided);
   if (narrowed.candidates.empty()) return std::nullopt;
   return narrowed;
 }
@@ -354,10 +360,10 @@ std::optional<TorchToolkits> torch_toolkits(const recipe::Recipe& r) {
 
 // The oldest PyTorch release whose official builds include a toolkit that
 // compiles SASS for every GPU of the tier, in words; empty when none does.
-std::string oldest_torch_for(const recipe::Tier& tier) {
+std::string oldest_torch_for(const recipe::Tier& tier, const compat::ToolkitTable& table) {
   for (const auto& release : flags::torch_cuda_builds())
     for (const auto& cuda : release.cuda) {
-      const compat::Toolkit* t = compat::find_toolkit(cuda);
+      const compat::Toolkit* t = table.find(cuda);
       if (t && std::ranges::all_of(tier.gpus, [&](const auto& g) { return t->accepts(g.cc.base()); }))
         return "the oldest PyTorch whose official builds compile for every GPU of tier " + tier.name + " is " +
                release.version.str() + " (CUDA " + cuda.str() + ")";
@@ -409,7 +415,7 @@ std::optional<TfOutcome> resolve_tensorflow(const recipe::Recipe& r, const compa
   for (auto it = releases.rbegin(); it != releases.rend(); ++it) {
     if (!allows_release(range, it->version)) continue;
     compat::ResolveRequest attempt = request;
-    attempt.candidates = intersect_toolkits(request.candidates, {it->cuda});
+    attempt.candidates = intersect_toolkits(request, {it->cuda});
     if (it->version >= flags::k_tf_hermetic_since && !flags::hermetic_cuda_version(it->cuda))
       attempt.candidates.clear();
     // The tested cuDNN, unless the recipe's own range excludes it (then the recipe's).
@@ -481,11 +487,11 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
       r.needs.empty() ? shared_images : own_images.emplace(image_context_for(shared_images, r));
   const auto& toolkits = scope.toolkits;
   PlanEntry e{.recipe = &r, .tier = &tier};
-  auto request = request_for(config, r, tier, toolkits);
+  auto request = request_for(config, r, tier, toolkits, scope.table);
   request.shortfalls = host_shortfalls(r, scope.host_toolkits);
   const auto torch_cuda = torch_toolkits(r);
   if (torch_cuda) {
-    request.candidates = intersect_toolkits(request.candidates, torch_cuda->cuda);
+    request.candidates = intersect_toolkits(request, torch_cuda->cuda);
     if (request.candidates.empty()) {
       e.reasons = {torch_cuda->fact + ", and none of them is a toolkit this plan may use"};
       return e;
@@ -510,11 +516,12 @@ PlanEntry plan_one(const recipe::Config& config, const recipe::Recipe& r, const 
     // The oldest release that would serve, when the range's builds are what
     // cannot compile for the tier's GPUs (not a driver or compiler limit).
     const auto compiles_for_tier = [&](const util::Version& cuda) {
-      const compat::Toolkit* t = compat::find_toolkit(cuda);
+      const compat::Toolkit* t = request.toolkits().find(cuda);
       return t && std::ranges::all_of(tier.gpus, [&](const auto& g) { return t->accepts(g.cc.base()); });
     };
     if (torch_cuda && std::ranges::none_of(torch_cuda->cuda, compiles_for_tier))
-      if (auto oldest = oldest_torch_for(tier); !oldest.empty()) u->reasons.push_back(std::move(oldest));
+      if (auto oldest = oldest_torch_for(tier, request.toolkits()); !oldest.empty())
+        u->reasons.push_back(std::move(oldest));
     e.reasons = std::move(u->reasons);
     if (!u->split_hint.empty()) e.reasons.push_back(u->split_hint);
     for (std::size_t i = 0; i < u->split.size(); ++i)
@@ -593,7 +600,7 @@ PlanReport plan(std::shared_ptr<const recipe::Config> shared, const PlanScope& s
 
   PlanReport report;
   report.config_warnings = config.warnings;
-  const ImageContext images = image_context();
+  const ImageContext images = image_context(scope.table ? *scope.table : compat::ToolkitTable::known());
   // Tier order as declared, recipes in declaration order within each tier.
   const auto by_tier = recipes_by_tier(config, scope.recipes);
   // Each recipe's source is scanned once, however many tiers it has.

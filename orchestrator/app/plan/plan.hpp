@@ -102,6 +102,9 @@ struct PlanScope {
   // none of whose trees has what a recipe needs (cudart, libcu++, its
   // `needs:`) is never chosen for that recipe, and the plan says what each lacks.
   std::vector<site::HostToolkit> host_toolkits;
+  // The toolkit rows the resolver reads: the sourced table when null, or a
+  // copy that learned from probes (the watcher's). Outlives the report.
+  const compat::ToolkitTable* table = nullptr;
 };
 
 // Throws util::Failure (bad_input) for an unknown tier/recipe name or a bad

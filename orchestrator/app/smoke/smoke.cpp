@@ -21,6 +21,7 @@
 #include "orchestrator/site/driver_facts.hpp"
 #include "orchestrator/site/machine_key.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/smoke/artifact.hpp"
 #include "orchestrator/smoke/runner.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -206,7 +207,7 @@ SmokeOutput run_smoke(const SmokeRequest& request, std::ostream& progress) {
   std::vector<AttestTarget> targets;
   std::vector<fs::path> artifacts = request.artifacts;
   if (!request.artifact_sets.empty() || !request.recipes.empty()) {
-    const fs::path root = request.store_root.empty() ? cache::default_store_root() : request.store_root;
+    const fs::path root = site::store_root(request.store_root);
     auto opened = cache::Store::open(root);
     if (!opened)
       site::fail_with(

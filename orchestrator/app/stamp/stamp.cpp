@@ -77,7 +77,6 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
                   source.given + ": " + info.error().message);
   const std::string new_ref = repo_of(source) + ":" + tag;
   util::BytePipe exported, rewritten;
-  std::optional<std::string> export_error;
   // Which of the three failed first (the others fail because it did, and
   // their messages would hide its own): 1 export, 2 rewrite, 3 load.
   std::atomic<int> first_failure = 0;
@@ -86,14 +85,14 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
     first_failure.compare_exchange_strong(none, who);
   };
   std::expected<engine::Rewritten, engine::Error> result = std::unexpected(engine::Error{});
-  std::thread export_thread([&] {
+  util::PipeProducer export_thread(exported, [&]() -> std::optional<std::string> {
     net::CallbackSink sink([&](std::string_view bytes) { return exported.write(bytes); });
     auto done = exporter.export_image(info->id, sink);
     if (!done) {
       failed(1);
-      export_error = done.error().message;
+      return done.error().message;
     }
-    exported.close(export_error);
+    return std::nullopt;
   });
   std::thread rewrite_thread([&] {
     result = engine::rewrite_image_archive([&](std::span<std::byte> out) { return exported.read(out); },
@@ -115,8 +114,10 @@ std::pair<std::string, std::string> stamp_in_engine(const ImageSource& source, c
   auto loaded = loader.load_image(std::move(body));
   if (!loaded) failed(3);
   rewritten.abandon();
-  export_thread.join();
+  // The rewrite ends first (it drains or abandons the export's pipe), then
+  // the export.
   rewrite_thread.join();
+  const std::optional<std::string> export_error = export_thread.join();
   if (first_failure == 3) throw Failure(ExitCode::outside_failure, source.given + ": " + loaded.error().message);
   if (export_error && first_failure != 2)
     throw Failure(ExitCode::outside_failure, source.given + ": " + *export_error);

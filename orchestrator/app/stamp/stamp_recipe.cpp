@@ -11,6 +11,7 @@
 #include "orchestrator/engine/docker.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -34,7 +35,7 @@ RecipeImage recipe_image(const StampRequest& request) {
                          "' makes no image: give it 'image: REPO' (the build then makes REPO:TIER), or stamp an "
                          "image by name (orchestrate stamp docker://REF --tier " +
                          request.tier + ")");
-  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  auto store = cache::Store::open(site::store_root(request.store_root));
   if (!store) site::fail_with(store.error());
   auto current = cache::current_set(*store, recipe.name, request.tier);
   if (!current) site::fail_with(current.error());

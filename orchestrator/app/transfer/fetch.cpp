@@ -14,6 +14,7 @@
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/strings.hpp"
 
@@ -41,8 +42,7 @@ std::optional<cache::IndexEntry> local_set(const cache::Store& store, const Tran
       auto loaded = cache::load_artifact_set(store, e, trusted);
       if (!loaded) continue;
       const std::optional<recipe::Tier> recorded = tier ? std::nullopt : site::built_for_tier(loaded->manifest);
-      if ((tier || recorded) &&
-          site::smoke_problem(loaded->manifest, e.manifest, tier ? *tier : *recorded, trusted).empty())
+      if ((tier || recorded) && !site::smoke_problem(loaded->manifest, e.manifest, tier ? *tier : *recorded, trusted))
         return std::move(e);
     }
     return std::nullopt;
@@ -99,16 +99,14 @@ Pulled pull_remote(cache::Store& store, const recipe::Config* config, const reci
 
 // Checks files written (and hashed while written) against the signed
 // manifest: before DIR is renamed into place.
-std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
+std::expected<void, cache::Error> check_files(const cache::SignedFiles& signed_files,
                                               const std::vector<cache::UnpackedFile>& written) {
+  const cache::SignedFiles::Check check = signed_files.check(written);
   std::vector<std::string> problems;
-  for (const auto& f : manifest.files) {
-    const auto w = std::ranges::find(written, f.path, &cache::UnpackedFile::name);
-    if (w == written.end())
-      problems.push_back(f.path + " is missing (or not a file of its own)");
-    else if (w->sha256 != f.sha256 || w->size != f.size)
-      problems.push_back(f.path + " is sha256:" + w->sha256 + ", its manifest says sha256:" + f.sha256);
-  }
+  for (const auto& m : check.mismatches)
+    problems.push_back(m.written ? m.expected->path + " is sha256:" + m.written->sha256 +
+                                       ", its manifest says sha256:" + m.expected->sha256
+                                 : m.expected->path + " is missing (or not a file of its own)");
   if (problems.empty()) return {};
   return std::unexpected(cache::Error{cache::ErrorKind::corrupt, util::join(problems, "; ")});
 }
@@ -129,8 +127,10 @@ std::expected<void, cache::Error> check_files(const cache::Manifest& manifest,
 // program's output); the store's own copies are.
 void write_dir(cache::Store& store, const cache::IndexEntry& entry, const cache::Manifest& manifest,
                const fs::path& dir) {
-  const auto check = [&](const std::vector<cache::UnpackedFile>& written) { return check_files(manifest, written); };
   const cache::SignedFiles signed_files(manifest);
+  const auto check = [&](const std::vector<cache::UnpackedFile>& written) {
+    return check_files(signed_files, written);
+  };
   if (entry.pack && store.has_blob(*entry.pack)) {
     auto unpacked = cache::unpack(store.blob_path(*entry.pack), dir,
                                   {.sync = false,
@@ -206,8 +206,7 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
   if (fs::exists(fs::symlink_status(dir, ec)) && !(fs::is_directory(dir, ec) && fs::is_empty(dir, ec)))
     util::fail_input(dir.string() + " exists and is not an empty directory; fetch unpacks into a new one (-o DIR)");
   // A set the store holds is fetched without writing the store: it may be read-only.
-  auto opened = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root,
-                                   cache::StoreAccess::read);
+  auto opened = cache::Store::open(site::store_root(request.store_root), cache::StoreAccess::read);
   if (!opened) site::fail_with(opened.error());
   cache::Store& store = *opened;
   auto held = store.pin();
@@ -261,14 +260,15 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
          "refusing " + entry->manifest.to_string() + ": " + util::join(coverage.problems, "; "));
   result.archs_ok = true;
   result.jit = coverage.jit;
+  for (const auto& u : coverage.unread) result.warnings.push_back({.severity = util::Severity::warning, .message = u});
   // Device code that runs on the tier starts only where the node provides these.
   for (const auto& n : site::set_needs(loaded->manifest))
     result.warnings.push_back({.severity = util::Severity::warning,
                                .message = "the set needs " + site::describe(n.need) + ", which it does not carry (" +
                                           util::join(n.files, ", ") + " links it): the nodes must provide it"});
   if (request.require_smoke) {
-    if (auto problem = site::smoke_problem(loaded->manifest, entry->manifest, judged, trusted); !problem.empty())
-      fail(ExitCode::check_failed, "refusing " + problem);
+    if (auto problem = site::smoke_problem(loaded->manifest, entry->manifest, judged, trusted))
+      fail(ExitCode::check_failed, "refusing " + *problem);
     result.smoke_ok = true;
   }
 

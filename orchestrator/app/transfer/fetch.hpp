@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "orchestrator/app/transfer/transfer_cmd.hpp"
+#include "orchestrator/arch/arch_list.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 
 namespace orc::app {
@@ -19,8 +20,8 @@ struct FetchedFile {
   std::string path;  // inside DIR
   std::string sha256;
   std::uint64_t size = 0;
-  std::vector<std::string> sass;
-  std::vector<std::string> ptx;
+  arch::ArchList sass;  // embedded: "sm_80"
+  arch::ArchList ptx;   // "compute_90"
 };
 
 // Digests are hex strings, as the index and the manifest hold them.

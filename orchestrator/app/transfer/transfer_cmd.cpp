@@ -9,6 +9,7 @@
 #include "orchestrator/cache/keys.hpp"
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/site/trust.hpp"
 #include "orchestrator/util/env.hpp"
 #include "orchestrator/util/strings.hpp"
@@ -20,7 +21,7 @@ namespace {
 using util::ExitCode;
 
 cache::Store open_store(const TransferRequest& request) {
-  auto store = cache::Store::open(request.store_root.empty() ? cache::default_store_root() : request.store_root);
+  auto store = cache::Store::open(site::store_root(request.store_root));
   if (!store) site::fail_with(store.error());
   return std::move(*store);
 }

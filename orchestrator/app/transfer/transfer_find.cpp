@@ -119,8 +119,8 @@ std::expected<RemoteSet, TransferError> find_smoked_remote_set(registry::Client&
       continue;
     }
     auto problem = site::smoke_problem(*manifest, set.set_digest, tier ? *tier : *recorded, trusted);
-    if (problem.empty()) return std::move(set);
-    if (newest_problem.empty()) newest_problem = std::move(problem);
+    if (!problem) return std::move(set);
+    if (newest_problem.empty()) newest_problem = std::move(*problem);
   }
   return transfer_failed(ExitCode::check_failed, "no artifact set of " + where +
                                                      " passes --require-smoke; the newest: " +

@@ -65,23 +65,20 @@ std::expected<std::pair<cache::Verification, std::string>, TransferError> fetch_
 
 // Whether the files a layer unpacked to are exactly the signed manifest's:
 // the same names, and each one's bytes hashing to the digest it names.
-std::expected<void, cache::Error> check_layer(const cache::Manifest& manifest,
+std::expected<void, cache::Error> check_layer(const cache::SignedFiles& signed_files,
                                               const std::vector<cache::UnpackedFile>& files,
                                               const digest::Digest& set) {
-  if (files.size() != manifest.files.size())
-    return std::unexpected(cache::invalid_error("it holds " + std::to_string(files.size()) +
+  const cache::SignedFiles::Check check = signed_files.check(files);
+  if (check.written != check.named)
+    return std::unexpected(cache::invalid_error("it holds " + std::to_string(check.written) +
                                                 " files; the signed manifest of " + set.to_string() + " names " +
-                                                std::to_string(manifest.files.size())));
-  for (const auto& f : manifest.files) {
-    const auto written = std::ranges::find(files, f.path, &cache::UnpackedFile::name);
-    if (written == files.end())
-      return std::unexpected(cache::invalid_error("it lacks " + f.path + " (as a file of its own)"));
-    if (written->sha256 != f.sha256 || written->size != f.size)
-      return std::unexpected(cache::invalid_error(
-          "digest mismatch: " + f.path + " is sha256:" + written->sha256 + " (" + std::to_string(written->size) +
-          " bytes); the signed manifest says sha256:" + f.sha256 + " (" + std::to_string(f.size) + " bytes)"));
-  }
-  return {};
+                                                std::to_string(check.named)));
+  if (check.mismatches.empty()) return {};
+  const auto& [f, written] = check.mismatches.front();
+  if (!written) return std::unexpected(cache::invalid_error("it lacks " + f->path + " (as a file of its own)"));
+  return std::unexpected(cache::invalid_error(
+      "digest mismatch: " + f->path + " is sha256:" + written->sha256 + " (" + std::to_string(written->size) +
+      " bytes); the signed manifest says sha256:" + f->sha256 + " (" + std::to_string(f->size) + " bytes)"));
 }
 
 // Moves a file of tmp/ whose bytes hash to `hex` into the store as that blob:
@@ -125,8 +122,8 @@ std::optional<Pulled> stored_set(cache::Store& store, const digest::Digest& set,
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
   if (!loaded) return std::nullopt;
   if (options.require_smoke && options.tier)
-    if (auto problem = site::smoke_problem(loaded->manifest, set, *options.tier, trusted); !problem.empty())
-      return transfer_failed(ExitCode::check_failed, "refusing " + problem);
+    if (auto problem = site::smoke_problem(loaded->manifest, set, *options.tier, trusted))
+      return transfer_failed(ExitCode::check_failed, "refusing " + *problem);
   return PulledSet{.entry = std::move(*entry), .downloaded = false, .signature = std::move(loaded->signature)};
 }
 
@@ -198,8 +195,8 @@ std::expected<SignedHeader, TransferError> fetch_header(registry::Client& client
     if (!coverage.ok)
       return transfer_failed(ExitCode::check_failed, "refusing " + name + ": " + util::join(coverage.problems, "; "));
     if (options.require_smoke)
-      if (auto problem = site::smoke_problem(header.manifest, set.set_digest, *tier, trusted); !problem.empty())
-        return transfer_failed(ExitCode::check_failed, "refusing " + problem);
+      if (auto problem = site::smoke_problem(header.manifest, set.set_digest, *tier, trusted))
+        return transfer_failed(ExitCode::check_failed, "refusing " + *problem);
   }
   return header;
 }
@@ -224,8 +221,8 @@ cache::UnpackOptions layer_unpack_options(const SignedHeader& header, const cach
       .signed_file = [&signed_files, ok = header.signed_ok](std::string_view name) -> const cache::ManifestFile* {
         return ok ? signed_files.find(name) : nullptr;
       },
-      .check = [&header, set](
-                   const std::vector<cache::UnpackedFile>& files) { return check_layer(header.manifest, files, set); }};
+      .check = [&signed_files,
+                set](const std::vector<cache::UnpackedFile>& files) { return check_layer(signed_files, files, set); }};
 }
 
 // The layer, streamed: unpacked while it downloads (no copy of it is kept),

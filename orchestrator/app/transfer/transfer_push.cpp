@@ -21,21 +21,14 @@ using util::ExitCode;
 namespace {
 
 // "sm_80", "sm_90a" -> "80,90a": the annotation form (layout.hpp).
-std::string digits_list(const std::vector<std::string>& names) {
-  std::vector<std::string> out;
-  for (const auto& name : names)
-    if (auto cc = arch::ComputeCapability::parse(name)) out.push_back(cc->digits());
-  return util::join(out, ",");
-}
-
 registry::ArtifactInfo info_for(const cache::Manifest& manifest) {
   const cache::IndexEntry entry = cache::index_entry(manifest, {});
   return {.created = manifest.created,
           .revision = manifest.source_revision,
           .title = manifest.recipe,
           .tier = manifest.tier,
-          .sass = digits_list(entry.sass),
-          .ptx = digits_list(entry.ptx),
+          .sass = entry.sass.digits(),
+          .ptx = entry.ptx.digits(),
           .toolkit = manifest.toolkit,
           .cudnn = manifest.cudnn,
           .recipe = manifest.recipe};

@@ -16,6 +16,7 @@
 #include "orchestrator/site/config_path.hpp"
 #include "orchestrator/site/image_state.hpp"
 #include "orchestrator/site/store_error.hpp"
+#include "orchestrator/site/store_root.hpp"
 #include "orchestrator/util/strings.hpp"
 #include "orchestrator/watch/debian.hpp"
 #include "orchestrator/watch/feeds.hpp"
@@ -250,8 +251,7 @@ WatchReport watch_once(const WatchRequest& request) {
   report.stop = stop.why();
   if (report.stop.stopped || report.all_feeds_failed()) return report;  // nothing to judge against
 
-  const std::filesystem::path store_root =
-      request.store_root.empty() ? cache::default_store_root() : request.store_root;
+  const std::filesystem::path store_root = site::store_root(request.store_root);
   auto store = cache::Store::open(store_root);
   if (!store) site::fail_with(store.error());
   std::vector<watch::Probe> probes = watch::read_probes(detail::probes_path());

@@ -138,7 +138,8 @@ void push_remote(const WatchRequest& request, const recipe::Config& config, Watc
 // image; nullopt: the plan's own, for an offline image made here); the
 // rebuild's manifest says why.
 void build_pair(const WatchRequest& request, const engine::Discovery& discovery, WatchPair& pair,
-                std::optional<ImageOverride> image, const std::string& digest) {
+                std::optional<ImageOverride> image, const std::string& digest,
+                const compat::ToolkitTable* toolkits = nullptr) {
   const watch::Offer& take = *pair.decision.take;
   const std::string to_toolkit = take.toolkit.size() >= 2 ? take.toolkit.str() : pair.toolkit;
   BuildRequest build_request{.config = request.config,
@@ -160,6 +161,7 @@ void build_pair(const WatchRequest& request, const engine::Discovery& discovery,
                                                               .to_image = take.image,
                                                               .to_image_digest = digest},
                              .cancel = request.cancel};
+  build_request.toolkits = toolkits;
   std::ostringstream ignored;
   BuildReport built;
   try {
@@ -250,26 +252,25 @@ void rebuild_pair(const WatchRequest& request, const recipe::Config& config, cac
     pair.outcome.probe = describe(*probed);
     judge(pair, *built, config, *r, offers, probes);
     if (!pair.decision.stale) {
-      std::string why;
-      for (const auto& d : pair.decision.declined)
-        if (d.starts_with("CUDA " + take.toolkit.str() + " (")) why = d;
+      const std::string* why = pair.decision.declined_for(take.toolkit);
       return fail(pair.outcome, ExitCode::check_failed,
-                  "the image " + take.image + " did not pass its probe" + (why.empty() ? "" : ": " + why));
+                  "the image " + take.image + " did not pass its probe" + (why ? ": " + *why : ""));
     }
     if (pair.decision.take->image == take.image) probe = *probed;
   }
   if (!probe) return fail(pair.outcome, ExitCode::check_failed, "each image taken failed its probe");
-  // The plan compiles for what the image's nvcc lists, not for the row.
+  // The plan compiles for what the image's nvcc lists, not for the row: the
+  // pair's plan reads a copy of the table that learned it.
   const util::Version release = probe->nvcc;
   if (const compat::Toolkit* row = compat::find_toolkit(release))
     pair.outcome.table_differences = watch::table_differences(*row, *probe);
-  compat::learn_toolkit(
-      release, probe->sass,
-      "nvcc --list-gpu-code in " + probe->image + "@" + probe->digest + " (" + probe->probed_at + ")");
+  compat::ToolkitTable toolkits = compat::ToolkitTable::known();
+  toolkits.learn(release, probe->sass,
+                 "nvcc --list-gpu-code in " + probe->image + "@" + probe->digest + " (" + probe->probed_at + ")");
   const watch::Offer& take = *pair.decision.take;
   build_pair(request, discovery, pair,
              ImageOverride{.reference = take.image, .digest = pair.outcome.image_digest, .toolkit = take.toolkit},
-             pair.outcome.image_digest);
+             pair.outcome.image_digest, &toolkits);
   if (pair.outcome.action != WatchAction::rebuilt) return;
   smoke_here(request, config, pair);
   push_remote(request, config, pair);

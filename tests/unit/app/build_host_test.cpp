@@ -11,6 +11,7 @@
 #include <sstream>
 
 #include "orchestrator/app/build/build.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "tests/unit/fake_toolkit.hpp"
 
 namespace orc::app {
@@ -86,8 +87,8 @@ TEST_F(BuildHost, AFailedBuildKeepsItsTreeOnlyWhenAskedAndTheErrorNamesIt) {
   ASSERT_FALSE(kept.kept_tree.empty());
   EXPECT_TRUE(fs::is_directory(fs::path(kept.kept_tree) / "src")) << kept.kept_tree;
   EXPECT_NE(kept.errors.at(0).find("the build tree is kept at " + kept.kept_tree), std::string::npos) << kept.errors[0];
-  EXPECT_NE(render_build_text(m_report, false).find("build tree kept at " + kept.kept_tree), std::string::npos);
-  const auto j = nlohmann::json::parse(render_build_json(m_report));
+  EXPECT_NE(cli::render_build_text(m_report, false).find("build tree kept at " + kept.kept_tree), std::string::npos);
+  const auto j = nlohmann::json::parse(cli::render_build_json(m_report));
   EXPECT_EQ(j["builds"][0]["kept_tree"], kept.kept_tree);
 }
 
@@ -96,22 +97,22 @@ TEST_F(BuildHost, EveryReportSaysTheToolkitImageAndEngineItUsed) {
   ASSERT_TRUE(r.toolkit);
   EXPECT_EQ(r.toolkit->str(), "13.0.88");
   EXPECT_EQ(r.image, "host");
-  const auto j = nlohmann::json::parse(render_build_json(m_report));
+  const auto j = nlohmann::json::parse(cli::render_build_json(m_report));
   EXPECT_EQ(j["builds"][0]["toolkit"], "13.0.88");
   EXPECT_EQ(j["builds"][0]["image"], "host");
   EXPECT_TRUE(j["builds"][0]["image_made"].is_null()) << "no image: key, none made";
   EXPECT_EQ(j["builds"][0]["engine"], "host");
-  EXPECT_NE(render_build_text(m_report, false).find("with CUDA 13.0.88 in host (host)"), std::string::npos)
-      << render_build_text(m_report, false);
+  EXPECT_NE(cli::render_build_text(m_report, false).find("with CUDA 13.0.88 in host (host)"), std::string::npos)
+      << cli::render_build_text(m_report, false);
   // The configuration's warnings are in the JSON too, as stderr said them once.
   ASSERT_EQ(j["warnings"].size(), 1u) << j.dump(2);
   EXPECT_EQ(j["warnings"][0]["message"], "orchestrate: warning: " + (m_dir / "orchestrate.yaml").string() +
                                              ":5:3: tier 'idle' is not used by any recipe");
   EXPECT_NE(m_progress.str().find("tier 'idle' is not used"), std::string::npos) << m_progress.str();
   // Errors are not in the text report (stdout): they go to stderr in the one format.
-  EXPECT_EQ(render_build_text(m_report, false).find("error"), std::string::npos);
-  EXPECT_TRUE(render_build_errors(m_report).starts_with("orchestrate: error: broken x tier-h: step 1 (sh) exited"))
-      << render_build_errors(m_report);
+  EXPECT_EQ(cli::render_build_text(m_report, false).find("error"), std::string::npos);
+  EXPECT_TRUE(cli::render_build_errors(m_report).starts_with("orchestrate: error: broken x tier-h: step 1 (sh) exited"))
+      << cli::render_build_errors(m_report);
 }
 
 // 12.8 is configured; this host has the fake 12.4 (and whatever
@@ -123,7 +124,7 @@ TEST_F(BuildHost, AHostWithoutTheNeededToolkitIsAnOutsideFailure) {
   const BuildResult r = run(false);
   EXPECT_EQ(r.exit_code, util::ExitCode::outside_failure) << r.errors.at(0);
   EXPECT_NE(r.errors.at(0).find("it would use CUDA 12.8"), std::string::npos) << r.errors[0];
-  const auto j = nlohmann::json::parse(render_build_json(m_report));
+  const auto j = nlohmann::json::parse(cli::render_build_json(m_report));
   EXPECT_TRUE(j["builds"][0]["toolkit"].is_null());
   EXPECT_TRUE(j["builds"][0]["key"].is_null());
 }

@@ -15,6 +15,7 @@
 #include "orchestrator/app/build/build.hpp"
 #include "orchestrator/app/cluster/k8s.hpp"
 #include "orchestrator/cache/store.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/util/strings.hpp"
 
 namespace orc::app {
@@ -61,7 +62,7 @@ class BuildNeeds : public ::testing::Test {
                                             .store_root = m_dir / "store"},
                                progress);
     EXPECT_EQ(report.builds.size(), 1u);
-    EXPECT_EQ(report.exit_code(), util::ExitCode::ok) << progress.str() << render_build_errors(report);
+    EXPECT_EQ(report.exit_code(), util::ExitCode::ok) << progress.str() << cli::render_build_errors(report);
     return report;
   }
   fs::path m_dir;
@@ -93,13 +94,13 @@ TEST_F(BuildNeeds, TheSetTheReportAndTheSmokeJobSayWhatTheNodesMustProvide) {
                                              {.library = "cudart", .major = 13, .soname = "libcudart.so.13"}}));
 
   // The report: a line per library under the artifact, typed in --json.
-  const std::string text = render_build_text(built, false);
+  const std::string text = cli::render_build_text(built, false);
   EXPECT_NE(text.find("\n      needs CUDA runtime 13 (libcudart.so.13), not in the set\n"
                       "      needs cuBLAS 13 (libcublas.so.13), not in the set\n"),
             std::string::npos)
       << text;
   for (const auto& line : util::split_any(text, "\n")) EXPECT_LT(line.size(), 100u) << line;
-  const auto json = nlohmann::json::parse(render_build_json(built));
+  const auto json = nlohmann::json::parse(cli::render_build_json(built));
   const auto& needs = json["builds"][0]["artifacts"][0]["needs"];
   ASSERT_EQ(needs.size(), 2u);
   EXPECT_EQ(needs[1],

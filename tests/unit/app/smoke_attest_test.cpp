@@ -172,7 +172,7 @@ TEST_F(SmokeAttest, APassIsRecordedInANewSignedManifestThatFetchFindsFirst) {
   EXPECT_TRUE(runs[0].member);
   EXPECT_EQ(cache::verify_smoke_run(runs[0], "tier-new", cache::smoke_subject(loaded->manifest), m_trusted),
             cache::RunSignature::verified);
-  EXPECT_EQ(site::smoke_problem(loaded->manifest, attested, tier_new(), m_trusted), "");
+  EXPECT_EQ(site::smoke_problem(loaded->manifest, attested, tier_new(), m_trusted), std::nullopt);
 
   // A second run of the same node on the same GPU replaces the first one's record.
   const AttestTarget again = resolve_artifact_set(*m_store, attested.to_string());
@@ -204,6 +204,7 @@ TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
   recipe::Tier widened = mid();
   widened.gpus.push_back({.name = "H100", .cc = *arch::ComputeCapability::parse("9.0")});
   EXPECT_NE(site::smoke_problem(loaded.manifest, attested, widened, m_trusted)
+                .value_or("")
                 .find("lacks a passing run on CC 7.5 (T4), "
                       "8.0 (A100) and 9.0 (H100)"),
             std::string::npos);
@@ -213,7 +214,7 @@ TEST_F(SmokeAttest, ARunOnAGpuOfAnotherCcIsRecordedAsSuchAndNeverCounts) {
 // first node's run still verifies after the second re-signed the manifest.
 TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
   const digest::Digest first = attest(m_manifest, result_on({{.name = "Tesla T4", .cc = "7.5"}}), mid(), "node-a");
-  const std::string after_a = site::smoke_problem(load(first).manifest, first, mid(), m_trusted);
+  const std::string after_a = site::smoke_problem(load(first).manifest, first, mid(), m_trusted).value_or("");
   EXPECT_NE(after_a.find("lacks a passing run on CC 8.0 (A100) (--require-smoke); run 'orchestrate smoke mid"),
             std::string::npos)
       << after_a;
@@ -233,11 +234,11 @@ TEST_F(SmokeAttest, TwoNodesRunsAccumulateEachSignedByItsNode) {
   const digest::Digest subject = cache::smoke_subject(loaded.manifest);
   for (const auto& run : runs)
     EXPECT_EQ(cache::verify_smoke_run(run, "mid", subject, m_trusted), cache::RunSignature::verified) << run.node;
-  EXPECT_EQ(site::smoke_problem(loaded.manifest, second, mid(), m_trusted), "");
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, second, mid(), m_trusted), std::nullopt);
 
   // A machine that trusts only node-b has no proof of the T4.
   const cache::TrustedKeys only_b{{m_key_b->public_key().key_id(), m_key_b->public_key()}};
-  const std::string untrusted = site::smoke_problem(loaded.manifest, second, mid(), only_b);
+  const std::string untrusted = site::smoke_problem(loaded.manifest, second, mid(), only_b).value_or("");
   EXPECT_NE(untrusted.find("lacks a passing run on CC 7.5 (T4) (--require-smoke; not counted: Tesla T4 (CC 7.5, "
                            "driver 580.159.04) on node-a: signed by key " +
                            m_key->public_key().key_id() + ", which this machine does not trust)"),
@@ -266,7 +267,7 @@ TEST_F(SmokeAttest, ANewerRunOfANodesGpuReplacesOnlyItsOwn) {
             std::make_tuple(std::string("node-b"), 0u, std::string("pass")));
   EXPECT_EQ(load(b).manifest.smoke.at("mid")[0].outcome, "pass") << "the earlier set is left as it was";
   // A failing run on a GPU of the tier refuses the set, though another CC passed.
-  const std::string problem = site::smoke_problem(loaded.manifest, again, mid(), m_trusted);
+  const std::string problem = site::smoke_problem(loaded.manifest, again, mid(), m_trusted).value_or("");
   EXPECT_NE(problem.find("'s smoke attestation for tier 'mid' is not a pass on Tesla T4 (CC 7.5, driver 580.159.04) "
                          "on node-a: fail and lacks a passing run on CC 7.5 (T4) (--require-smoke); run"),
             std::string::npos)
@@ -280,9 +281,10 @@ TEST_F(SmokeAttest, ARunOnADriverBelowTheTiersDoesNotCount) {
                 "535.104.05"),
       mid(), "node-a");
   const cache::LoadedSet loaded = load(attested);
-  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid(), m_trusted), "") << "no driver declared";
-  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid("535.104.05"), m_trusted), "") << "at the tier's driver";
-  const std::string problem = site::smoke_problem(loaded.manifest, attested, mid("550.54"), m_trusted);
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid(), m_trusted), std::nullopt) << "no driver declared";
+  EXPECT_EQ(site::smoke_problem(loaded.manifest, attested, mid("535.104.05"), m_trusted), std::nullopt)
+      << "at the tier's driver";
+  const std::string problem = site::smoke_problem(loaded.manifest, attested, mid("550.54"), m_trusted).value_or("");
   EXPECT_NE(problem.find("lacks a passing run on CC 7.5 (T4) and 8.0 (A100) (--require-smoke; not counted: Tesla T4 "
                          "(CC 7.5, driver 535.104.05) on node-a: below the tier's driver 550.54; NVIDIA "
                          "A100-SXM4-80GB (CC 8.0, driver 535.104.05) on node-a: below the tier's driver 550.54)"),

@@ -75,7 +75,10 @@ recipe::Tier tier(recipe::PtxPolicy ptx) {
 cache::Manifest manifest_with(std::vector<std::string> sass, std::vector<std::string> ptx) {
   cache::Manifest m;
   m.files.push_back({.path = "README", .sha256 = k_hex});  // no device code: not judged
-  m.files.push_back({.path = "lib/libk.so", .sha256 = k_hex, .embedded_sass = sass, .embedded_ptx = ptx});
+  m.files.push_back({.path = "lib/libk.so",
+                     .sha256 = k_hex,
+                     .embedded_sass = arch::ArchList(std::move(sass)),
+                     .embedded_ptx = arch::ArchList(std::move(ptx))});
   return m;
 }
 
@@ -154,7 +157,7 @@ class TransferRequireSmoke : public ::testing::Test {
     return manifest;
   }
   std::string problem(const cache::Manifest& manifest) {
-    return site::smoke_problem(manifest, k_digest, tier(recipe::PtxPolicy::highest), m_trusted);
+    return site::smoke_problem(manifest, k_digest, tier(recipe::PtxPolicy::highest), m_trusted).value_or("");
   }
 };
 

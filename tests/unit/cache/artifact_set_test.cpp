@@ -33,8 +33,8 @@ TEST_F(ArtifactSet, StoresSignedAndLoadsVerified) {
   const auto stored = store_artifact_set(store, new_set(&key));
   ASSERT_TRUE(stored) << stored.error().message;
   EXPECT_EQ(stored->signer, key.public_key().key_id());
-  EXPECT_EQ(stored->sass, (std::vector<std::string>{"sm_80", "sm_86"}));
-  EXPECT_EQ(stored->ptx, (std::vector<std::string>{"compute_90"}));
+  EXPECT_EQ(stored->sass.names(), (std::vector<std::string>{"sm_80", "sm_86"}));
+  EXPECT_EQ(stored->ptx.names(), (std::vector<std::string>{"compute_90"}));
   ASSERT_EQ(stored->files.size(), 2u);
   EXPECT_EQ(store.read_blob(stored->files[0].sha256).value(), "so bytes");
   EXPECT_EQ(stored->files[1].size, 11u);

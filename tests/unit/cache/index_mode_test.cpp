@@ -137,7 +137,7 @@ TEST_F(IndexMode, ASchemaOneIndexIsUpgradedOnOpenAndReadsAs0644) {
     const IndexEntry& got = rows->front();
     EXPECT_EQ(got.manifest.hex(), "aaaa" + std::string(60, '0'));
     EXPECT_EQ(got.recipe, "vision");
-    EXPECT_EQ(got.sass, (std::vector<std::string>{"sm_80", "sm_90"}));
+    EXPECT_EQ(got.sass.names(), (std::vector<std::string>{"sm_80", "sm_90"}));
     EXPECT_EQ(got.created, 100);
     ASSERT_EQ(got.files.size(), 2u);
     EXPECT_EQ(got.files[0].path, "bin/tool");

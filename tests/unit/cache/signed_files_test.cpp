@@ -62,6 +62,28 @@ TEST(FileModes, AdmitChecksNameSizeAndMode) {
   EXPECT_EQ(files.admit("old", 3, 0666), 0644u);
 }
 
+// The one check of written files against the manifest that fetch and pull
+// word each in their own way: in the manifest's order, missing or differing.
+TEST(FileModes, CheckSaysWhichFilesAreMissingOrDifferInTheManifestsOrder) {
+  const Manifest m = manifest_of({{"a", 0644u}, {"b", 0644u}, {"c", 0644u}});
+  const SignedFiles files(m);
+  const std::vector<UnpackedFile> right{{.name = "c", .size = 1, .sha256 = sha256_of("c")},
+                                        {.name = "a", .size = 1, .sha256 = sha256_of("a")},
+                                        {.name = "b", .size = 1, .sha256 = sha256_of("b")}};
+  EXPECT_TRUE(files.check(right).ok());
+  const std::vector<UnpackedFile> wrong{{.name = "c", .size = 1, .sha256 = sha256_of("x")},
+                                        {.name = "b", .size = 2, .sha256 = sha256_of("b")}};
+  const SignedFiles::Check check = files.check(wrong);
+  EXPECT_FALSE(check.ok());
+  EXPECT_EQ(check.written, 2u);
+  EXPECT_EQ(check.named, 3u);
+  ASSERT_EQ(check.mismatches.size(), 3u);
+  EXPECT_EQ(check.mismatches[0].expected->path, "a");
+  EXPECT_EQ(check.mismatches[0].written, nullptr);
+  EXPECT_EQ(check.mismatches[1].written->size, 2u);
+  EXPECT_EQ(check.mismatches[2].written->sha256, sha256_of("x"));
+}
+
 class SwappedLayer : public testing::TempDirTest {
  protected:
   // Unpacks `entries` as a fetch does: the store's tree and DIR from one

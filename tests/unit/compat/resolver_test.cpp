@@ -224,5 +224,26 @@ TEST(Resolver, EveryReleasedToolkitWhenNoCandidatesListed) {
   EXPECT_EQ(r.toolkit->version.str(), toolkit_table().back().version.str());
 }
 
+// What a probe taught one table is an input of the request that names it,
+// never of another request in the same process.
+TEST(Resolver, ALearnedReleaseIsChosenOnlyFromTheTableThatLearnedIt) {
+  const TargetGpu future{"Future", {15, 0}};
+  ResolveRequest req;
+  req.gpus = {h100, future};
+  ASSERT_TRUE(std::holds_alternative<Unsatisfiable>(resolve(req))) << "no sourced toolkit compiles for CC 15.0";
+
+  ToolkitTable learned = ToolkitTable::known();
+  const util::Version next(std::vector<int>{learned.rows().back().version.major() + 1, 2});
+  ASSERT_NE(learned.learn(next, {{9, 0}, {15, 0}}, "probe"), nullptr);
+  req.table = &learned;
+  const auto chosen = resolve(req);
+  ASSERT_TRUE(std::holds_alternative<Resolution>(chosen));
+  EXPECT_EQ(std::get<Resolution>(chosen).toolkit, learned.find(next));
+  EXPECT_EQ(std::get<Resolution>(chosen).archs.sass.count({15, 0}), 1u);
+
+  req.table = nullptr;
+  EXPECT_TRUE(std::holds_alternative<Unsatisfiable>(resolve(req))) << "the sourced table learned nothing";
+}
+
 }  // namespace
 }  // namespace orc::compat

@@ -91,6 +91,38 @@ TEST(Layout, IndexRoundTripAndReferrersTag) {
   EXPECT_EQ(referrers_tag(d.digest), "sha256-" + d.digest.hex());
 }
 
+// One reader of image indexes: inspect's registry scan picks its platform
+// from what parse_index read.
+TEST(Layout, AnIndexEntrysPlatformIsReadAndPicked) {
+  Index index;
+  Descriptor arm = describe(k_oci_manifest, "arm");
+  arm.platform = Platform{.os = "linux", .architecture = "arm64", .variant = "v8"};
+  Descriptor unnamed = describe(k_oci_manifest, "unnamed");
+  Descriptor amd = describe(k_oci_manifest, "amd");
+  amd.platform = Platform{.os = "linux", .architecture = "amd64", .variant = ""};
+  index.manifests = {arm, unnamed, amd};
+  const auto parsed = parse_index(index_json(index));
+  ASSERT_TRUE(parsed) << parsed.error().message;
+  ASSERT_EQ(parsed->manifests.size(), 3u);
+  EXPECT_EQ(parsed->manifests[0], arm);
+  const Descriptor* picked = platform_manifest(*parsed, "linux", "amd64");
+  ASSERT_NE(picked, nullptr);
+  EXPECT_EQ(picked->digest, amd.digest);
+  // No entry for the platform: the first that names none.
+  EXPECT_EQ(platform_manifest(*parsed, "linux", "ppc64le")->digest, unnamed.digest);
+  index.manifests = {arm};
+  EXPECT_EQ(platform_manifest(index, "linux", "amd64"), nullptr);
+
+  const std::string bad_platform =
+      R"({"schemaVersion":2,"manifests":[{"mediaType":"application/vnd.oci.image.manifest.v1+json",)"
+      R"("digest":")" +
+      amd.digest.to_string() + R"(","size":3,"platform":{"os":7}}]})";
+  const auto refused = parse_index(bad_platform);
+  ASSERT_FALSE(refused);
+  EXPECT_NE(refused.error().message.find("manifests[0].platform.os is not a short string"), std::string::npos)
+      << refused.error().message;
+}
+
 // Registry JSON is untrusted: every malformed shape is an Error, never an
 // exception or a crash.
 TEST(Layout, MalformedManifestsAreErrors) {

@@ -9,7 +9,9 @@ namespace {
 
 cache::Manifest set_with(std::vector<std::string> sass, std::vector<std::string> ptx) {
   cache::Manifest m{.recipe = "saxpy", .tier = "tier-new"};
-  m.files.push_back({.path = "bin/saxpy", .embedded_sass = std::move(sass), .embedded_ptx = std::move(ptx)});
+  m.files.push_back({.path = "bin/saxpy",
+                     .embedded_sass = arch::ArchList(std::move(sass)),
+                     .embedded_ptx = arch::ArchList(std::move(ptx))});
   return m;
 }
 
@@ -47,6 +49,28 @@ TEST(BuiltForTier, ASetWithoutTheRecordOrWithACcThisVersionLacksHasNone) {
   const auto tier = built_for_tier(m);
   ASSERT_TRUE(tier);
   EXPECT_EQ(tier->gpus[0].label(), "CC 8.6");
+}
+
+TEST(ArchCoverage, ATargetThisVersionCannotReadIsSaidNeverDropped) {
+  recipe::Tier tier;
+  tier.name = "tier-new";
+  recipe::TierGpu h100;
+  h100.name = "H100";
+  h100.cc = arch::ComputeCapability(9, 0);
+  tier.gpus.push_back(h100);
+  tier.ptx = recipe::PtxPolicy::none;
+  // A newer version recorded a target beside the one that covers the tier.
+  const ArchCoverage covered = check_arch_coverage(set_with({"sm_90", "sm_130x"}, {}), tier);
+  EXPECT_TRUE(covered.ok);
+  ASSERT_EQ(covered.unread.size(), 1u);
+  EXPECT_EQ(covered.unread[0], "bin/saxpy: 'sm_130x' is a target this version cannot read; it vouches for no GPU");
+  EXPECT_TRUE(covered.problems.empty());
+  // Where only the unread target could cover the tier, the refusal names it.
+  const ArchCoverage refused = check_arch_coverage(set_with({"sm_80"}, {"compute_130x"}), tier);
+  EXPECT_FALSE(refused.ok);
+  ASSERT_EQ(refused.problems.size(), 2u);
+  EXPECT_EQ(refused.problems[1],
+            "bin/saxpy: 'compute_130x' is a target this version cannot read; it vouches for no GPU");
 }
 
 }  // namespace

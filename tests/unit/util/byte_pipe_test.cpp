@@ -53,5 +53,32 @@ TEST(BytePipe, AnAbandonedPipeReleasesABlockedWriter) {
   EXPECT_FALSE(pipe.write("x"));
 }
 
+TEST(PipeProducer, ItsFailureClosesThePipeAndAReaderThatStopsEarlyReleasesIt) {
+  BytePipe pipe;
+  PipeProducer failing(pipe, [&]() -> std::optional<std::string> {
+    pipe.write("part");
+    return "the engine went away";
+  });
+  std::string error;
+  EXPECT_EQ(drain(pipe, &error), "part");
+  EXPECT_EQ(error, "the engine went away");
+  EXPECT_EQ(failing.join(), std::optional<std::string>("the engine went away"));
+
+  // A reader that stops after one byte: join() abandons the pipe, so the
+  // producer blocked on a full pipe ends.
+  BytePipe small(4);
+  bool refused = false;
+  PipeProducer endless(small, [&]() -> std::optional<std::string> {
+    while (small.write("more")) {
+    }
+    refused = true;
+    return std::nullopt;
+  });
+  std::byte one[1];
+  ASSERT_EQ(small.read(one).value_or(0), 1u);
+  EXPECT_EQ(endless.join(), std::nullopt);
+  EXPECT_TRUE(refused);
+}
+
 }  // namespace
 }  // namespace orc::util

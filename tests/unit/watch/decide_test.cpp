@@ -120,6 +120,10 @@ TEST(WatchDecide, AnUnknownReleaseIsProbedAndThenJudgedByItsProbe) {
       d.declined[0].starts_with("CUDA 13.6.0 (registry r/nvidia/cuda): drops sm_120, which tier t needs (its "
                                 "nvcc --list-gpu-code, probed); the last toolkit that serves the tier is "))
       << d.declined[0];
+  // The watcher asks by release, not by the line's words.
+  ASSERT_NE(d.declined_for(v("13.6.0")), nullptr);
+  EXPECT_EQ(*d.declined_for(v("13.6.0")), d.declined[0]);
+  EXPECT_EQ(d.declined_for(v("13.6.1")), nullptr);
 
   // A tag whose nvcc is another release: refused.
   probe.nvcc = v("13.0.88");

@@ -73,16 +73,18 @@ TEST(WatchProbe, TheProbesFileKeepsOneEntryPerDigestAndForgivesDamage) {
 }
 
 // A release newer than every row becomes a row from its probe: the plan can
-// use it, with the observed archs and an unknown minimum driver.
+// use it, with the observed archs and an unknown minimum driver. The table
+// that learns is a copy; the sourced one stays as cuda-compat.md says.
 TEST(WatchProbe, TheTablesLearnANewReleaseAndCorrectAnUnconfirmedRow) {
-  const auto& last = compat::toolkit_table().back();
-  // Far ahead of any release the other cases of this binary name.
+  compat::ToolkitTable table = compat::ToolkitTable::known();
+  const auto& last = table.rows().back();
   const util::Version next(std::vector<int>{last.version.major() + 1, 9});
-  ASSERT_EQ(compat::find_toolkit(next), nullptr);
-  const compat::Toolkit* learned = compat::learn_toolkit(util::Version(std::vector<int>{next.major(), next.minor(), 7}),
-                                                         {{12, 1}, {9, 0}, {10, 0}, {9, 0}}, "probe");
+  ASSERT_EQ(table.find(next), nullptr);
+  const compat::Toolkit* learned = table.learn(util::Version(std::vector<int>{next.major(), next.minor(), 7}),
+                                               {{12, 1}, {9, 0}, {10, 0}, {9, 0}}, "probe");
   ASSERT_NE(learned, nullptr);
-  EXPECT_EQ(compat::find_toolkit(next), learned);
+  EXPECT_EQ(table.find(next), learned);
+  EXPECT_EQ(compat::find_toolkit(next), nullptr) << "the sourced table learned nothing";
   EXPECT_EQ(learned->archs, (std::vector<arch::ComputeCapability>{{9, 0}, {10, 0}, {12, 1}}));
   EXPECT_TRUE(learned->released);
   EXPECT_TRUE(learned->min_driver.empty());
@@ -90,17 +92,29 @@ TEST(WatchProbe, TheTablesLearnANewReleaseAndCorrectAnUnconfirmedRow) {
   EXPECT_FALSE(learned->is_unconfirmed("archs"));
   EXPECT_EQ(learned->source, "learned: probe");
   // An older release the tables lack cannot be placed: refused.
-  EXPECT_EQ(compat::learn_toolkit(v("10.3"), {{7, 0}}, "probe"), nullptr);
+  EXPECT_EQ(table.learn(v("10.3"), {{7, 0}}, "probe"), nullptr);
 
   // 13.1's archs are unconfirmed in the tables; a probe replaces them and
   // keeps the variants of the targets it lists.
-  const compat::Toolkit* row = compat::find_toolkit(v("13.1"));
+  const compat::Toolkit* row = table.find(v("13.1"));
   ASSERT_NE(row, nullptr);
   ASSERT_TRUE(row->is_unconfirmed("archs"));
-  compat::learn_toolkit(v("13.1.1"), *parse_gpu_code_list(k_nvcc_13_0), "nvcc --list-gpu-code in x");
+  table.learn(v("13.1.1"), *parse_gpu_code_list(k_nvcc_13_0), "nvcc --list-gpu-code in x");
   EXPECT_FALSE(row->is_unconfirmed("archs"));
   EXPECT_TRUE(row->accepts(arch::ComputeCapability(9, 0, arch::Variant::arch_specific)));
   EXPECT_TRUE(row->accepts(arch::ComputeCapability(12, 1)));
+  EXPECT_TRUE(compat::find_toolkit(v("13.1"))->is_unconfirmed("archs")) << "the sourced row is unchanged";
+
+  // A copy keeps the rows learned so far (and their sources) and learns
+  // on its own; learning never moves a row a plan points to.
+  compat::ToolkitTable copy = table;
+  ASSERT_NE(copy.find(next), nullptr);
+  EXPECT_EQ(copy.find(next)->source, "learned: probe");
+  const compat::Toolkit* before = copy.find(v("13.0"));
+  const util::Version after_next(std::vector<int>{next.major() + 1, 0});
+  ASSERT_NE(copy.learn(after_next, {{9, 0}}, "probe 2"), nullptr);
+  EXPECT_EQ(copy.find(v("13.0")), before);
+  EXPECT_EQ(table.find(after_next), nullptr);
 }
 
 }  // namespace

@@ -3,14 +3,17 @@
 #include <nlohmann/json.hpp>
 
 #include "orchestrator/app/build/build.hpp"
+#include "orchestrator/cli/render.hpp"
 #include "orchestrator/site/library_needs.hpp"
 #include "orchestrator/util/diagnostic.hpp"
 #include "orchestrator/util/escape.hpp"
 #include "orchestrator/util/strings.hpp"
 
-namespace orc::app {
+namespace orc::cli {
 
 namespace {
+
+using namespace app;
 
 using Json = nlohmann::ordered_json;
 
@@ -96,8 +99,8 @@ Json build_json(const BuildResult& b) {
     j["artifacts"].push_back({{"path", utf8_escaped(a.path)},
                               {"name", utf8_escaped(a.name)},
                               {"sha256", a.sha256},
-                              {"sass", a.sass},
-                              {"ptx", a.ptx},
+                              {"sass", a.sass.names()},
+                              {"ptx", a.ptx.names()},
                               {"needs", needs_json(a.needs)}});
   j["manifest"] = b.manifest ? Json(b.manifest->to_string()) : Json(nullptr);
   j["kept_tree"] = b.kept_tree.empty() ? Json(nullptr) : Json(utf8_escaped(b.kept_tree));
@@ -119,7 +122,7 @@ std::string built_with(const BuildResult& b) {
 
 }  // namespace
 
-std::string render_build_json(const BuildReport& report) {
+std::string render_build_json(const app::BuildReport& report) {
   Json builds = Json::array();
   for (const auto& b : report.builds) builds.push_back(build_json(b));
   Json root;
@@ -132,7 +135,7 @@ std::string render_build_json(const BuildReport& report) {
   return root.dump(2, ' ', false, Json::error_handler_t::replace) + "\n";
 }
 
-std::string render_build_text(const BuildReport& report, bool explain) {
+std::string render_build_text(const app::BuildReport& report, bool explain) {
   std::string out;
   for (const auto& b : report.builds) {
     out += b.recipe + " x " + b.tier + ": " + (b.status == BuildStatus::failed ? "FAILED" : status_name(b.status));
@@ -141,9 +144,8 @@ std::string render_build_text(const BuildReport& report, bool explain) {
     if (explain && !b.explain.empty())
       for (const auto& line : util::split_any(b.explain, "\n")) out += "    " + line + '\n';
     for (const auto& a : b.artifacts) {
-      out += "    " + util::printable(a.name) + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " +
-             (a.sass.empty() ? "-" : util::join(a.sass, " ")) + "  PTX " +
-             (a.ptx.empty() ? "-" : util::join(a.ptx, " ")) + '\n';
+      out += "    " + util::printable(a.name) + "  sha256:" + a.sha256.substr(0, 16) + "  SASS " + a.sass.joined(" ") +
+             "  PTX " + a.ptx.joined(" ") + '\n';
       // What the nodes must provide: the set does not carry it.
       for (const auto& n : a.needs) out += "      needs " + util::printable(site::describe(n)) + ", not in the set\n";
     }
@@ -157,7 +159,7 @@ std::string render_build_text(const BuildReport& report, bool explain) {
   return out;
 }
 
-std::string render_build_errors(const BuildReport& report) {
+std::string render_build_errors(const app::BuildReport& report) {
   std::string out;
   for (const auto& b : report.builds)
     for (const auto& e : b.errors)
@@ -165,4 +167,4 @@ std::string render_build_errors(const BuildReport& report) {
   return out;
 }
 
-}  // namespace orc::app
+}  // namespace orc::cli
