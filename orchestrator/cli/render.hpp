@@ -119,4 +119,9 @@ std::string render_build_errors(const app::BuildReport& report);
 std::string render_slurm_text(const app::SlurmReport& report);
 std::string render_slurm_json(const app::SlurmReport& report);
 
+// smoke's result: the driver, each GPU's load and kernels (text), or the
+// same as JSON (what `smoke --json` prints before its attestations).
+std::string render_smoke_text(const smoke::SmokeResult& result);
+std::string render_smoke_json(const smoke::SmokeResult& result);
+
 }  // namespace orc::cli

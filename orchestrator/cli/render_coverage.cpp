@@ -240,7 +240,11 @@ std::string coverage_text(const ImageReport& r, bool colour) {
   return out;
 }
 
-std::string coverage_json(const ImageReport& r) {
+namespace {
+
+// The coverage report as one JSON value: `inspect --json`'s document, and
+// stamp's "coverage".
+nlohmann::json coverage_value(const ImageReport& r) {
   using nlohmann::json;
   const auto s = [](std::string_view t) { return util::utf8_escaped(t); };
   json tiers = json::array();
@@ -320,8 +324,12 @@ std::string coverage_json(const ImageReport& r) {
                     {"warnings", warnings},
                     {"damaged", damaged},
                     {"exit_code", static_cast<int>(r.exit_code)}};
-  return doc.dump(2) + "\n";
+  return doc;
 }
+
+}  // namespace
+
+std::string coverage_json(const ImageReport& r) { return coverage_value(r).dump(2) + "\n"; }
 
 std::string coverage_html(const ImageReport& r) {
   std::string h;
@@ -514,7 +522,7 @@ std::string coverage_markdown(const ImageReport& r) {
 }
 
 std::string stamp_json(const app::StampReport& r) {
-  nlohmann::json doc = nlohmann::json::parse(coverage_json(r.coverage));
+  nlohmann::json doc = coverage_value(r.coverage);
   nlohmann::json unbounded = nlohmann::json::array();
   for (const auto& u : r.values.unbounded) unbounded.push_back(util::utf8_escaped(u));
   nlohmann::json refused = nlohmann::json::array();

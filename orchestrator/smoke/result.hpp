@@ -103,9 +103,6 @@ struct SmokeResult {
 // "13.0" from 13000.
 std::string cuda_version_text(int driver_cuda_version);
 
-std::string render_smoke_json(const SmokeResult& result);
-std::string render_smoke_text(const SmokeResult& result);
-
 // The attestation a manifest carries for one tier: compact, canonical JSON
 // (keys sorted) of what was run where and how it went, without logs or
 // per-element data, ready to be signed as bytes. `artifact_digest` is the
