@@ -82,8 +82,8 @@ void attach_cache(CLI::App& sub, Io& io) {
     if (!*remote || io.exit_code != util::ExitCode::ok) return;
     const app::PruneReport pruned = app::prune_remote(site::locate_config(*gc_file), *request->keep);
     for (const auto& r : pruned.removed)
-      io.err << "orchestrate: remote: removed " << r.recipe << " for " << r.tier << " " << r.artifact << " ("
-             << r.created << ")\n";
+      io.err << "orchestrate: remote: removed " << r.recipe << " for " << r.tier << " " << r.artifact.to_string()
+             << " (" << r.created << ")\n";
     io.err << "orchestrate: remote " << pruned.remote << ": " << pruned.removed.size() << " sets removed, "
            << pruned.kept << " kept\n";
     if (!pruned.error.empty()) io.err << "orchestrate: error: " << pruned.error << "\n";

@@ -262,10 +262,7 @@ nlohmann::json coverage_value(const ImageReport& r) {
                          {"decided_by", c.decided_by},
                          {"why", s(c.why)}});
       }
-      rows.push_back({{"path", s(row.path)},
-                      {"sass", util::split_any(row.sass, " ")},
-                      {"ptx", util::split_any(row.ptx, " ")},
-                      {"cells", cells}});
+      rows.push_back({{"path", s(row.path)}, {"sass", row.sass.names()}, {"ptx", row.ptx.names()}, {"cells", cells}});
     }
     tiers.push_back({{"name", s(tier.name)},
                      {"set", tier.set ? json(s(r.sets[*tier.set].dir)) : json(nullptr)},
@@ -401,8 +398,8 @@ ul.warn li{color:#9a6700}
     for (const auto& g : tier.gpus) h += "<th>" + html_escape(gpu_heading(g)) + "</th>";
     h += "</tr></thead><tbody>\n";
     for (const auto& row : tier.rows) {
-      h += "<tr><th class=\"lib\">" + html_escape(row.path) + "<br><small>" + html_escape(row.sass) +
-           (row.ptx.empty() ? "" : " &middot; " + html_escape(row.ptx)) + "</small></th>";
+      h += "<tr><th class=\"lib\">" + html_escape(row.path) + "<br><small>" + html_escape(row.sass.joined(" ", "")) +
+           (row.ptx.empty() ? "" : " &middot; " + html_escape(row.ptx.joined(" "))) + "</small></th>";
       // The whole reason, shown on a click on the cell (<details>: no script).
       for (const auto& c : row.cells) {
         const std::string label = c.label();

@@ -17,6 +17,11 @@ using nlohmann::ordered_json;
 constexpr std::string_view k_warning_prefix = "orchestrate: warning: ";
 
 std::string short_hex(const std::string& hex) { return hex.substr(0, site::k_tag_digest_chars); }
+std::string short_hex(const digest::Digest& digest) { return short_hex(digest.hex()); }
+
+ordered_json digest_or_null(const std::optional<digest::Digest>& digest) {
+  return digest ? ordered_json(digest->to_string()) : ordered_json(nullptr);
+}
 
 void warn(Io& io, const std::vector<util::Diagnostic>& warnings) {
   for (const auto& w : warnings) io.err << w.render();
@@ -35,14 +40,13 @@ std::string push_line(const app::PushReport& report, const app::PushedEntry& p) 
   return "pushed " + p.recipe + " for " + p.tier + " sha256:" + short_hex(p.manifest) + " as " + report.remote + ":" +
          p.tag + " (" + std::to_string(p.uploaded) + " blobs sent, " + std::to_string(p.skipped) + " already there" +
          (p.moved_latest ? "; " + site::latest_tag(p.recipe, p.tier) + " moved to it" +
-                               (p.previous.empty() ? "" : " from sha256:" + short_hex(p.previous))
+                               (p.previous ? " from sha256:" + short_hex(*p.previous) : "")
                          : "") +
          (p.current ? "; the current set" : "") + ")\n" +
-         (p.newer.empty()
-              ? ""
-              : "  note: a newer set by time, sha256:" + short_hex(p.newer) +
-                    ", is not current (the last build answered this one); 'orchestrate promote " + p.recipe +
-                    " --tier " + p.tier + " --digest " + short_hex(p.newer) + "' makes it current\n");
+         (!p.newer ? ""
+                   : "  note: a newer set by time, sha256:" + short_hex(*p.newer) +
+                         ", is not current (the last build answered this one); 'orchestrate promote " + p.recipe +
+                         " --tier " + p.tier + " --digest " + short_hex(*p.newer) + "' makes it current\n");
 }
 
 std::string file_line(const app::FetchReport& report, const app::FetchedFile& f) {
@@ -56,18 +60,17 @@ std::string render(const app::PushReport& report, Format format) {
   if (format == Format::json) {
     ordered_json pushed = ordered_json::array();
     for (const auto& p : report.pushed)
-      pushed.push_back(
-          {{"recipe", p.recipe},
-           {"tier", p.tier},
-           {"manifest", "sha256:" + p.manifest},
-           {"artifact", p.artifact},
-           {"tag", p.tag},
-           {"uploaded", p.uploaded},
-           {"skipped", p.skipped},
-           {"latest", p.moved_latest},
-           {"current", p.current},
-           {"newer", p.newer.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + p.newer)},
-           {"previous", p.previous.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + p.previous)}});
+      pushed.push_back({{"recipe", p.recipe},
+                        {"tier", p.tier},
+                        {"manifest", p.manifest.to_string()},
+                        {"artifact", p.artifact.to_string()},
+                        {"tag", p.tag},
+                        {"uploaded", p.uploaded},
+                        {"skipped", p.skipped},
+                        {"latest", p.moved_latest},
+                        {"current", p.current},
+                        {"newer", digest_or_null(p.newer)},
+                        {"previous", digest_or_null(p.previous)}});
     return ordered_json{{"remote", report.remote}, {"pushed", std::move(pushed)}}.dump(2) + "\n";
   }
   std::string text;
@@ -76,23 +79,20 @@ std::string render(const app::PushReport& report, Format format) {
 }
 
 std::string render(const app::PromoteReport& report, Format format) {
-  const auto hex_or_null = [](const std::string& hex) {
-    return hex.empty() ? ordered_json(nullptr) : ordered_json("sha256:" + hex);
-  };
   if (format == Format::json) {
     ordered_json out{{"recipe", report.recipe},
                      {"tier", report.tier},
-                     {"digest", "sha256:" + report.manifest},
-                     {"previous", hex_or_null(report.previous)},
+                     {"digest", report.manifest.to_string()},
+                     {"previous", digest_or_null(report.previous)},
                      {"remote", report.remote.empty() ? ordered_json(nullptr) : ordered_json(report.remote)}};
     out["tag"] = report.pushed ? ordered_json(site::latest_tag(report.recipe, report.tier)) : ordered_json(nullptr);
-    out["tag_previous"] = report.pushed ? hex_or_null(report.pushed->previous) : ordered_json(nullptr);
+    out["tag_previous"] = report.pushed ? digest_or_null(report.pushed->previous) : ordered_json(nullptr);
     return out.dump(2) + "\n";
   }
   std::string text = "sha256:" + short_hex(report.manifest) + " is the current set of " + report.recipe + " for " +
                      report.tier + " here";
-  if (!report.previous.empty())
-    text += " (before: sha256:" + short_hex(report.previous) +
+  if (report.previous)
+    text += " (before: sha256:" + short_hex(*report.previous) +
             (report.previous_recorded ? "" : ", the newest verified set, as none was recorded") + ")";
   text += "\n";
   if (!report.pushed)
@@ -100,21 +100,21 @@ std::string render(const app::PromoteReport& report, Format format) {
            "  note: no remote is configured (ORCHESTRATE_REMOTE or 'remote:'): the registry's tag was not moved\n";
   const app::PushedEntry& p = *report.pushed;
   return text + "on " + report.remote + ": " + site::latest_tag(p.recipe, p.tier) + " names it" +
-         (p.previous.empty() ? "" : " (before: sha256:" + short_hex(p.previous) + ")") + "; " +
-         std::to_string(p.uploaded) + " blobs sent, " + std::to_string(p.skipped) + " already there\n";
+         (p.previous ? " (before: sha256:" + short_hex(*p.previous) + ")" : "") + "; " + std::to_string(p.uploaded) +
+         " blobs sent, " + std::to_string(p.skipped) + " already there\n";
 }
 
 std::string render(const app::PullReport& report, Format format) {
   if (format == Format::json)
     return ordered_json{{"recipe", report.recipe},
                         {"tier", report.tier},
-                        {"digest", "sha256:" + report.manifest},
+                        {"digest", report.manifest.to_string()},
                         {"downloaded", report.downloaded},
                         {"verified", report.verified}}
                .dump(2) +
            "\n";
-  return (report.downloaded ? "pulled " : "already stored: ") + report.recipe + " for " + report.tier +
-         " sha256:" + report.manifest + "\n";
+  return (report.downloaded ? "pulled " : "already stored: ") + report.recipe + " for " + report.tier + " " +
+         report.manifest.to_string() + "\n";
 }
 
 std::string render(const app::FetchReport& report, Format format) {
@@ -130,7 +130,7 @@ std::string render(const app::FetchReport& report, Format format) {
     out["recipe"] = report.recipe;
     out["tier"] = report.tier;
     out["tier_from"] = report.tier_from_manifest ? "manifest" : "configuration";
-    out["digest"] = "sha256:" + report.manifest;
+    out["digest"] = report.manifest.to_string();
     out["dir"] = util::utf8_escaped(report.dir.string());
     out["from"] = report.from;
     out["files"] = std::move(files);
@@ -138,7 +138,7 @@ std::string render(const app::FetchReport& report, Format format) {
     out["warnings"] = std::move(warnings);
     return out.dump(2, ' ', false, ordered_json::error_handler_t::replace) + "\n";
   }
-  std::string out = "fetched " + report.recipe + " for " + report.tier + " sha256:" + report.manifest + " from " +
+  std::string out = "fetched " + report.recipe + " for " + report.tier + " " + report.manifest.to_string() + " from " +
                     (report.from == "store" ? std::string("the local store") : report.from) + " into " +
                     util::printable(report.dir.string()) + "\n";
   out += "verified: digest " + std::string(report.digest_ok ? "yes" : "no") + ", signature " +

@@ -538,7 +538,7 @@ TEST_F(WatchFeeds, RemoteRetentionKeepsTheNewestSetsAndDeletesTheOthers) {
   ASSERT_EQ(pushed.pushed.size(), 3u);
   registry::Client remote(options(server.url("team/artifacts")), registry::make_curl_transport());
   std::map<std::string, std::string> artifact_of;  // manifest hex -> artifact digest
-  for (const auto& p : pushed.pushed) artifact_of[p.manifest] = p.artifact;
+  for (const auto& p : pushed.pushed) artifact_of[p.manifest.hex()] = p.artifact.to_string();
 
   const app::PruneReport pruned = app::prune_remote(config, 1);
   EXPECT_EQ(pruned.exit_code, util::ExitCode::ok) << pruned.error;

@@ -14,12 +14,6 @@ namespace orc::app {
 
 namespace {
 
-std::string names(const std::set<arch::ComputeCapability>& set, bool sass) {
-  std::vector<std::string> out;
-  for (const auto& cc : set) out.push_back(sass ? cc.sm() : cc.compute());
-  return util::join(out, " ");
-}
-
 void leaves(const inspect::FileReport& r, std::vector<const inspect::FileReport*>& out) {
   if (r.members.empty()) {
     // An object file inside a package is for a link, not for the GPU.
@@ -99,7 +93,8 @@ CoverageTier judge_table(std::string name, std::optional<util::Version> driver, 
       .name = std::move(name), .set = {}, .driver = std::move(driver), .gpus = std::move(gpus), .rows = {}};
   for (const auto* lib : libs) {
     const auto code = inspect::loadable_code(*lib);
-    CoverageRow row{.path = lib->path, .sass = names(code.sass, true), .ptx = names(code.ptx, false), .cells = {}};
+    CoverageRow row{
+        .path = lib->path, .sass = arch::ArchList::sass(code.sass), .ptx = arch::ArchList::ptx(code.ptx), .cells = {}};
     for (const auto& gpu : tier.gpus) {
       CoverageCell cell = judge_cell(*lib, gpu, tier.driver);
       if (cell.outcome == inspect::Outcome::none && !cell.runtime_kernels) any_none = true;

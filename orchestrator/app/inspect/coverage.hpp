@@ -19,6 +19,7 @@
 #include "orchestrator/app/inspect/fetched_sets.hpp"
 #include "orchestrator/app/inspect/image_scan.hpp"
 #include "orchestrator/app/inspect/inspect.hpp"
+#include "orchestrator/arch/arch_list.hpp"
 #include "orchestrator/inspect/bom.hpp"
 #include "orchestrator/inspect/needs.hpp"
 
@@ -45,8 +46,8 @@ struct CoverageCell {
 
 struct CoverageRow {
   std::string path;                 // in the image: "/usr/lib/x86_64-linux-gnu/libcublas.so.12"
-  std::string sass;                 // "sm_80 sm_90"
-  std::string ptx;                  // "compute_90"
+  arch::ArchList sass;              // "sm_80", "sm_90"
+  arch::ArchList ptx;               // "compute_90"
   std::vector<CoverageCell> cells;  // one per GPU of the tier, in order
 };
 

@@ -235,7 +235,7 @@ FetchReport fetch(const TransferRequest& request, const fs::path& out_dir) {
     written = pulled.downloaded;
     guard.armed = written;
   }
-  result.manifest = entry->manifest.hex();
+  result.manifest = entry->manifest;
 
   auto loaded = cache::load_artifact_set(store, *entry, trusted);
   if (!loaded) site::fail_with(loaded.error());

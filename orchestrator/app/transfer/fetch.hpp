@@ -28,7 +28,7 @@ struct FetchedFile {
 struct FetchReport {
   std::string recipe;
   std::string tier;
-  std::string manifest;  // hex
+  digest::Digest manifest;
   std::filesystem::path dir;
   std::string from;  // "store" or the remote's URL (without credentials)
   std::vector<FetchedFile> files;

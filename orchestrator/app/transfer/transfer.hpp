@@ -70,7 +70,7 @@ struct SetBlobs {
 };
 
 struct PushedSet {
-  std::string artifact_digest;  // of the OCI artifact manifest
+  digest::Digest artifact_digest;  // of the OCI artifact manifest
   std::string tag;
   std::size_t uploaded = 0;  // blobs sent
   std::size_t skipped = 0;   // blobs the registry had

@@ -33,7 +33,7 @@ cache::Store open_store(const TransferRequest& request) {
 struct ToPush {
   cache::IndexEntry entry;
   bool current = false;
-  std::string newer;  // hex of a verified set newer by time than the current one
+  std::optional<digest::Digest> newer;  // a verified set newer by time than the current one
 };
 
 cache::CurrentSet current_of(const cache::Store& store, const std::string& recipe, const std::string& tier) {
@@ -45,8 +45,9 @@ cache::CurrentSet current_of(const cache::Store& store, const std::string& recip
 ToPush to_push(const cache::Store& store, cache::IndexEntry entry) {
   const cache::CurrentSet current = current_of(store, entry.recipe, entry.tier);
   const bool is_current = current.entry && current.entry->manifest == entry.manifest;
-  std::string newer = is_current && current.newer ? current.newer->manifest.hex() : std::string();
-  return {.entry = std::move(entry), .current = is_current, .newer = std::move(newer)};
+  std::optional<digest::Digest> newer;
+  if (is_current && current.newer) newer = current.newer->manifest;
+  return {.entry = std::move(entry), .current = is_current, .newer = newer};
 }
 
 // The sets a push names: by digest, the current set of recipe x tier, the
@@ -79,23 +80,24 @@ std::vector<ToPush> sets_to_push(const cache::Store& store, const TransferReques
     const cache::CurrentSet current = current_of(store, request.recipe, tier);
     out.push_back({.entry = *current.entry,
                    .current = true,
-                   .newer = current.newer ? current.newer->manifest.hex() : std::string()});
+                   .newer = current.newer ? std::optional(current.newer->manifest) : std::nullopt});
   }
   return out;
 }
 
-PushedEntry pushed_entry(const cache::IndexEntry& entry, const PushedSet& pushed, bool current, std::string newer) {
+PushedEntry pushed_entry(const cache::IndexEntry& entry, const PushedSet& pushed, bool current,
+                         std::optional<digest::Digest> newer) {
   return {.recipe = entry.recipe,
           .tier = entry.tier,
-          .manifest = entry.manifest.hex(),
+          .manifest = entry.manifest,
           .artifact = pushed.artifact_digest,
           .tag = pushed.tag,
           .uploaded = pushed.uploaded,
           .skipped = pushed.skipped,
           .moved_latest = pushed.moved_latest,
           .current = current,
-          .newer = std::move(newer),
-          .previous = pushed.previous_latest ? pushed.previous_latest->hex() : std::string()};
+          .newer = newer,
+          .previous = pushed.previous_latest};
 }
 
 }  // namespace
@@ -166,9 +168,9 @@ PromoteReport promote(const TransferRequest& request) {
                      " is not a verified set (its archs or signature did not check): only a verified set can be "
                      "current");
   const cache::CurrentSet before = current_of(store, request.recipe, request.tier);
-  PromoteReport report{.recipe = request.recipe, .tier = request.tier, .manifest = entry->manifest.hex()};
+  PromoteReport report{.recipe = request.recipe, .tier = request.tier, .manifest = entry->manifest};
   if (before.entry && before.entry->manifest != entry->manifest) {
-    report.previous = before.entry->manifest.hex();
+    report.previous = before.entry->manifest;
     report.previous_recorded = before.recorded;
   }
   if (auto remote = site::choose_remote(util::env_value("ORCHESTRATE_REMOTE").c_str(), config ? &*config : nullptr)) {
@@ -184,14 +186,14 @@ PromoteReport promote(const TransferRequest& request) {
     }
     report.pushed = PushedEntry{.recipe = entry->recipe,
                                 .tier = entry->tier,
-                                .manifest = entry->manifest.hex(),
+                                .manifest = entry->manifest,
                                 .artifact = pushed->artifact_digest,
                                 .tag = pushed->tag,
                                 .uploaded = pushed->uploaded,
                                 .skipped = pushed->skipped,
                                 .moved_latest = pushed->moved_latest,
                                 .current = true,
-                                .previous = pushed->previous_latest ? pushed->previous_latest->hex() : std::string()};
+                                .previous = pushed->previous_latest};
   }
   if (auto written = cache::write_current(store, entry->recipe, entry->tier, entry->manifest); !written)
     site::fail_with(written.error());
@@ -219,7 +221,7 @@ PullReport pull(const TransferRequest& request) {
   if (!pulled) fail(pulled.error());
   PullReport report{.recipe = request.recipe,
                     .tier = request.tier,
-                    .manifest = pulled->entry.manifest.hex(),
+                    .manifest = pulled->entry.manifest,
                     .downloaded = pulled->downloaded,
                     .verified = pulled->entry.verified};
   if (request.insecure) report.warnings.push_back(insecure_diagnostic(pulled->entry.manifest, pulled->signature));

@@ -11,6 +11,7 @@
 
 #include "orchestrator/app/transfer/transfer_progress.hpp"
 #include "orchestrator/cache/signing.hpp"
+#include "orchestrator/digest/digest.hpp"
 #include "orchestrator/recipe/config.hpp"
 #include "orchestrator/site/remote.hpp"
 #include "orchestrator/util/diagnostic.hpp"
@@ -47,20 +48,19 @@ site::RemoteChoice require_remote(const recipe::Config* config, std::string_view
 util::Diagnostic insecure_diagnostic(const digest::Digest& manifest, const cache::Verification& signature);
 std::string insecure_warning(const digest::Digest& manifest, const cache::Verification& signature);
 
-// One set a push sent. Digests are hex or "sha256:<hex>" strings, as the
-// index and the registry client hold them.
+// One set a push sent.
 struct PushedEntry {
   std::string recipe;
   std::string tier;
-  std::string manifest;  // the set's manifest digest, hex
-  std::string artifact;  // the OCI artifact manifest's digest, "sha256:<hex>"
-  std::string tag;       // <recipe>--<tier>--<16 hex>
+  digest::Digest manifest;  // the set's manifest digest
+  digest::Digest artifact;  // the OCI artifact manifest's digest
+  std::string tag;          // <recipe>--<tier>--<16 hex>
   std::size_t uploaded = 0;
   std::size_t skipped = 0;
-  bool moved_latest = false;  // <recipe>--<tier> now names it
-  bool current = false;       // it is the current set of recipe x tier (the tag was put on it)
-  std::string newer;          // a verified set newer by time than the current one, hex; empty when none
-  std::string previous;       // the set <recipe>--<tier> named before, when another; hex
+  bool moved_latest = false;               // <recipe>--<tier> now names it
+  bool current = false;                    // it is the current set of recipe x tier (the tag was put on it)
+  std::optional<digest::Digest> newer;     // a verified set newer by time than the current one
+  std::optional<digest::Digest> previous;  // the set <recipe>--<tier> named before, when another
 };
 
 struct PushReport {
@@ -72,7 +72,7 @@ struct PushReport {
 struct PullReport {
   std::string recipe;
   std::string tier;
-  std::string manifest;                    // hex
+  digest::Digest manifest;
   bool downloaded = false;                 // false: the store had it already
   bool verified = false;                   // the index row: signature and archs checked
   std::vector<util::Diagnostic> warnings;  // --insecure's, for stderr
@@ -84,7 +84,7 @@ struct PruneReport {
   struct Removed {
     std::string recipe;
     std::string tier;
-    std::string artifact;  // the artifact manifest's digest, "sha256:<hex>"
+    digest::Digest artifact;  // the artifact manifest's digest
     std::string created;
   };
   std::string remote;  // its URL, without credentials
@@ -110,8 +110,8 @@ PushReport push(const TransferRequest& request);
 struct PromoteReport {
   std::string recipe;
   std::string tier;
-  std::string manifest;            // hex
-  std::string previous;            // the local current set before, hex; empty when it was this one or none
+  digest::Digest manifest;
+  std::optional<digest::Digest> previous;  // the local current set before; none when it was this one or none
   bool previous_recorded = false;  // previous was recorded (else the newest verified set stood in)
   std::string remote;              // without credentials; empty when none is configured
   std::optional<PushedEntry> pushed;

@@ -76,8 +76,7 @@ PruneReport prune_remote(const std::filesystem::path& config_file, std::size_t k
           (void)client->delete_manifest(d.digest);
         if (auto index = client->get_manifest(registry::referrers_tag(artifact)))
           (void)client->delete_manifest(index->digest);
-        report.removed.push_back(
-            {.recipe = r.name, .tier = tier, .artifact = artifact.to_string(), .created = sets[i].first});
+        report.removed.push_back({.recipe = r.name, .tier = tier, .artifact = artifact, .created = sets[i].first});
       }
     }
   return report;

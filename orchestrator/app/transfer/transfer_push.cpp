@@ -130,7 +130,7 @@ std::expected<PushedSet, TransferError> push_blobs(registry::Client& client, con
   const std::string body = registry::artifact_manifest(config, std::span(&layer, 1), info);
   auto put = client.put_manifest(report.tag, registry::k_oci_manifest, body);
   if (!put) return std::unexpected(from_registry(put.error()));
-  report.artifact_digest = put->digest.to_string();
+  report.artifact_digest = put->digest;
   if (signature) {
     const std::string json =
         registry::signature_manifest(registry::describe(registry::k_oci_manifest, body), *signature, manifest->created);

@@ -31,8 +31,8 @@ app::ImageReport report(const std::string& reference, const std::vector<std::str
   tier.gpus.push_back({.label = "A100 (8.0)", .cc = {8, 0}, .driver = {}, .tier = "tier-x", .name = "A100"});
   for (const auto& p : paths)
     tier.rows.push_back({.path = p,
-                         .sass = "sm_80",
-                         .ptx = "compute_80",
+                         .sass = {"sm_80"},
+                         .ptx = {"compute_80"},
                          .cells = {cell(inspect::Outcome::jit, "compute_80", "only PTX | `x`"),
                                    cell(inspect::Outcome::native, "sm_80", "")}});
   r.tiers.push_back(std::move(tier));

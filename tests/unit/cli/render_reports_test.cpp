@@ -20,6 +20,9 @@ using testing::run_cli;
 using util::ExitCode;
 
 const std::string k_hex = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+const digest::Digest k_digest = digest::Digest::from_hex(k_hex).value();
+// The digest whose 64 hex digits are all `c`.
+digest::Digest all(char c) { return digest::Digest::from_hex(std::string(64, c)).value(); }
 
 struct Emitted {
   std::string out, err;
@@ -38,7 +41,7 @@ TEST(TransferFetchJson, HasTheDocumentedShape) {
   const app::FetchReport result{
       .recipe = "saxpy",
       .tier = "tier-new",
-      .manifest = k_hex,
+      .manifest = k_digest,
       .dir = "out",
       .from = "store",
       .files = {{.path = "bin/saxpy", .sha256 = k_hex, .size = 9, .sass = {"sm_90"}, .ptx = {"compute_90"}}},
@@ -60,7 +63,7 @@ TEST(TransferFetchJson, HasTheDocumentedShape) {
 
 TEST(TransferFetchJson, SaysSmokeOnlyUnderRequireSmoke) {
   app::FetchReport result{
-      .recipe = "saxpy", .tier = "tier-new", .manifest = k_hex, .digest_ok = true, .archs_ok = true};
+      .recipe = "saxpy", .tier = "tier-new", .manifest = k_digest, .digest_ok = true, .archs_ok = true};
   result.smoke_ok = true;
   EXPECT_EQ(nlohmann::ordered_json::parse(render(result, Format::json))["verified"],
             nlohmann::ordered_json::parse(R"({"digest": true, "signature": false, "archs": true, "smoke": true})"));
@@ -69,7 +72,7 @@ TEST(TransferFetchJson, SaysSmokeOnlyUnderRequireSmoke) {
 TEST(FetchRender, TextSaysWhatWentWhere) {
   app::FetchReport report{.recipe = "saxpy",
                           .tier = "tier-new",
-                          .manifest = k_hex,
+                          .manifest = k_digest,
                           .dir = "out",
                           .from = "http://registry:5000/team/a",
                           .files = {{.path = "bin/saxpy", .sha256 = k_hex, .size = 9, .sass = {"sm_80", "sm_90"}},
@@ -100,7 +103,7 @@ TEST(FetchRender, TextSaysWhatWentWhere) {
 }
 
 TEST(FetchRender, AWarningGoesToStderrAndIntoTheJson) {
-  app::FetchReport report{.recipe = "saxpy", .tier = "tier-new", .manifest = k_hex, .dir = "out", .from = "store"};
+  app::FetchReport report{.recipe = "saxpy", .tier = "tier-new", .manifest = k_digest, .dir = "out", .from = "store"};
   report.warnings.push_back({.severity = util::Severity::warning, .message = "--insecure: the check is off"});
   for (const Format format : {Format::text, Format::json}) {
     const Emitted e = emitted(report, format);
@@ -115,19 +118,19 @@ app::PushReport two_pushed() {
   return {.remote = "http://registry:5000/team/a",
           .pushed = {{.recipe = "saxpy",
                       .tier = "tier-new",
-                      .manifest = k_hex,
-                      .artifact = "sha256:" + k_hex,
+                      .manifest = k_digest,
+                      .artifact = k_digest,
                       .tag = "saxpy--tier-new--0123456789abcdef",
                       .uploaded = 3,
                       .skipped = 1,
                       .moved_latest = true,
                       .current = true,
-                      .newer = std::string(64, 'f'),
-                      .previous = std::string(64, 'e')},
+                      .newer = all('f'),
+                      .previous = all('e')},
                      {.recipe = "saxpy",
                       .tier = "tier-old",
-                      .manifest = k_hex,
-                      .artifact = "sha256:" + k_hex,
+                      .manifest = k_digest,
+                      .artifact = k_digest,
                       .tag = "saxpy--tier-old--0123456789abcdef",
                       .uploaded = 0,
                       .skipped = 4,
@@ -190,18 +193,18 @@ TEST(PushRender, JsonHasTheRemoteAndEverySet) {
 TEST(PromoteRender, TextAndJsonNameTheSetBeforeHereAndOnTheRemote) {
   app::PromoteReport report{.recipe = "saxpy",
                             .tier = "tier-new",
-                            .manifest = k_hex,
-                            .previous = std::string(64, 'f'),
+                            .manifest = k_digest,
+                            .previous = all('f'),
                             .previous_recorded = true,
                             .remote = "http://registry:5000/team/a"};
   report.pushed = app::PushedEntry{.recipe = "saxpy",
                                    .tier = "tier-new",
-                                   .manifest = k_hex,
+                                   .manifest = k_digest,
                                    .uploaded = 0,
                                    .skipped = 4,
                                    .moved_latest = true,
                                    .current = true,
-                                   .previous = std::string(64, 'e')};
+                                   .previous = all('e')};
   EXPECT_EQ(emitted(report, Format::text).out,
             "sha256:0123456789abcdef is the current set of saxpy for tier-new here (before: sha256:ffffffffffffffff)\n"
             "on http://registry:5000/team/a: saxpy--tier-new names it (before: sha256:eeeeeeeeeeeeeeee); 0 blobs "
@@ -224,7 +227,7 @@ TEST(PromoteRender, TextAndJsonNameTheSetBeforeHereAndOnTheRemote) {
 
 TEST(PullRender, TextJsonAndTheInsecureWarning) {
   app::PullReport report{
-      .recipe = "saxpy", .tier = "tier-new", .manifest = k_hex, .downloaded = true, .verified = true};
+      .recipe = "saxpy", .tier = "tier-new", .manifest = k_digest, .downloaded = true, .verified = true};
   EXPECT_EQ(render(report, Format::text), "pulled saxpy for tier-new sha256:" + k_hex + "\n");
   EXPECT_EQ(render(report, Format::json), R"({
   "recipe": "saxpy",
