@@ -55,7 +55,8 @@ class Widths : public ::testing::Test {
   }
   static fs::path root() { return s_dir->path(); }
 
-  // stdout of `orchestrate ARGS` laid out for `columns`, with the exit code expected.
+  // stdout of `orchestrate ARGS` laid out for `columns`, with the exit code
+  // expected (-1: any; the layout is what is checked).
   static std::string orc(std::size_t columns, const std::vector<std::string>& args, int expected = 0) {
     std::vector<std::string> argv = {"sh",
                                      "-c",
@@ -70,7 +71,8 @@ class Widths : public ::testing::Test {
                                      ORC_BINARY};
     argv.insert(argv.end(), args.begin(), args.end());
     const auto result = run_process(argv, root());
-    EXPECT_EQ(result.exit_code, expected) << "orchestrate " << testing::PrintToString(args) << "\n" << result.output;
+    if (expected >= 0)
+      EXPECT_EQ(result.exit_code, expected) << "orchestrate " << testing::PrintToString(args) << "\n" << result.output;
     return result.output;
   }
 
@@ -134,7 +136,9 @@ TEST_F(Widths, TheTablesOfGpusAndToolkits) {
 }
 
 TEST_F(Widths, ThePlanOfTheExampleConfiguration) {
-  expect_fits({"plan", "-f", std::string(ORC_SOURCE_DIR) + "/recipes/orchestrate.yaml", "--explain"});
+  // Its exit code depends on what this machine can build with (1 where a
+  // tier has nothing); the lines are what is checked.
+  expect_fits({"plan", "-f", std::string(ORC_SOURCE_DIR) + "/recipes/orchestrate.yaml", "--explain"}, -1);
 }
 
 TEST_F(Widths, TheStoresSetsAndAFatbinsTargets) {
